@@ -1,0 +1,147 @@
+//! Scenario and result documents of `formats.md`, one module per kind, and [`parse`].
+//!
+//! Parsing is strict: unknown fields are errors naming the field, numbers are checked for range
+//! and integrality by the kind's `validate`, and every error names the job/server/node and the
+//! field. Numbers are read as f64 and checked here (not by serde's integer types) so that a
+//! negative or fractional count is reported with its job id instead of a bare serde message.
+pub mod check;
+pub mod oasis;
+pub mod online;
+pub mod placement;
+pub mod preempt;
+pub mod route;
+
+use crate::error::InputError;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+/// The five scenario kinds.
+pub const KINDS: [&str; 5] = ["oasis", "online", "placement", "preempt", "route"];
+
+/// A parsed (not yet validated) scenario document of any kind.
+#[derive(Clone, Debug)]
+pub enum ScenarioDoc {
+    /// `"oasis"`
+    Oasis(oasis::OasisDoc),
+    /// `"online"`
+    Online(online::OnlineDoc),
+    /// `"placement"`
+    Placement(placement::PlacementDoc),
+    /// `"preempt"`
+    Preempt(preempt::PreemptDoc),
+    /// `"route"`
+    Route(route::RouteDoc),
+}
+
+impl ScenarioDoc {
+    /// The document's kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ScenarioDoc::Oasis(_) => "oasis",
+            ScenarioDoc::Online(_) => "online",
+            ScenarioDoc::Placement(_) => "placement",
+            ScenarioDoc::Preempt(_) => "preempt",
+            ScenarioDoc::Route(_) => "route",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct KindOnly {
+    kind: Option<serde_json::Value>,
+}
+
+/// Parses a scenario document (any kind) without validating its values.
+pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
+    let probe: KindOnly = serde_json::from_str(text)
+        .map_err(|e| InputError::new("document", "", format!("not a JSON object: {e}")))?;
+    let kind = match probe.kind {
+        Some(serde_json::Value::String(k)) => k,
+        Some(other) => {
+            return Err(InputError::new(
+                "scenario",
+                "kind",
+                format!("must be a string, got {other}"),
+            ))
+        }
+        None => {
+            return Err(InputError::new(
+                "scenario",
+                "kind",
+                format!("missing; expected one of {}", KINDS.join(", ")),
+            ))
+        }
+    };
+    Ok(match kind.as_str() {
+        "oasis" => ScenarioDoc::Oasis(strict(text)?),
+        "online" => ScenarioDoc::Online(strict(text)?),
+        "placement" => ScenarioDoc::Placement(strict(text)?),
+        "preempt" => ScenarioDoc::Preempt(strict(text)?),
+        "route" => ScenarioDoc::Route(strict(text)?),
+        other => {
+            return Err(InputError::new(
+                "scenario",
+                "kind",
+                format!(
+                    "unknown kind `{other}`; expected one of {}",
+                    KINDS.join(", ")
+                ),
+            ))
+        }
+    })
+}
+
+/// Deserialises `text` into `T`, reporting the JSON path of any structural error and, where the
+/// path is inside `jobs[i]`, the job's id.
+fn strict<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = strip_position(&inner.to_string());
+        let (subject, field) = subject_of_path(text, &path);
+        InputError::new(subject, field, msg)
+    })
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Splits `jobs[3].epochs` into ("job `id-of-3`", "epochs") using a lenient re-parse for ids.
+fn subject_of_path(text: &str, path: &str) -> (String, String) {
+    let lists = [
+        ("jobs", "job"),
+        ("servers", "server"),
+        ("workers", "worker"),
+    ];
+    for (list, name) in lists {
+        let prefix = format!("{list}[");
+        if let Some(rest) = path.strip_prefix(&prefix) {
+            if let Some(close) = rest.find(']') {
+                if let Ok(i) = rest[..close].parse::<usize>() {
+                    let field = rest[close + 1..].trim_start_matches('.').to_string();
+                    let id = serde_json::from_str::<serde_json::Value>(text)
+                        .ok()
+                        .and_then(|v| v.get(list)?.get(i)?.get("id")?.as_str().map(str::to_string));
+                    let subject = match id {
+                        Some(id) => format!("{name} `{id}`"),
+                        None => format!("{name} #{i}"),
+                    };
+                    return (subject, field);
+                }
+            }
+        }
+    }
+    (
+        "scenario".to_string(),
+        if path == "." {
+            String::new()
+        } else {
+            path.to_string()
+        },
+    )
+}

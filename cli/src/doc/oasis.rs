@@ -1,0 +1,323 @@
+//! Kind `"oasis"`: the scenario document, its validation, and the result document.
+use super::check::{self, job};
+use crate::error::InputError;
+use mlsched_kernel::limits::{JOBS_MAX, PS_SERVERS_MAX, SERVERS_MAX, SLOTS_MAX};
+use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
+use serde::{Deserialize, Serialize};
+
+/// The `"oasis"` scenario as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OasisDoc {
+    /// Always "oasis".
+    pub kind: String,
+    /// T.
+    pub slots: f64,
+    /// Resource names.
+    pub resources: Vec<String>,
+    /// c_h^r.
+    pub worker_servers: Vec<Vec<f64>>,
+    /// c_k^r.
+    pub ps_servers: Vec<Vec<f64>>,
+    /// U1, U2, L1, L2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<PricesDoc>,
+    /// Jobs.
+    pub jobs: Vec<OasisJobDoc>,
+}
+
+/// `prices`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PricesDoc {
+    /// U1^r.
+    pub u_worker: Vec<f64>,
+    /// U2^r.
+    pub u_ps: Vec<f64>,
+    /// L1.
+    pub l_worker: f64,
+    /// L2.
+    pub l_ps: f64,
+}
+
+/// One job as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OasisJobDoc {
+    /// Id.
+    pub id: String,
+    /// a_i.
+    pub arrival: f64,
+    /// E_i.
+    pub epochs: f64,
+    /// N_i.
+    pub chunks: f64,
+    /// M_i.
+    pub minibatches_per_chunk: f64,
+    /// tau_i.
+    pub minibatch_time: f64,
+    /// e_i / b_i.
+    pub comm_time: f64,
+    /// b_i.
+    pub worker_bw: f64,
+    /// B_i.
+    pub ps_bw: f64,
+    /// w_i^r.
+    pub worker_demand: Vec<f64>,
+    /// s_i^r.
+    pub ps_demand: Vec<f64>,
+    /// f_i.
+    pub utility: UtilityDoc,
+}
+
+/// `utility`: exactly one of `sigmoid` or `table`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum UtilityDoc {
+    /// g1 / (1 + exp(g2 (t - a - g3))).
+    Sigmoid(SigmoidDoc),
+    /// f(0), f(1), ...
+    Table(Vec<f64>),
+}
+
+/// Sigmoid parameters.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SigmoidDoc {
+    /// gamma_1.
+    pub priority: f64,
+    /// gamma_2.
+    pub decay: f64,
+    /// gamma_3.
+    pub target: f64,
+}
+
+impl OasisDoc {
+    /// Checks every value and builds the kernel model; errors name the job/server and field.
+    pub fn validate(&self) -> Result<OasisScenario, InputError> {
+        let s = "scenario";
+        let slots = check::int(s, "slots", self.slots, 1, SLOTS_MAX as u64)?;
+        check::resources(&self.resources)?;
+        let r = self.resources.len();
+        check::count_limit(
+            s,
+            "worker_servers",
+            self.worker_servers.len(),
+            1,
+            SERVERS_MAX,
+            "SERVERS_MAX",
+        )?;
+        check::count_limit(
+            s,
+            "ps_servers",
+            self.ps_servers.len(),
+            1,
+            PS_SERVERS_MAX,
+            "PS_SERVERS_MAX",
+        )?;
+        let worker_servers = self
+            .worker_servers
+            .iter()
+            .enumerate()
+            .map(|(h, c)| check::vector(&format!("worker server {h}"), "capacity", c, r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ps_servers = self
+            .ps_servers
+            .iter()
+            .enumerate()
+            .map(|(k, c)| check::vector(&format!("ps server {k}"), "capacity", c, r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let prices = self.prices.as_ref().map(|p| p.validate(r)).transpose()?;
+        check::count_limit(s, "jobs", self.jobs.len(), 0, JOBS_MAX, "JOBS_MAX")?;
+        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|j| j.validate(slots, &self.resources, &worker_servers, &ps_servers))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(OasisScenario {
+            slots,
+            resources: r as u32,
+            worker_servers,
+            ps_servers,
+            prices,
+            jobs,
+        })
+    }
+}
+
+impl PricesDoc {
+    fn validate(&self, r: usize) -> Result<PriceBounds, InputError> {
+        let s = "prices";
+        let l_worker = check::positive(s, "l_worker", self.l_worker)?;
+        let l_ps = check::positive(s, "l_ps", self.l_ps)?;
+        let u_worker = check::vector(s, "u_worker", &self.u_worker, r)?;
+        let u_ps = check::vector(s, "u_ps", &self.u_ps, r)?;
+        for (field, u, l) in [("u_worker", &u_worker, l_worker), ("u_ps", &u_ps, l_ps)] {
+            for (i, &x) in u.as_slice().iter().enumerate() {
+                if x < l {
+                    return Err(InputError::new(
+                        s,
+                        format!("{field}[{i}]"),
+                        format!("must be >= the price floor {l}, got {x}"),
+                    ));
+                }
+            }
+        }
+        Ok(PriceBounds {
+            u_worker,
+            u_ps,
+            l_worker,
+            l_ps,
+        })
+    }
+}
+
+impl OasisJobDoc {
+    fn validate(
+        &self,
+        slots: u32,
+        resources: &[String],
+        workers: &[mlsched_kernel::ResourceVec],
+        ps: &[mlsched_kernel::ResourceVec],
+    ) -> Result<OasisJob, InputError> {
+        let s = &job(&self.id);
+        let arrival = check::int(s, "arrival", self.arrival, 0, slots as u64 - 1)
+            .map_err(|e| horizon(e, self.arrival, slots))?;
+        Ok(OasisJob {
+            arrival,
+            epochs: check::int(s, "epochs", self.epochs, 1, u32::MAX as u64)?,
+            chunks: check::int(s, "chunks", self.chunks, 1, u32::MAX as u64)?,
+            minibatches_per_chunk: check::int(
+                s,
+                "minibatches_per_chunk",
+                self.minibatches_per_chunk,
+                1,
+                u32::MAX as u64,
+            )?,
+            minibatch_time: check::positive(s, "minibatch_time", self.minibatch_time)?,
+            comm_time: check::non_negative(s, "comm_time", self.comm_time)?,
+            worker_bw: check::positive(s, "worker_bw", self.worker_bw)?,
+            ps_bw: check::positive(s, "ps_bw", self.ps_bw)?,
+            worker_demand: check::demand(
+                s,
+                "worker_demand",
+                &self.worker_demand,
+                resources,
+                workers,
+                "worker server",
+            )?,
+            ps_demand: check::demand(s, "ps_demand", &self.ps_demand, resources, ps, "ps server")?,
+            utility: self.utility.validate(s)?,
+        })
+    }
+}
+
+/// Rewords an out-of-range arrival as "outside the horizon".
+pub(crate) fn horizon(e: InputError, arrival: f64, slots: u32) -> InputError {
+    if arrival.is_finite() && arrival.fract() == 0.0 && arrival >= slots as f64 {
+        InputError::new(
+            e.subject,
+            e.field,
+            format!("{arrival} is outside the horizon 0..{slots}"),
+        )
+    } else {
+        e
+    }
+}
+
+impl UtilityDoc {
+    fn validate(&self, s: &str) -> Result<Utility, InputError> {
+        match self {
+            UtilityDoc::Sigmoid(g) => Ok(Utility::Sigmoid {
+                priority: check::positive(s, "utility.sigmoid.priority", g.priority)?,
+                decay: check::non_negative(s, "utility.sigmoid.decay", g.decay)?,
+                target: check::finite(s, "utility.sigmoid.target", g.target)?,
+            }),
+            UtilityDoc::Table(v) => {
+                if v.is_empty() {
+                    return Err(InputError::new(
+                        s,
+                        "utility.table",
+                        "needs at least 1 entry, got 0",
+                    ));
+                }
+                for (i, &x) in v.iter().enumerate() {
+                    check::non_negative(s, &format!("utility.table[{i}]"), x)?;
+                    if i > 0 && x > v[i - 1] {
+                        return Err(InputError::new(
+                            s,
+                            format!("utility.table[{i}]"),
+                            format!("must be non-increasing: {x} > {}", v[i - 1]),
+                        ));
+                    }
+                }
+                Ok(Utility::Table(v.clone()))
+            }
+        }
+    }
+}
+
+/// The result document of kind `"oasis"`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OasisResult {
+    /// "oasis".
+    pub kind: String,
+    /// Policy that produced it ("oasis" or a baseline).
+    pub policy: String,
+    /// Totals.
+    pub summary: OasisSummary,
+    /// Per job, in input order.
+    pub jobs: Vec<OasisJobResult>,
+    /// Hash of the decision records (16 hex digits).
+    pub log_hash: String,
+}
+
+/// `summary`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OasisSummary {
+    /// Jobs admitted.
+    pub admitted: u32,
+    /// Jobs rejected.
+    pub rejected: u32,
+    /// Sum of f_i(t_hat - a_i) over admitted jobs.
+    pub total_utility: f64,
+}
+
+/// One job's decision.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OasisJobResult {
+    /// Job id.
+    pub id: String,
+    /// Admitted?
+    pub admitted: bool,
+    /// t_hat (admitted only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub completion_slot: Option<u32>,
+    /// f_i(t_hat - a_i).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub utility: Option<f64>,
+    /// Priced cost of the chosen schedule at decision time.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cost: Option<f64>,
+    /// utility - cost.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub payoff: Option<f64>,
+    /// Why a job was rejected.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reason: Option<String>,
+    /// Per-slot placement (admitted only).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub placements: Vec<OasisPlacement>,
+}
+
+/// One slot of an admitted schedule.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OasisPlacement {
+    /// Slot t.
+    pub slot: u32,
+    /// `[server index, workers]` pairs.
+    pub workers: Vec<[u32; 2]>,
+    /// `[server index, parameter servers]` pairs.
+    pub ps: Vec<[u32; 2]>,
+}

@@ -1,0 +1,300 @@
+//! Kind `"placement"`: the scenario document, its validation, and the result document.
+use super::check::{self, job};
+use crate::error::InputError;
+use mlsched_kernel::limits::{PLACEMENT_JOBS_MAX, PLACEMENT_WORKERS_MAX};
+use mlsched_kernel::model::placement::{
+    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The `"placement"` scenario as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementDoc {
+    /// Always "placement".
+    pub kind: String,
+    /// Method.
+    pub method: MethodDoc,
+    /// Workers k.
+    pub workers: Vec<WorkerDoc>,
+    /// Link rates.
+    pub link_rate: LinkRateDoc,
+    /// Jobs i.
+    pub jobs: Vec<PlacementJobDoc>,
+    /// Add the eq. (6) communication term.
+    pub include_comm: bool,
+    /// JPS parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jps: Option<JpsDoc>,
+    /// PRNG seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<f64>,
+}
+
+/// `method`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodDoc {
+    /// HAS.
+    Has,
+    /// JPS.
+    Jps,
+    /// Exact.
+    Exact,
+    /// Exhaustive.
+    Exhaustive,
+    /// Optimus.
+    Optimus,
+    /// Optimus-LB.
+    OptimusLb,
+    /// LAS.
+    Las,
+}
+
+/// A worker.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerDoc {
+    /// GPU type name.
+    pub gpu: String,
+    /// Node id.
+    pub node: f64,
+}
+
+/// `link_rate`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkRateDoc {
+    /// Bytes/s within a node.
+    pub intra_node: f64,
+    /// Bytes/s between nodes.
+    pub inter_node: f64,
+}
+
+/// A job.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementJobDoc {
+    /// Id.
+    pub id: String,
+    /// abs(Pi_i).
+    pub samples: f64,
+    /// T_i.
+    pub epochs: f64,
+    /// D_i.
+    pub model_bytes: f64,
+    /// rho_ik.
+    pub throughput: Vec<f64>,
+}
+
+/// `jps`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JpsDoc {
+    /// N.
+    #[serde(default)]
+    pub samples: Option<f64>,
+    /// alpha.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// beta.
+    #[serde(default)]
+    pub beta: Option<f64>,
+}
+
+impl PlacementDoc {
+    /// Checks every value and builds the kernel model.
+    pub fn validate(&self) -> Result<PlacementScenario, InputError> {
+        let s = "scenario";
+        check::count_limit(
+            s,
+            "workers",
+            self.workers.len(),
+            1,
+            PLACEMENT_WORKERS_MAX,
+            "PLACEMENT_WORKERS_MAX",
+        )?;
+        let mut types: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        let mut workers = Vec::with_capacity(self.workers.len());
+        for (k, w) in self.workers.iter().enumerate() {
+            let ws = format!("worker {k}");
+            if w.gpu.is_empty() {
+                return Err(InputError::new(
+                    ws,
+                    "gpu",
+                    "must be a non-empty GPU type name",
+                ));
+            }
+            let next = order.len() as u32;
+            let t = *types.entry(w.gpu.as_str()).or_insert_with(|| {
+                order.push(w.gpu.as_str());
+                next
+            });
+            let node = check::int(&ws, "node", w.node, 0, u32::MAX as u64)?;
+            workers.push(Worker { gpu_type: t, node });
+        }
+        let intra_node = check::positive("link_rate", "intra_node", self.link_rate.intra_node)?;
+        let inter_node = check::positive("link_rate", "inter_node", self.link_rate.inter_node)?;
+        check::count_limit(
+            s,
+            "jobs",
+            self.jobs.len(),
+            1,
+            PLACEMENT_JOBS_MAX,
+            "PLACEMENT_JOBS_MAX",
+        )?;
+        if self.jobs.len() > self.workers.len() {
+            return Err(InputError::new(
+                s,
+                "jobs",
+                format!(
+                    "{} jobs need at least as many workers, got {} (K < S)",
+                    self.jobs.len(),
+                    self.workers.len()
+                ),
+            ));
+        }
+        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|j| j.validate(self.workers.len()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut jps = JpsParams::default();
+        if let Some(p) = &self.jps {
+            if let Some(n) = p.samples {
+                jps.samples = check::int("jps", "samples", n, 1, u32::MAX as u64)?;
+            }
+            if let Some(a) = p.alpha {
+                check::finite("jps", "alpha", a)?;
+                if !(0.0..1.0).contains(&a) {
+                    return Err(InputError::new(
+                        "jps",
+                        "alpha",
+                        format!("must be in [0, 1), got {a}"),
+                    ));
+                }
+                jps.alpha = a;
+            }
+            if let Some(b) = p.beta {
+                jps.beta = check::within("jps", "beta", b, 0.0, 1.0)?;
+            }
+        }
+        let method = match self.method {
+            MethodDoc::Has => Method::Has,
+            MethodDoc::Jps => Method::Jps,
+            MethodDoc::Exact => Method::Exact,
+            MethodDoc::Exhaustive => Method::Exhaustive,
+            MethodDoc::Optimus => Method::Optimus,
+            MethodDoc::OptimusLb => Method::OptimusLb,
+            MethodDoc::Las => Method::Las,
+        };
+        Ok(PlacementScenario {
+            method,
+            workers,
+            intra_node,
+            inter_node,
+            jobs,
+            include_comm: self.include_comm,
+            jps,
+            seed: check::seed(s, "seed", self.seed)?,
+        })
+    }
+
+    /// GPU type names in first-appearance order (index = `Worker::gpu_type`).
+    pub fn gpu_types(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for w in &self.workers {
+            if !out.contains(&w.gpu) {
+                out.push(w.gpu.clone());
+            }
+        }
+        out
+    }
+}
+
+impl PlacementJobDoc {
+    fn validate(&self, k: usize) -> Result<PlacementJob, InputError> {
+        let s = &job(&self.id);
+        if self.throughput.len() != k {
+            return Err(InputError::new(
+                s,
+                "throughput",
+                format!(
+                    "has {} entries, expected {k} (one per worker)",
+                    self.throughput.len()
+                ),
+            ));
+        }
+        for (i, &x) in self.throughput.iter().enumerate() {
+            check::non_negative(s, &format!("throughput[{i}]"), x)?;
+        }
+        if self.throughput.iter().all(|&x| x == 0.0) {
+            return Err(InputError::new(
+                s,
+                "throughput",
+                "must be > 0 on at least one worker",
+            ));
+        }
+        Ok(PlacementJob {
+            samples: check::positive(s, "samples", self.samples)?,
+            epochs: check::positive(s, "epochs", self.epochs)?,
+            model_bytes: check::non_negative(s, "model_bytes", self.model_bytes)?,
+            throughput: self.throughput.clone(),
+        })
+    }
+}
+
+/// The result document of kind `"placement"`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlacementResult {
+    /// "placement".
+    pub kind: String,
+    /// Method/policy.
+    pub policy: String,
+    /// The chosen category and assignment.
+    pub best: PlacementBest,
+    /// Categories examined.
+    pub categories_examined: u64,
+    /// Per category (with `--all`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub per_category: Option<Vec<PlacementCategory>>,
+    /// Hash of the decision records.
+    pub log_hash: String,
+}
+
+/// `best`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlacementBest {
+    /// K_i per job.
+    pub category: Vec<u32>,
+    /// Job id -> worker indices.
+    pub assignment: BTreeMap<String, Vec<u32>>,
+    /// Job id -> samples per assigned worker.
+    pub workload: BTreeMap<String, Vec<f64>>,
+    /// Job id -> V_i.
+    pub throughput: BTreeMap<String, f64>,
+    /// Job id -> JCT seconds.
+    pub jct: BTreeMap<String, f64>,
+    /// Average JCT.
+    pub avg_jct: f64,
+    /// Jain fairness F.
+    pub fairness: f64,
+}
+
+/// One row of `per_category`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlacementCategory {
+    /// K_i per job.
+    pub category: Vec<u32>,
+    /// Job id -> worker indices.
+    pub assignment: BTreeMap<String, Vec<u32>>,
+    /// Average JCT.
+    pub avg_jct: f64,
+    /// Sum of V_i.
+    pub total_throughput: f64,
+    /// Jain fairness.
+    pub fairness: f64,
+}

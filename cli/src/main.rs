@@ -1,0 +1,154 @@
+//! `mlsched`: run, compare, generate and replay scheduling scenarios on the mlsched kernel.
+use clap::{Parser, Subcommand};
+use mlsched_cli::gen::GenOptions;
+use mlsched_cli::run::{run_doc, RunOptions};
+use mlsched_cli::{doc, InputError, RunError};
+use mlsched_kernel::log::HashSink;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod demo;
+
+/// mlsched — deterministic scheduling of distributed ML training jobs (OASiS, Zhou et al.,
+/// HAS/JPS, Wang et al., CSRP) on one no_std kernel.
+#[derive(Parser)]
+#[command(name = "mlsched", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// No progress bars or decorations.
+    #[arg(long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario with its kind's algorithm (or a baseline with --policy).
+    Run {
+        /// Scenario JSON file (formats.md).
+        scenario: PathBuf,
+        /// Policy other than the kind's own algorithm (e.g. fifo, drf, las, optimus).
+        #[arg(long)]
+        policy: Option<String>,
+        /// Write the result document here ("-" for stdout).
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Placement: report every category examined.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Run every bundled default scenario with its algorithm and print the result tables.
+    Demo,
+    /// Generate a scenario following a paper's evaluation settings.
+    Gen {
+        /// Kind: oasis, online, placement, preempt, route.
+        kind: String,
+        /// PRNG seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Number of jobs.
+        #[arg(long)]
+        jobs: Option<u32>,
+        /// Number of nodes/servers.
+        #[arg(long)]
+        nodes: Option<u32>,
+        /// Arrivals from a trace file (default: Poisson).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Output file (default stdout).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn read(path: &Path) -> Result<String, RunError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        RunError::Input(InputError::new(
+            format!("file {}", path.display()),
+            "",
+            format!("cannot read: {e}"),
+        ))
+    })
+}
+
+fn write(path: &Path, text: &str) -> Result<(), RunError> {
+    if path == Path::new("-") {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text)
+        .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", path.display())))
+}
+
+fn in_file(path: &Path, e: RunError) -> RunError {
+    match e {
+        RunError::Input(i) => RunError::Input(InputError::new(
+            format!("{}: {}", path.display(), i.subject),
+            i.field,
+            i.problem,
+        )),
+        other => other,
+    }
+}
+
+fn main_inner(cli: Cli) -> Result<(), RunError> {
+    match cli.command {
+        Command::Run {
+            scenario,
+            policy,
+            json,
+            all,
+        } => {
+            let text = read(&scenario)?;
+            let d = doc::parse(&text).map_err(|e| in_file(&scenario, e.into()))?;
+            let opts = RunOptions {
+                policy,
+                all_categories: all,
+            };
+            let mut sink = HashSink::new();
+            let result = run_doc(&d, &opts, &mut sink).map_err(|e| in_file(&scenario, e))?;
+            if json.as_deref() != Some(Path::new("-")) {
+                println!("{}", result.summary_text());
+            }
+            if let Some(out) = json {
+                write(&out, &result.to_json())?;
+            }
+            Ok(())
+        }
+        Command::Demo => demo::run(cli.quiet),
+        Command::Gen {
+            kind,
+            seed,
+            jobs,
+            nodes,
+            trace,
+            out,
+        } => {
+            eprintln!("seed {seed}");
+            let text = mlsched_cli::gen::generate_json(
+                &kind,
+                &GenOptions {
+                    seed,
+                    jobs,
+                    nodes,
+                    trace,
+                },
+            )?;
+            match out {
+                Some(p) => write(&p, &text),
+                None => write(Path::new("-"), &text),
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match main_inner(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Baselines the papers compare against: FIFO, DRF, Tiresias-LAS, Optimus.

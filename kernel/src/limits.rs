@@ -1,0 +1,69 @@
+//! Every fixed capacity of the kernel, in one place.
+//!
+//! Exceeding any of these is a typed [`CapacityError`](crate::CapacityError) naming the
+//! [`Limit`](crate::Limit) and the offending value — never a truncation and never a panic.
+//! The relations between them are asserted at compile time at the bottom of this module.
+
+/// Resource types R per scenario (GPU, CPU, memory, bandwidth, ...).
+pub const RESOURCES_MAX: usize = 8;
+/// Servers of one pool (H worker servers of OASiS, the servers of Zhou et al.).
+pub const SERVERS_MAX: usize = 512;
+/// Parameter-server servers K of OASiS.
+pub const PS_SERVERS_MAX: usize = 256;
+/// Time slots T of a scenario.
+pub const SLOTS_MAX: usize = 2048;
+/// Jobs in one scenario.
+pub const JOBS_MAX: usize = 20_000;
+/// Cells of a usage ledger (slots x servers x resources) a scheduler may allocate at build time.
+pub const LEDGER_CELLS_MAX: usize = 8 * 1024 * 1024;
+/// Worker types M (Zhou et al.).
+pub const WORKER_TYPES_MAX: usize = 32;
+/// Parameter-server types P (Zhou et al.).
+pub const PS_TYPES_MAX: usize = 32;
+/// Workers (GPUs) K of a placement scenario (Liu et al.).
+pub const PLACEMENT_WORKERS_MAX: usize = 1024;
+/// Jobs S of a placement scenario (Liu et al.).
+pub const PLACEMENT_JOBS_MAX: usize = 64;
+/// Edge + cloud servers of a preemptive scenario (Wang et al.).
+pub const EDGE_SERVERS_MAX: usize = 256;
+/// Workers per edge server (Wang et al.).
+pub const WORKERS_PER_SERVER_MAX: usize = 64;
+/// Parameter servers per server (Wang et al.).
+pub const PS_PER_SERVER_MAX: usize = 64;
+/// Chunks D_j of one job (Wang et al.).
+pub const CHUNKS_MAX: usize = 4096;
+/// Nodes of a routing topology (CSRP).
+pub const GRAPH_NODES_MAX: usize = 8192;
+/// Undirected links of a routing topology (CSRP).
+pub const GRAPH_LINKS_MAX: usize = 65_536;
+/// Workers (compute nodes) one routed job may ask for (CSRP).
+pub const ROUTE_WORKERS_MAX: usize = 64;
+/// Bytes of one identifier (job, server, node id) in any document.
+pub const ID_BYTES_MAX: usize = 64;
+/// Bytes of one postcard-encoded log record held in a fixed scratch buffer.
+pub const RECORD_BYTES_MAX: usize = 64 * 1024;
+
+const _: () = {
+    assert!(RESOURCES_MAX >= 1 && RESOURCES_MAX <= u8::MAX as usize);
+    assert!(PS_SERVERS_MAX <= SERVERS_MAX);
+    assert!(SLOTS_MAX <= u32::MAX as usize && JOBS_MAX <= u32::MAX as usize);
+    // One full-size OASiS ledger (T x H x R) must fit the ledger budget.
+    assert!(SLOTS_MAX * 64 * RESOURCES_MAX <= LEDGER_CELLS_MAX);
+    assert!(WORKERS_PER_SERVER_MAX * EDGE_SERVERS_MAX <= u16::MAX as usize);
+    assert!(GRAPH_LINKS_MAX <= u32::MAX as usize && GRAPH_NODES_MAX <= u32::MAX as usize);
+    assert!(ROUTE_WORKERS_MAX <= GRAPH_NODES_MAX);
+    assert!(PLACEMENT_JOBS_MAX <= PLACEMENT_WORKERS_MAX);
+};
+
+/// Checks `got <= max` for `limit`, returning the typed error otherwise.
+pub fn check(limit: crate::Limit, got: usize, max: usize) -> Result<(), crate::CapacityError> {
+    if got <= max {
+        Ok(())
+    } else {
+        Err(crate::CapacityError {
+            limit,
+            max: max as u64,
+            got: got as u64,
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! Kind `"placement"` (Liu et al. 2024): workers k with GPU types and nodes, jobs i with rho_ik.
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// The method a placement scenario asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Method {
+    /// HAS: every category, market assignment, least average JCT.
+    Has,
+    /// JPS: job prioritising + sampled categories.
+    Jps,
+    /// Exact max-throughput assignment per category.
+    Exact,
+    /// Every worker assignment (tiny inputs only).
+    Exhaustive,
+    /// Optimus (marginal gain, equal split).
+    Optimus,
+    /// Optimus-LB (proportional split).
+    OptimusLb,
+    /// LAS.
+    Las,
+}
+
+/// One worker (GPU) k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Worker {
+    /// Index of its GPU type name (first-appearance order).
+    pub gpu_type: u32,
+    /// Node id: same node => intra-node link rate.
+    pub node: u32,
+}
+
+/// One job i.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacementJob {
+    /// abs(Pi_i): samples per epoch.
+    pub samples: f64,
+    /// T_i: epochs.
+    pub epochs: f64,
+    /// D_i: model bytes.
+    pub model_bytes: f64,
+    /// rho_ik: samples/s on worker k.
+    pub throughput: Vec<f64>,
+}
+
+/// JPS parameters (N, alpha, beta).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JpsParams {
+    /// N: categories sampled.
+    pub samples: u32,
+    /// alpha: fraction of the category order skipped.
+    pub alpha: f64,
+    /// beta: weight of JCT vs fairness.
+    pub beta: f64,
+}
+
+impl Default for JpsParams {
+    fn default() -> Self {
+        JpsParams {
+            samples: 20,
+            alpha: 0.7,
+            beta: 1.0,
+        }
+    }
+}
+
+/// A validated `"placement"` scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacementScenario {
+    /// Method asked for.
+    pub method: Method,
+    /// Workers k.
+    pub workers: Vec<Worker>,
+    /// Intra-node link rate (bytes/s).
+    pub intra_node: f64,
+    /// Inter-node link rate (bytes/s).
+    pub inter_node: f64,
+    /// Jobs i.
+    pub jobs: Vec<PlacementJob>,
+    /// Add the Ring-AllReduce term of eq. (6).
+    pub include_comm: bool,
+    /// JPS parameters.
+    pub jps: JpsParams,
+    /// PRNG seed.
+    pub seed: u64,
+}

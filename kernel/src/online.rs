@@ -1,0 +1,1 @@
+//! Online weighted-completion-time scheduling (Zhou et al. 2022).

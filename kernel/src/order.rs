@@ -1,0 +1,133 @@
+//! Total-order sort helpers: every sort in the kernel breaks ties by index, so the result
+//! depends only on the keys and their positions — never on the sort algorithm or the target.
+//!
+//! They sort a caller-owned index buffer in place (no allocation). Insertion sort is used for
+//! short buffers and a bottom-up merge with caller scratch for long ones; both are stable, and
+//! ties fall back to the index, which makes the order total.
+use core::cmp::Ordering;
+
+/// Total order on f64 keys: `f64::total_cmp` (so NaN cannot break the order), then the index.
+pub fn cmp_f64_then_index(a: (f64, u32), b: (f64, u32)) -> Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// Sorts `idx` so that `key(idx[0]) <= key(idx[1]) <= ...`, ties by smaller index.
+/// O(n^2) worst case: meant for n up to a few hundred (servers of one pool).
+pub fn sort_indices_by_key<F: Fn(u32) -> f64>(idx: &mut [u32], key: F) {
+    for i in 1..idx.len() {
+        let cur = idx[i];
+        let kc = key(cur);
+        let mut j = i;
+        while j > 0
+            && cmp_f64_then_index((kc, cur), (key(idx[j - 1]), idx[j - 1])) == Ordering::Less
+        {
+            idx[j] = idx[j - 1];
+            j -= 1;
+        }
+        idx[j] = cur;
+    }
+}
+
+/// Like [`sort_indices_by_key`] with precomputed keys (`keys[i]` is the key of index `i`), in
+/// O(n log n) using `scratch` (same length as `idx`). Returns `false` (and leaves `idx` as
+/// given) if `scratch` is too short or an index is outside `keys`.
+pub fn sort_indices_by_keys(idx: &mut [u32], keys: &[f64], scratch: &mut [u32]) -> bool {
+    let n = idx.len();
+    if scratch.len() < n || idx.iter().any(|&i| i as usize >= keys.len()) {
+        return false;
+    }
+    let less = |a: u32, b: u32| {
+        cmp_f64_then_index((keys[a as usize], a), (keys[b as usize], b)) == Ordering::Less
+    };
+    let mut width = 1;
+    let mut src_is_idx = true;
+    while width < n {
+        {
+            let (src, dst): (&[u32], &mut [u32]) = if src_is_idx {
+                (&*idx, &mut scratch[..n])
+            } else {
+                (&scratch[..n], &mut *idx)
+            };
+            // `src` and `dst` are distinct buffers; merge runs of `width`.
+            let mut start = 0;
+            while start < n {
+                let mid = (start + width).min(n);
+                let end = (start + 2 * width).min(n);
+                let (mut i, mut j, mut k) = (start, mid, start);
+                while i < mid && j < end {
+                    if less(src[j], src[i]) {
+                        dst[k] = src[j];
+                        j += 1;
+                    } else {
+                        dst[k] = src[i];
+                        i += 1;
+                    }
+                    k += 1;
+                }
+                while i < mid {
+                    dst[k] = src[i];
+                    i += 1;
+                    k += 1;
+                }
+                while j < end {
+                    dst[k] = src[j];
+                    j += 1;
+                    k += 1;
+                }
+                start = end;
+            }
+        }
+        src_is_idx = !src_is_idx;
+        width *= 2;
+    }
+    if !src_is_idx {
+        idx.copy_from_slice(&scratch[..n]);
+    }
+    true
+}
+
+/// Index of the smallest key (ties: smaller index); `None` for an empty slice.
+pub fn argmin(keys: &[f64]) -> Option<u32> {
+    let mut best: Option<u32> = None;
+    for (i, &k) in keys.iter().enumerate() {
+        match best {
+            None => best = Some(i as u32),
+            Some(b) => {
+                if cmp_f64_then_index((k, i as u32), (keys[b as usize], b)) == Ordering::Less {
+                    best = Some(i as u32)
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn merge_and_insertion_agree(keys in proptest::collection::vec(0u8..6, 0..80)) {
+            let keys: std::vec::Vec<f64> = keys.into_iter().map(f64::from).collect();
+            let n = keys.len() as u32;
+            let mut a: std::vec::Vec<u32> = (0..n).rev().collect();
+            let mut b = a.clone();
+            let mut scratch = std::vec![0u32; keys.len()];
+            sort_indices_by_key(&mut a, |i| keys[i as usize]);
+            prop_assert!(sort_indices_by_keys(&mut b, &keys, &mut scratch));
+            prop_assert_eq!(&a, &b);
+            for w in a.windows(2) {
+                let (x, y) = (w[0] as usize, w[1] as usize);
+                prop_assert!(keys[x] < keys[y] || (keys[x] == keys[y] && x < y));
+            }
+        }
+    }
+
+    #[test]
+    fn argmin_ties_by_index() {
+        assert_eq!(argmin(&[3.0, 1.0, 1.0]), Some(1));
+        assert_eq!(argmin(&[]), None);
+    }
+}

@@ -1,0 +1,1 @@
+//! Heterogeneity-aware placement: HAS and JPS (Liu et al. 2024).

@@ -1,0 +1,1 @@
+//! Preemptive edge-cloud chunk scheduling (Wang et al. 2022).

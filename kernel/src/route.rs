@@ -1,0 +1,1 @@
+//! CSRP and Aggregated CSRP (Song et al. 2023).

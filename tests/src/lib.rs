@@ -1,0 +1,13 @@
+//! Shared helpers of the cross-crate tests.
+use std::path::PathBuf;
+
+/// `../shared/data` beside the repository, or `None` (tests then skip with a message).
+pub fn shared_data() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    p.is_dir().then_some(p)
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
