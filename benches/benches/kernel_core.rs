@@ -6,7 +6,9 @@ use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::ResourceVec;
 
 fn ledger(c: &mut Criterion) {
-    let caps: Vec<ResourceVec> = (0..50).map(|_| ResourceVec::from_slice(&[8.0, 64.0, 488.0, 25.0]).unwrap()).collect();
+    let caps: Vec<ResourceVec> = (0..50)
+        .map(|_| ResourceVec::from_slice(&[8.0, 64.0, 488.0, 25.0]).unwrap())
+        .collect();
     let d = ResourceVec::from_slice(&[1.0, 4.0, 16.0, 1.0]).unwrap();
     c.bench_function("ledger/reserve+release 50 slots", |b| {
         let mut l = Ledger::with_capacities(300, &caps).unwrap();

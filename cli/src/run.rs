@@ -103,3 +103,15 @@ pub fn unknown_policy(kind: &str, policy: &str, accepted: &[&str]) -> RunError {
         ),
     ))
 }
+
+/// Policies accepted by `kind` (first = the kind's own algorithm), for `demo` and `compare`.
+pub fn policies(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "oasis" => exec::oasis::policies(),
+        "online" => exec::online::policies(),
+        "placement" => exec::placement::policies(),
+        "preempt" => exec::preempt::policies(),
+        "route" => exec::route::policies(),
+        _ => &[],
+    }
+}

@@ -24,3 +24,8 @@ pub fn run<S: LogSink>(
 pub fn summary_text(r: &OasisResult) -> String {
     format!("{} ({}), log_hash {}", r.kind, r.policy, r.log_hash)
 }
+
+/// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
+pub fn policies() -> &'static [&'static str] {
+    super::baseline::OASIS_POLICIES
+}

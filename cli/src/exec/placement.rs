@@ -13,7 +13,7 @@ pub fn run<S: LogSink>(
     _sink: &mut S,
 ) -> Result<PlacementResult, RunError> {
     if let Some(p) = opts.policy.as_deref().filter(|p| *p != "placement") {
-        return Err(crate::run::unknown_policy("placement", p, &["placement"]));
+        return Err(crate::run::unknown_policy("placement", p, policies()));
     }
     Err(RunError::Runtime(
         "kind \"placement\" has no scheduler in this build yet".into(),
@@ -23,4 +23,9 @@ pub fn run<S: LogSink>(
 /// The human summary `mlsched run` prints.
 pub fn summary_text(r: &PlacementResult) -> String {
     format!("{} ({}), log_hash {}", r.kind, r.policy, r.log_hash)
+}
+
+/// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
+pub fn policies() -> &'static [&'static str] {
+    &["placement"]
 }
