@@ -13,7 +13,6 @@ pub mod route;
 
 use crate::error::InputError;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
 /// The five scenario kinds.
 pub const KINDS: [&str; 5] = ["oasis", "online", "placement", "preempt", "route"];
@@ -46,23 +45,24 @@ impl ScenarioDoc {
     }
 }
 
-#[derive(Deserialize)]
-struct KindOnly {
-    kind: Option<serde_json::Value>,
-}
-
 /// Parses a scenario document (any kind) without validating its values.
 pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
-    let probe: KindOnly = serde_json::from_str(text)
-        .map_err(|e| InputError::new("document", "", format!("not a JSON object: {e}")))?;
-    let kind = match probe.kind {
-        Some(serde_json::Value::String(k)) => k,
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| InputError::new("document", "", format!("not valid JSON: {e}")))?;
+    let obj = value.as_object().ok_or_else(|| {
+        let what = match &value {
+            serde_json::Value::Array(_) => "an array",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::Bool(_) => "a boolean",
+            _ => "null",
+        };
+        InputError::new("document", "", format!("must be a JSON object, got {what}"))
+    })?;
+    let kind = match obj.get("kind") {
+        Some(serde_json::Value::String(k)) => k.clone(),
         Some(other) => {
-            return Err(InputError::new(
-                "scenario",
-                "kind",
-                format!("must be a string, got {other}"),
-            ))
+            return Err(InputError::new("scenario", "kind", format!("must be a string, got {other}")))
         }
         None => {
             return Err(InputError::new(
@@ -99,7 +99,12 @@ fn strict<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let msg = strip_position(&inner.to_string());
-        let (subject, field) = subject_of_path(text, &path);
+        let (subject, mut field) = subject_of_path(text, &path);
+        // "missing field `x`" names the field itself: report it as the field.
+        if let Some(name) = msg.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
+            field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+            return InputError::new(subject, field, "missing (required)");
+        }
         InputError::new(subject, field, msg)
     })
 }

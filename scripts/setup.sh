@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything the full test suite needs on a fresh machine of this project's kind
+# (idempotent: skips what is already there). Used by .ci/run; run it once on a new machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' wasm/Cargo.toml)
+
+step() { printf '\n== setup: %s\n' "$*"; }
+
+step "rust components and targets"
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+rustup target add wasm32-unknown-unknown thumbv7em-none-eabihf
+
+step "wasm-bindgen CLI $WASM_BINDGEN_VERSION"
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+  # Without --locked: the locked build asks for a webpki-roots the registry here lacks.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+wasm-bindgen --version
+
+step "chromium (Debian) for the browser tests"
+if ! [ -x /usr/bin/chromium ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium >/dev/null
+fi
+/usr/bin/chromium --version || true
+
+if [ -x fuzz/setup.sh ] || [ -f fuzz/setup.sh ]; then
+  step "fuzzing toolchain"
+  bash fuzz/setup.sh
+fi
+
+if [ -f wasm/package.json ]; then
+  step "npm packages of the wasm package"
+  (cd wasm && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)
+fi

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite (the README's test command): Rust tests of every crate, the determinism
+# lint, the wasm/npm/browser tests, the golden hashes under wasm, and a fuzz smoke run.
+# Needs the tools of scripts/setup.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+stage() {
+  local name=$1
+  shift
+  printf '\n== test: %s\n' "$name"
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "== test: $name: ok"
+  else
+    failed=$((failed + 1))
+    echo "== test: $name: FAILED"
+  fi
+}
+
+stage "determinism lint" bash scripts/check-determinism.sh
+stage "cargo test (workspace)" cargo test --workspace --all-targets
+stage "cargo test (doctests)" cargo test --workspace --doc
+if [ -f wasm/scripts/ci.sh ]; then
+  stage "wasm: npm package, node, browser, native = wasm" bash wasm/scripts/ci.sh
+fi
+if [ -f fuzz/run-smoke.sh ]; then
+  stage "fuzz smoke" bash fuzz/run-smoke.sh
+fi
+
+echo
+echo "suite: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
