@@ -8,12 +8,19 @@ fn readme_paths_exist() {
     let mut checked = 0;
     for chunk in readme.split('`') {
         let c = chunk.trim();
-        let looks_like_path = (c.ends_with('/') || c.ends_with(".rs") || c.ends_with(".sh") || c.ends_with(".json") || c == ".ci/run")
+        let looks_like_path = (c.ends_with('/')
+            || c.ends_with(".rs")
+            || c.ends_with(".sh")
+            || c.ends_with(".json")
+            || c == ".ci/run")
             && !c.contains(' ')
             && !c.starts_with("../")
             && !c.contains('*');
         if looks_like_path {
-            assert!(Path::new(&root.join(c)).exists(), "README names `{c}`, which does not exist");
+            assert!(
+                Path::new(&root.join(c)).exists(),
+                "README names `{c}`, which does not exist"
+            );
             checked += 1;
         }
     }

@@ -6,19 +6,50 @@ use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Reserve { from: u32, len: u32, server: u32, amount: [f64; 3], count: u32 },
-    Release { from: u32, len: u32, server: u32, amount: [f64; 3], count: u32 },
+    Reserve {
+        from: u32,
+        len: u32,
+        server: u32,
+        amount: [f64; 3],
+        count: u32,
+    },
+    Release {
+        from: u32,
+        len: u32,
+        server: u32,
+        amount: [f64; 3],
+        count: u32,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let amount = prop::array::uniform3(prop_oneof![Just(0.0), 0.0..6.0f64, Just(-1.0), Just(f64::NAN)]);
-    (any::<bool>(), 0u32..14, 0u32..5, 0u32..5, amount, 0u32..4).prop_map(|(res, from, len, server, amount, count)| {
-        if res {
-            Op::Reserve { from, len, server, amount, count }
-        } else {
-            Op::Release { from, len, server, amount, count }
-        }
-    })
+    let amount = prop::array::uniform3(prop_oneof![
+        Just(0.0),
+        0.0..6.0f64,
+        Just(-1.0),
+        Just(f64::NAN)
+    ]);
+    (any::<bool>(), 0u32..14, 0u32..5, 0u32..5, amount, 0u32..4).prop_map(
+        |(res, from, len, server, amount, count)| {
+            if res {
+                Op::Reserve {
+                    from,
+                    len,
+                    server,
+                    amount,
+                    count,
+                }
+            } else {
+                Op::Release {
+                    from,
+                    len,
+                    server,
+                    amount,
+                    count,
+                }
+            }
+        },
+    )
 }
 
 const SLOTS: u32 = 12;
@@ -85,13 +116,28 @@ proptest! {
 fn construction_errors_are_typed() {
     let caps = [ResourceVec::from_slice(&[1.0]).unwrap()];
     let e = Ledger::with_capacities(5000, &caps).unwrap_err();
-    assert_eq!(e.to_string(), "5000 exceeds this build's limit SLOTS_MAX = 2048");
+    assert_eq!(
+        e.to_string(),
+        "5000 exceeds this build's limit SLOTS_MAX = 2048"
+    );
     let mut cap = [f64::NAN];
     let mut usage = [0.0; 2];
     let e = Ledger::new(2, 1, 1, &mut cap[..], &mut usage[..]).unwrap_err();
-    assert_eq!(e, LedgerError::BadCapacity { server: 0, resource: 0 });
+    assert_eq!(
+        e,
+        LedgerError::BadCapacity {
+            server: 0,
+            resource: 0
+        }
+    );
     let mut cap = [1.0];
     let mut usage = [0.0; 3];
     let e = Ledger::new(2, 1, 1, &mut cap[..], &mut usage[..]).unwrap_err();
-    assert_eq!(e, LedgerError::StorageSize { needed: 2, given: 3 });
+    assert_eq!(
+        e,
+        LedgerError::StorageSize {
+            needed: 2,
+            given: 3
+        }
+    );
 }

@@ -36,7 +36,9 @@ struct Decision {
 
 #[test]
 fn core_decision_path_allocates_nothing() {
-    let caps: Vec<ResourceVec> = (0..16).map(|h| ResourceVec::from_slice(&[4.0 + h as f64, 64.0, 256.0]).unwrap()).collect();
+    let caps: Vec<ResourceVec> = (0..16)
+        .map(|h| ResourceVec::from_slice(&[4.0 + h as f64, 64.0, 256.0]).unwrap())
+        .collect();
     let mut ledger = Ledger::with_capacities(100, &caps).unwrap();
     let demand = ResourceVec::from_slice(&[1.0, 4.0, 16.0]).unwrap();
     let mut keys = vec![0.0; 16];
@@ -58,9 +60,23 @@ fn core_decision_path_allocates_nothing() {
         if fit > 0 {
             ledger.reserve(slot, slot + 10, best, &demand, fit).unwrap();
         }
-        sink.record(TAG_OASIS, &Decision { job, server: best, workers: fit, cost: keys[best as usize] }).unwrap();
+        sink.record(
+            TAG_OASIS,
+            &Decision {
+                job,
+                server: best,
+                workers: fit,
+                cost: keys[best as usize],
+            },
+        )
+        .unwrap();
     }
     let after = ALLOCS.load(Ordering::SeqCst);
-    assert_eq!(after - before, 0, "the decision path allocated {} times", after - before);
+    assert_eq!(
+        after - before,
+        0,
+        "the decision path allocated {} times",
+        after - before
+    );
     assert_eq!(sink.hash().records(), 50);
 }

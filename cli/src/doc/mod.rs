@@ -62,7 +62,11 @@ pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
     let kind = match obj.get("kind") {
         Some(serde_json::Value::String(k)) => k.clone(),
         Some(other) => {
-            return Err(InputError::new("scenario", "kind", format!("must be a string, got {other}")))
+            return Err(InputError::new(
+                "scenario",
+                "kind",
+                format!("must be a string, got {other}"),
+            ))
         }
         None => {
             return Err(InputError::new(
@@ -101,8 +105,15 @@ fn strict<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
         let msg = strip_position(&inner.to_string());
         let (subject, mut field) = subject_of_path(text, &path);
         // "missing field `x`" names the field itself: report it as the field.
-        if let Some(name) = msg.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
-            field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+        if let Some(name) = msg
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'))
+        {
+            field = if field.is_empty() {
+                name.to_string()
+            } else {
+                format!("{field}.{name}")
+            };
             return InputError::new(subject, field, "missing (required)");
         }
         InputError::new(subject, field, msg)
