@@ -1,0 +1,1 @@
+//! OASiS (Bao et al. 2018): online admission with exponential resource prices.
