@@ -17,6 +17,14 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../scenarios/placement-table2.json"),
     ),
     (
+        "placement-jps",
+        include_str!("../scenarios/placement-jps.json"),
+    ),
+    (
+        "placement-gavel",
+        include_str!("../scenarios/placement-gavel.json"),
+    ),
+    (
         "preempt-small",
         include_str!("../scenarios/preempt-small.json"),
     ),

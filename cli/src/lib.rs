@@ -7,10 +7,13 @@
 #![deny(missing_docs)]
 
 pub mod bundled;
+pub mod compare;
 pub mod doc;
 pub mod error;
 pub mod exec;
 pub mod gen;
+pub mod import;
+pub mod replay;
 pub mod run;
 
 pub use error::{InputError, RunError};

@@ -1,13 +1,16 @@
 //! `mlsched`: run, compare, generate and replay scheduling scenarios on the mlsched kernel.
 use clap::{Parser, Subcommand};
 use mlsched_cli::gen::GenOptions;
+use mlsched_cli::replay;
 use mlsched_cli::run::{run_doc, RunOptions};
 use mlsched_cli::{doc, InputError, RunError};
 use mlsched_kernel::log::HashSink;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod cmd;
 mod demo;
+use cmd::{CompareArgs, ImportArgs};
 
 /// mlsched — deterministic scheduling of distributed ML training jobs (OASiS, Zhou et al.,
 /// HAS/JPS, Wang et al., CSRP) on one no_std kernel.
@@ -36,9 +39,21 @@ enum Command {
         /// Placement: report every category examined.
         #[arg(long)]
         all: bool,
+        /// Write the decision log (header, inputs, every record, checksums) here.
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
+    /// Re-run the inputs stored in a decision log and compare every record.
+    Replay {
+        /// Log file written by `mlsched run --log`.
+        log: PathBuf,
     },
     /// Run every bundled default scenario with its algorithm and print the result tables.
     Demo,
+    /// Turn a real trace from ../shared/data into a scenario (kind oasis or online).
+    Import(ImportArgs),
+    /// Run several policies on one scenario: one table, JSON, CSV and SVG plots.
+    Compare(CompareArgs),
     /// Generate a scenario following a paper's evaluation settings.
     Gen {
         /// Kind: oasis, online, placement, preempt, route.
@@ -98,6 +113,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             policy,
             json,
             all,
+            log,
         } => {
             let text = read(&scenario)?;
             let d = doc::parse(&text).map_err(|e| in_file(&scenario, e.into()))?;
@@ -105,8 +121,16 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                 policy,
                 all_categories: all,
             };
-            let mut sink = HashSink::new();
-            let result = run_doc(&d, &opts, &mut sink).map_err(|e| in_file(&scenario, e))?;
+            let result = match &log {
+                None => run_doc(&d, &opts, &mut HashSink::new()),
+                Some(path) => replay::record(&text, &opts).and_then(|(result, bytes)| {
+                    std::fs::write(path, bytes).map_err(|e| {
+                        RunError::Runtime(format!("cannot write {}: {e}", path.display()))
+                    })?;
+                    Ok(result)
+                }),
+            }
+            .map_err(|e| in_file(&scenario, e))?;
             if json.as_deref() != Some(Path::new("-")) {
                 println!("{}", result.summary_text());
             }
@@ -115,7 +139,21 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             }
             Ok(())
         }
+        Command::Replay { log } => {
+            let bytes = std::fs::read(&log).map_err(|e| {
+                RunError::Input(InputError::new(
+                    format!("file {}", log.display()),
+                    "",
+                    format!("cannot read: {e}"),
+                ))
+            })?;
+            let ok = replay::replay(&bytes).map_err(|e| in_file(&log, e.into()))?;
+            println!("{ok}");
+            Ok(())
+        }
         Command::Demo => demo::run(cli.quiet),
+        Command::Import(a) => cmd::import(&a),
+        Command::Compare(a) => cmd::compare(&a, cli.quiet),
         Command::Gen {
             kind,
             seed,

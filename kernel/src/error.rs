@@ -25,6 +25,12 @@ pub enum Limit {
     PlacementWorkers,
     /// [`crate::limits::PLACEMENT_JOBS_MAX`]
     PlacementJobs,
+    /// [`crate::limits::PLACEMENT_CATEGORIES_MAX`]
+    PlacementCategories,
+    /// [`crate::limits::PLACEMENT_EXHAUSTIVE_MAX`]
+    PlacementExhaustive,
+    /// [`crate::limits::PLACEMENT_JPS_SAMPLES_MAX`]
+    PlacementJpsSamples,
     /// [`crate::limits::EDGE_SERVERS_MAX`]
     EdgeServers,
     /// [`crate::limits::WORKERS_PER_SERVER_MAX`]
@@ -33,16 +39,24 @@ pub enum Limit {
     PsPerServer,
     /// [`crate::limits::CHUNKS_MAX`]
     Chunks,
+    /// [`crate::limits::PREEMPT_TOTAL_CHUNKS_MAX`]
+    PreemptTotalChunks,
+    /// [`crate::limits::PREEMPT_PLAN_SLOTS_MAX`]
+    PreemptPlanSlots,
     /// [`crate::limits::GRAPH_NODES_MAX`]
     GraphNodes,
     /// [`crate::limits::GRAPH_LINKS_MAX`]
     GraphLinks,
+    /// [`crate::limits::COMPUTE_SLOTS_MAX`]
+    ComputeSlots,
     /// [`crate::limits::ROUTE_WORKERS_MAX`]
     RouteWorkers,
     /// [`crate::limits::ID_BYTES_MAX`]
     IdBytes,
     /// [`crate::limits::RECORD_BYTES_MAX`]
     RecordBytes,
+    /// [`crate::limits::OASIS_DP_CELLS_MAX`]
+    OasisDpCells,
 }
 
 impl Limit {
@@ -59,15 +73,22 @@ impl Limit {
             Limit::PsTypes => "PS_TYPES_MAX",
             Limit::PlacementWorkers => "PLACEMENT_WORKERS_MAX",
             Limit::PlacementJobs => "PLACEMENT_JOBS_MAX",
+            Limit::PlacementCategories => "PLACEMENT_CATEGORIES_MAX",
+            Limit::PlacementExhaustive => "PLACEMENT_EXHAUSTIVE_MAX",
+            Limit::PlacementJpsSamples => "PLACEMENT_JPS_SAMPLES_MAX",
             Limit::EdgeServers => "EDGE_SERVERS_MAX",
             Limit::WorkersPerServer => "WORKERS_PER_SERVER_MAX",
             Limit::PsPerServer => "PS_PER_SERVER_MAX",
             Limit::Chunks => "CHUNKS_MAX",
+            Limit::PreemptTotalChunks => "PREEMPT_TOTAL_CHUNKS_MAX",
+            Limit::PreemptPlanSlots => "PREEMPT_PLAN_SLOTS_MAX",
             Limit::GraphNodes => "GRAPH_NODES_MAX",
             Limit::GraphLinks => "GRAPH_LINKS_MAX",
+            Limit::ComputeSlots => "COMPUTE_SLOTS_MAX",
             Limit::RouteWorkers => "ROUTE_WORKERS_MAX",
             Limit::IdBytes => "ID_BYTES_MAX",
             Limit::RecordBytes => "RECORD_BYTES_MAX",
+            Limit::OasisDpCells => "OASIS_DP_CELLS_MAX",
         }
     }
 }

@@ -9,7 +9,14 @@ use crate::limits::{self, LEDGER_CELLS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MA
 use crate::resources::ResourceVec;
 
 /// Usage g_h^r(t) over `slots` x `servers` x `resources`, with capacities c_h^r.
-#[derive(Clone, Debug)]
+///
+/// Serialisable for snapshots ([`crate::snapshot`]); deserialising re-checks every shape and
+/// value, so a corrupted snapshot is a [`LedgerError`], never an out-of-range index later.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(
+    try_from = "LedgerParts<S>",
+    bound(deserialize = "S: serde::Deserialize<'de> + AsRef<[f64]> + AsMut<[f64]>")
+)]
 pub struct Ledger<S> {
     slots: u32,
     servers: u32,
@@ -18,6 +25,66 @@ pub struct Ledger<S> {
     capacity: S,
     /// g_h^r(t), `slots * servers * resources` entries (slot-major, then server, then resource).
     usage: S,
+}
+
+/// The fields of a [`Ledger`] as read from a snapshot, before they are checked.
+#[derive(serde::Deserialize)]
+struct LedgerParts<S> {
+    slots: u32,
+    servers: u32,
+    resources: u32,
+    capacity: S,
+    usage: S,
+}
+
+impl<S: AsRef<[f64]> + AsMut<[f64]>> TryFrom<LedgerParts<S>> for Ledger<S> {
+    type Error = LedgerError;
+    /// The checks of [`Ledger::new`], plus every usage cell finite and non-negative (kept, not
+    /// zeroed).
+    fn try_from(p: LedgerParts<S>) -> Result<Self, LedgerError> {
+        let (slots, servers, resources) =
+            (p.slots as usize, p.servers as usize, p.resources as usize);
+        limits::check(Limit::Slots, slots, SLOTS_MAX)?;
+        limits::check(Limit::Servers, servers, SERVERS_MAX)?;
+        limits::check(Limit::Resources, resources, RESOURCES_MAX)?;
+        let cells = slots * servers * resources;
+        limits::check(Limit::LedgerCells, cells, LEDGER_CELLS_MAX)?;
+        let (cap, usage) = (p.capacity.as_ref(), p.usage.as_ref());
+        if cap.len() != servers * resources {
+            return Err(LedgerError::StorageSize {
+                needed: (servers * resources) as u64,
+                given: cap.len() as u64,
+            });
+        }
+        if usage.len() != cells {
+            return Err(LedgerError::StorageSize {
+                needed: cells as u64,
+                given: usage.len() as u64,
+            });
+        }
+        for (i, &c) in cap.iter().enumerate() {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(LedgerError::BadCapacity {
+                    server: (i / resources) as u32,
+                    resource: (i % resources) as u32,
+                });
+            }
+        }
+        for (i, &g) in usage.iter().enumerate() {
+            if !(g.is_finite() && g >= 0.0) {
+                return Err(LedgerError::BadAmount {
+                    resource: (i % resources) as u32,
+                });
+            }
+        }
+        Ok(Ledger {
+            slots: p.slots,
+            servers: p.servers,
+            resources: p.resources,
+            capacity: p.capacity,
+            usage: p.usage,
+        })
+    }
 }
 
 impl<S: AsRef<[f64]> + AsMut<[f64]>> Ledger<S> {

@@ -39,10 +39,12 @@ pub mod error;
 pub mod ledger;
 pub mod limits;
 pub mod log;
+pub mod logfile;
 pub mod num;
 pub mod order;
 pub mod resources;
 pub mod rng;
+pub mod snapshot;
 
 #[cfg(feature = "alloc")]
 pub mod model;

@@ -24,6 +24,14 @@ pub const PS_TYPES_MAX: usize = 32;
 pub const PLACEMENT_WORKERS_MAX: usize = 1024;
 /// Jobs S of a placement scenario (Liu et al.).
 pub const PLACEMENT_JOBS_MAX: usize = 64;
+/// Feasible-solution categories abs(Psi) = C(K-1, S-1) one HAS/exact run may examine (Liu et al.).
+pub const PLACEMENT_CATEGORIES_MAX: usize = 1 << 24;
+/// Worker assignments S^K the exhaustive placement search may enumerate (Liu et al.).
+pub const PLACEMENT_EXHAUSTIVE_MAX: usize = 1 << 22;
+/// Distinct categories N one JPS run may sample (Liu et al.).
+pub const PLACEMENT_JPS_SAMPLES_MAX: usize = 16_384;
+/// Price updates of one matching-market run before it falls back to the exact solver (Liu et al.).
+pub const PLACEMENT_MARKET_ROUNDS_MAX: usize = 100_000;
 /// Edge + cloud servers of a preemptive scenario (Wang et al.).
 pub const EDGE_SERVERS_MAX: usize = 256;
 /// Workers per edge server (Wang et al.).
@@ -32,8 +40,14 @@ pub const WORKERS_PER_SERVER_MAX: usize = 64;
 pub const PS_PER_SERVER_MAX: usize = 64;
 /// Chunks D_j of one job (Wang et al.).
 pub const CHUNKS_MAX: usize = 4096;
+/// Chunks of all jobs of one preemptive scenario together (Wang et al.; sizes the plan pools).
+pub const PREEMPT_TOTAL_CHUNKS_MAX: usize = 1 << 22;
+/// Last slot a preemptive plan may reach (chunks may run past the arrival horizon T).
+pub const PREEMPT_PLAN_SLOTS_MAX: usize = 1 << 24;
 /// Nodes of a routing topology (CSRP).
 pub const GRAPH_NODES_MAX: usize = 8192;
+/// Worker slots of one compute node of a routing topology (CSRP).
+pub const COMPUTE_SLOTS_MAX: usize = 1 << 16;
 /// Undirected links of a routing topology (CSRP).
 pub const GRAPH_LINKS_MAX: usize = 65_536;
 /// Workers (compute nodes) one routed job may ask for (CSRP).
@@ -42,15 +56,21 @@ pub const ROUTE_WORKERS_MAX: usize = 64;
 pub const ID_BYTES_MAX: usize = 64;
 /// Bytes of one postcard-encoded log record held in a fixed scratch buffer.
 pub const RECORD_BYTES_MAX: usize = 64 * 1024;
+/// Cells (window slots x (workload E_i N_i + 1)) of the OASiS DP choice table, allocated once
+/// when the scheduler is built (OASiS, Alg. 2).
+pub const OASIS_DP_CELLS_MAX: usize = 16 * 1024 * 1024;
 
 const _: () = {
     assert!(RESOURCES_MAX >= 1 && RESOURCES_MAX <= u8::MAX as usize);
     assert!(PS_SERVERS_MAX <= SERVERS_MAX);
-    assert!(SLOTS_MAX <= u32::MAX as usize && JOBS_MAX <= u32::MAX as usize);
+    // Slots and jobs are carried as u32 in every record.
+    assert!(SLOTS_MAX as u64 <= u32::MAX as u64);
+    assert!(JOBS_MAX as u64 <= u32::MAX as u64);
     // One full-size OASiS ledger (T x H x R) must fit the ledger budget.
     assert!(SLOTS_MAX * 64 * RESOURCES_MAX <= LEDGER_CELLS_MAX);
     assert!(WORKERS_PER_SERVER_MAX * EDGE_SERVERS_MAX <= u16::MAX as usize);
-    assert!(GRAPH_LINKS_MAX <= u32::MAX as usize && GRAPH_NODES_MAX <= u32::MAX as usize);
+    assert!(GRAPH_LINKS_MAX as u64 <= u32::MAX as u64);
+    assert!(GRAPH_NODES_MAX as u64 <= u32::MAX as u64);
     assert!(ROUTE_WORKERS_MAX <= GRAPH_NODES_MAX);
     assert!(PLACEMENT_JOBS_MAX <= PLACEMENT_WORKERS_MAX);
 };

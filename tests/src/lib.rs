@@ -1,6 +1,9 @@
 //! Shared helpers of the cross-crate tests.
 use std::path::PathBuf;
 
+pub mod actions;
+pub mod fuzz;
+
 /// `../shared/data` beside the repository, or `None` (tests then skip with a message).
 pub fn shared_data() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");

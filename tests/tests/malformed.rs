@@ -123,7 +123,7 @@ fn oasis_malformed() {
     case(
         &b,
         |v| v["slots"] = json!(5000),
-        "scenario, field `slots`: must be an integer in 1..=2048, got 5000",
+        "scenario, field `slots`: 5000 exceeds this build's limit SLOTS_MAX = 2048",
     );
     case(
         &b,
@@ -340,7 +340,7 @@ fn preempt_malformed() {
     case(
         &b,
         |v| v["jobs"][2]["chunks"] = json!(5000),
-        "job `j3`, field `chunks`: must be an integer in 1..=4096, got 5000",
+        "job `j3`, field `chunks`: 5000 exceeds this build's limit CHUNKS_MAX = 4096",
     );
     case(
         &b,
@@ -446,4 +446,14 @@ fn route_malformed() {
         "pso, field `particles`: must be an integer in 1..=10000, got 0",
     );
     case(&b, |v| v["topology"]["nodes"][3]["kind"] = json!("gpu"), "scenario, field `topology.nodes[3].kind`: unknown variant `gpu`, expected one of `switch`, `compute`, `ps`");
+}
+
+#[test]
+fn route_compute_slots_beyond_the_build_limit() {
+    let b = bundled("route-small");
+    case(
+        &b,
+        |v| v["topology"]["nodes"][3]["slots"] = json!(70000),
+        "node `c0`, field `slots`: 70000 exceeds this build's limit COMPUTE_SLOTS_MAX = 65536",
+    );
 }

@@ -81,6 +81,28 @@ pub fn int(subject: &str, field: &str, v: f64, lo: u64, hi: u64) -> Result<u32, 
     Ok(v as u32)
 }
 
+/// An integer in `lo..=max` where `max` is the build limit `limit`: the error names the limit.
+pub fn int_limit(
+    subject: &str,
+    field: &str,
+    v: f64,
+    lo: u64,
+    max: u64,
+    limit: &str,
+) -> Result<u32, InputError> {
+    int(subject, field, v, lo, max).map_err(|e| {
+        if v.is_finite() && v.fract() == 0.0 && v > max as f64 {
+            InputError::new(
+                subject,
+                field,
+                format!("{v} exceeds this build's limit {limit} = {max}"),
+            )
+        } else {
+            e
+        }
+    })
+}
+
 /// An integer count bounded by a build limit: the error names the limit constant.
 pub fn count_limit(
     subject: &str,

@@ -96,7 +96,7 @@ impl OasisDoc {
     /// Checks every value and builds the kernel model; errors name the job/server and field.
     pub fn validate(&self) -> Result<OasisScenario, InputError> {
         let s = "scenario";
-        let slots = check::int(s, "slots", self.slots, 1, SLOTS_MAX as u64)?;
+        let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         check::resources(&self.resources)?;
         let r = self.resources.len();
         check::count_limit(
@@ -282,7 +282,15 @@ pub struct OasisSummary {
     pub rejected: u32,
     /// Sum of f_i(t_hat - a_i) over admitted jobs.
     pub total_utility: f64,
+    /// Present when the scenario gave no `prices`: says that U1, U2, L1, L2 were derived from the
+    /// whole job list by eqs. (23)-(26), an offline-knowledge estimate.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub prices: Option<String>,
 }
+
+/// The note `summary.prices` carries when the price bounds were derived.
+pub const PRICES_DERIVED: &str =
+    "derived from the whole job list by eqs. (23)-(26) (an offline-knowledge estimate)";
 
 /// One job's decision.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

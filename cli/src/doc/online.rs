@@ -86,7 +86,7 @@ impl OnlineDoc {
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<OnlineScenario, InputError> {
         let s = "scenario";
-        let slots = check::int(s, "slots", self.slots, 1, SLOTS_MAX as u64)?;
+        let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         check::resources(&self.resources)?;
         let r = self.resources.len();
         check::count_limit(

@@ -261,8 +261,40 @@ pub struct PlacementResult {
     /// Per category (with `--all`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub per_category: Option<Vec<PlacementCategory>>,
+    /// Market statistics (HAS and JPS only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub market: Option<PlacementMarketStats>,
+    /// JPS: the sampling window and prioritised job order.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub jps: Option<PlacementJpsInfo>,
     /// Hash of the decision records.
     pub log_hash: String,
+}
+
+/// Matching-market statistics of a run (optional result field).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlacementMarketStats {
+    /// Price updates over all categories.
+    pub rounds: u64,
+    /// The most price updates one category needed.
+    pub max_rounds: u32,
+    /// Paper rounds (unit raises counted one by one).
+    pub unit_rounds: u64,
+    /// Categories where the market hit its cap and the exact solver decided.
+    pub fallbacks: u32,
+    /// Worker classes (identical throughput columns) the market priced.
+    pub classes: u32,
+}
+
+/// JPS details (optional result field).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlacementJpsInfo {
+    /// abs(Psi).
+    pub categories: u64,
+    /// First sampled index floor(alpha abs(Psi)).
+    pub from: u64,
+    /// Job ids in priority order (Algorithm 3, line 1).
+    pub priority: Vec<String>,
 }
 
 /// `best`.
@@ -297,4 +329,10 @@ pub struct PlacementCategory {
     pub total_throughput: f64,
     /// Jain fairness.
     pub fairness: f64,
+    /// Index of the category in Algorithm 1's order over the input job order.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rank: Option<u64>,
+    /// Market price updates for this category.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub market_rounds: Option<u32>,
 }

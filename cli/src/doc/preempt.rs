@@ -69,7 +69,7 @@ impl PreemptDoc {
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<PreemptScenario, InputError> {
         let s = "scenario";
-        let slots = check::int(s, "slots", self.slots, 1, SLOTS_MAX as u64)?;
+        let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         check::count_limit(
             s,
             "servers",
@@ -99,9 +99,14 @@ impl PreemptDoc {
                         "missing; an edge server needs >= 1 worker",
                     ))
                 }
-                (false, Some(w)) => {
-                    check::int(&ss, "workers", w, 1, WORKERS_PER_SERVER_MAX as u64)?
-                }
+                (false, Some(w)) => check::int_limit(
+                    &ss,
+                    "workers",
+                    w,
+                    1,
+                    WORKERS_PER_SERVER_MAX as u64,
+                    "WORKERS_PER_SERVER_MAX",
+                )?,
             };
             clouds += sv.cloud as u32;
             if clouds > 1 {
@@ -111,7 +116,14 @@ impl PreemptDoc {
                     "only one server may be the cloud",
                 ));
             }
-            let ps = check::int(&ss, "ps", sv.ps, 0, PS_PER_SERVER_MAX as u64)?;
+            let ps = check::int_limit(
+                &ss,
+                "ps",
+                sv.ps,
+                0,
+                PS_PER_SERVER_MAX as u64,
+                "PS_PER_SERVER_MAX",
+            )?;
             servers.push(PreemptServer {
                 workers,
                 ps,
@@ -208,7 +220,16 @@ impl PreemptJobDoc {
             .upload_delay
             .iter()
             .enumerate()
-            .map(|(i, &d)| check::int(s, &format!("upload_delay[{i}]"), d, 0, SLOTS_MAX as u64))
+            .map(|(i, &d)| {
+                check::int_limit(
+                    s,
+                    &format!("upload_delay[{i}]"),
+                    d,
+                    0,
+                    SLOTS_MAX as u64,
+                    "SLOTS_MAX",
+                )
+            })
             .collect::<Result<Vec<_>, _>>()?;
         if self.ps_eligible.len() != servers.len() {
             return Err(InputError::new(
@@ -238,7 +259,7 @@ impl PreemptJobDoc {
         Ok(PreemptJob {
             arrival,
             epochs: check::int(s, "epochs", self.epochs, 1, u32::MAX as u64)?,
-            chunks: check::int(s, "chunks", self.chunks, 1, CHUNKS_MAX as u64)?,
+            chunks: check::int_limit(s, "chunks", self.chunks, 1, CHUNKS_MAX as u64, "CHUNKS_MAX")?,
             minibatches_per_chunk: check::int(
                 s,
                 "minibatches_per_chunk",
@@ -283,6 +304,12 @@ pub struct PreemptSummary {
     pub preemptions: u64,
     /// Chunks run on the cloud.
     pub cloud_chunks: u64,
+    /// Job-slots in which a running job found no free eligible PS (A_ps; optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ps_unassigned: Option<u64>,
+    /// Last slot + 1 in which any chunk ran (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub makespan: Option<u32>,
 }
 
 /// One job.
@@ -298,6 +325,55 @@ pub struct PreemptJobResult {
     pub chunks: Vec<PreemptChunk>,
     /// PS per slot.
     pub ps: Vec<PreemptPs>,
+    /// zeta_j: the whole job on the cloud from its first chunk (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zeta: Option<bool>,
+    /// Why each chunk went where it went (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<PreemptExplain>,
+}
+
+/// A_greedy's explanation of one job's dispatch: C_j (Q of chunk 1 on every eligible worker)
+/// and, per chunk, the argmin taken and the chosen worker's recomputed Q (the only entry of C_j
+/// that changes between chunks). The cloud entry switches to zeta_j = 0 after chunk 1 lands on
+/// an edge worker: Delta/D + p/D with the non-colocated rate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PreemptExplain {
+    /// C_j before chunk 1, servers then workers in index order.
+    pub candidates: Vec<PreemptCandidate>,
+    /// One entry per chunk, in dispatch order.
+    pub dispatch: Vec<PreemptDispatch>,
+}
+
+/// One entry of C_j.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PreemptCandidate {
+    /// Server index.
+    pub server: u32,
+    /// Worker index (0 on the cloud).
+    pub worker: u32,
+    /// Q_jd1sw (eq. 5).
+    pub q: f64,
+    /// t* on that worker.
+    pub t_star: u32,
+}
+
+/// One chunk's dispatch.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PreemptDispatch {
+    /// Chunk d.
+    pub chunk: u32,
+    /// Server s*.
+    pub server: u32,
+    /// Worker w*.
+    pub worker: u32,
+    /// alpha_jd = the chosen (minimal) Q.
+    pub q: f64,
+    /// Q of the chosen worker recomputed after the placement (null: the cloud took the rest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q_next: Option<f64>,
+    /// Chunks of other jobs this placement preempted.
+    pub preempted: u32,
 }
 
 /// One chunk.

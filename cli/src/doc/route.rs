@@ -1,7 +1,9 @@
 //! Kind `"route"`: the scenario document, its validation, and the result document.
 use super::check::{self, job};
 use crate::error::InputError;
-use mlsched_kernel::limits::{GRAPH_LINKS_MAX, GRAPH_NODES_MAX, JOBS_MAX, ROUTE_WORKERS_MAX};
+use mlsched_kernel::limits::{
+    COMPUTE_SLOTS_MAX, GRAPH_LINKS_MAX, GRAPH_NODES_MAX, JOBS_MAX, ROUTE_WORKERS_MAX,
+};
 use mlsched_kernel::model::route::{
     Link, Node, NodeKind, PsoParams, RouteJob, RouteScenario, Topology,
 };
@@ -12,8 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const COMPUTE_SLOTS_DEFAULT: u32 = 8;
 /// Default f of eq. (5).
 pub const LOAD_FACTOR_DEFAULT: f64 = 3.0;
-/// Default beta of eq. (11).
-pub const BETA_DEFAULT: f64 = 1.0;
+/// Default beta of eq. (11): 4, as in the paper's section 5.1.
+pub const BETA_DEFAULT: f64 = 4.0;
 
 /// The `"route"` scenario as written.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -157,7 +159,14 @@ impl RouteDoc {
                 (NodeKindDoc::Compute, None) => (NodeKind::Compute, COMPUTE_SLOTS_DEFAULT),
                 (NodeKindDoc::Compute, Some(x)) => (
                     NodeKind::Compute,
-                    check::int(&ns, "slots", x, 1, u32::MAX as u64)?,
+                    check::int_limit(
+                        &ns,
+                        "slots",
+                        x,
+                        1,
+                        COMPUTE_SLOTS_MAX as u64,
+                        "COMPUTE_SLOTS_MAX",
+                    )?,
                 ),
                 (_, Some(_)) => {
                     return Err(InputError::new(
@@ -245,7 +254,14 @@ impl RouteDoc {
             }
             jobs.push(RouteJob {
                 ps,
-                workers: check::int(js, "workers", j.workers, 1, ROUTE_WORKERS_MAX as u64)?,
+                workers: check::int_limit(
+                    js,
+                    "workers",
+                    j.workers,
+                    1,
+                    ROUTE_WORKERS_MAX as u64,
+                    "ROUTE_WORKERS_MAX",
+                )?,
                 release,
                 duration: check::int(js, "duration", j.duration, 1, u32::MAX as u64)?,
                 deadline,
@@ -320,6 +336,18 @@ pub struct RouteSummary {
     pub avg_network_cost: f64,
     /// Eq. (11).
     pub cost: f64,
+    /// Compute nodes never used (the paper's Fig. 2 "energy saving": servers that can sleep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inactive_servers: Option<u32>,
+    /// Jobs whose paths were aggregated (Algorithm 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregated_jobs: Option<u32>,
+    /// Link-bandwidth units used (sum over jobs and links of the flows a link carries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_units: Option<u64>,
+    /// The units the unaggregated CSRP paths would have used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_units_plain: Option<u64>,
 }
 
 /// One job.
@@ -339,4 +367,7 @@ pub struct RouteJobResult {
     pub deadline_met: bool,
     /// Network cost N.
     pub network_cost: f64,
+    /// Link-bandwidth units this job uses (links carrying its flows, counted per flow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_units: Option<u32>,
 }

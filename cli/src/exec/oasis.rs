@@ -1,9 +1,11 @@
-//! Runs kind `"oasis"`.
-use crate::doc::oasis::{OasisDoc, OasisResult};
+//! Runs kind `"oasis"`: Alg. 1 over the jobs in arrival order (equal arrivals in input order).
+use crate::doc::oasis::{OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary};
 use crate::error::RunError;
 use crate::run::RunOptions;
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
+use mlsched_kernel::oasis::OasisScheduler;
+use std::fmt::Write as _;
 
 /// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
 pub fn run<S: LogSink>(
@@ -15,14 +17,116 @@ pub fn run<S: LogSink>(
     if let Some(p) = opts.policy.as_deref().filter(|p| *p != "oasis") {
         return super::baseline::run_oasis(p, doc, scn, sink);
     }
-    Err(RunError::Runtime(
-        "kind \"oasis\" has no scheduler in this build yet".into(),
-    ))
+    let mut s = OasisScheduler::new(scn).map_err(|e| match e {
+        mlsched_kernel::oasis::OasisError::Bounds if scn.prices.is_none() => {
+            let why = mlsched_kernel::price::oasis_bounds(scn)
+                .err()
+                .map_or_else(|| e.to_string(), |b| b.to_string());
+            RunError::Runtime(format!("oasis: {why}"))
+        }
+        e => RunError::Runtime(format!("oasis: {e}")),
+    })?;
+    let mut jobs: Vec<Option<OasisJobResult>> = vec![None; scn.jobs.len()];
+    let (mut admitted, mut total) = (0u32, 0.0f64);
+    for idx in s.arrival_order() {
+        let i = idx as usize;
+        let a = scn.jobs[i].arrival;
+        let d = s
+            .decide_logged(a, idx, sink)
+            .map_err(|e| RunError::Runtime(format!("oasis: job `{}`: {e}", doc.jobs[i].id)))?;
+        let placements = if d.admitted {
+            s.last_schedule()
+                .iter()
+                .map(|sp| OasisPlacement {
+                    slot: sp.slot,
+                    workers: sp.worker_pairs.to_vec(),
+                    ps: sp.ps_pairs.to_vec(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if d.admitted {
+            admitted += 1;
+            total += d.utility;
+        }
+        jobs[i] = Some(OasisJobResult {
+            id: doc.jobs[i].id.clone(),
+            admitted: d.admitted,
+            completion_slot: d.completion_slot.filter(|_| d.admitted),
+            utility: d.admitted.then_some(d.utility),
+            cost: d.admitted.then_some(d.cost),
+            payoff: d.admitted.then_some(d.payoff),
+            reason: (!d.admitted).then(|| d.reason.text().to_string()),
+            placements,
+        });
+    }
+    Ok(OasisResult {
+        kind: "oasis".into(),
+        policy: "oasis".into(),
+        summary: OasisSummary {
+            admitted,
+            rejected: scn.jobs.len() as u32 - admitted,
+            total_utility: total,
+            prices: scn
+                .prices
+                .is_none()
+                .then(|| crate::doc::oasis::PRICES_DERIVED.to_string()),
+        },
+        jobs: jobs.into_iter().flatten().collect(),
+        log_hash: sink.hash().hex().to_string(),
+    })
 }
 
-/// The human summary `mlsched run` prints.
+/// The human summary `mlsched run` prints: totals, then one line per job with its explanation
+/// (utility, cost, payoff, completion slot or the reason it was rejected) and its slots.
 pub fn summary_text(r: &OasisResult) -> String {
-    format!("{} ({}), log_hash {}", r.kind, r.policy, r.log_hash)
+    let mut s = format!(
+        "{} ({}): {} admitted, {} rejected, total utility {:.3}, log_hash {}\n",
+        r.kind,
+        r.policy,
+        r.summary.admitted,
+        r.summary.rejected,
+        r.summary.total_utility,
+        r.log_hash
+    );
+    for j in &r.jobs {
+        let num = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
+        if j.admitted {
+            let _ = write!(
+                s,
+                "  {:<16} admitted  t_hat {:>4}  utility {:>10}  cost {:>10}  payoff {:>10}",
+                j.id,
+                j.completion_slot.map_or("-".into(), |t| t.to_string()),
+                num(j.utility),
+                num(j.cost),
+                num(j.payoff)
+            );
+            let w: u32 = j
+                .placements
+                .iter()
+                .flat_map(|p| p.workers.iter().map(|x| x[1]))
+                .sum();
+            let z: u32 = j
+                .placements
+                .iter()
+                .flat_map(|p| p.ps.iter().map(|x| x[1]))
+                .sum();
+            let _ = writeln!(
+                s,
+                "  slots {}  worker-slots {w}  ps-slots {z}",
+                j.placements.len()
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "  {:<16} rejected  ({})",
+                j.id,
+                j.reason.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    s
 }
 
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).

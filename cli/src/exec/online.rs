@@ -1,9 +1,13 @@
-//! Runs kind `"online"`.
-use crate::doc::online::{OnlineDoc, OnlineResult};
+//! Runs kind `"online"`: A_online (Zhou et al. 2022) through the kernel's
+//! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
+use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::error::RunError;
 use crate::run::RunOptions;
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::OnlineScenario;
+use mlsched_kernel::online::{
+    log_decision, run_scenario, theoretical_alpha, OnlineDecision, Search,
+};
 
 /// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
 pub fn run<S: LogSink>(
@@ -15,14 +19,150 @@ pub fn run<S: LogSink>(
     if let Some(p) = opts.policy.as_deref().filter(|p| *p != "online") {
         return super::baseline::run_online(p, doc, scn, sink);
     }
-    Err(RunError::Runtime(
-        "kind \"online\" has no scheduler in this build yet".into(),
-    ))
+    let decisions = decide(scn, Search::Fast, sink)?;
+    Ok(result(doc, scn, &decisions, sink.hash().hex().to_string()))
+}
+
+/// Runs A_online with `mode`, logging every decision into `sink`.
+pub fn decide<S: LogSink>(
+    scn: &OnlineScenario,
+    mode: Search,
+    sink: &mut S,
+) -> Result<Vec<OnlineDecision>, RunError> {
+    let mut out = Vec::new();
+    let mut log_err = None;
+    run_scenario(scn, mode, &mut |d| {
+        if log_err.is_none() {
+            log_err = log_decision(sink, d).err();
+        }
+        out.push(d.clone());
+    })
+    .map_err(|e| RunError::Runtime(format!("online scheduler: {e}")))?;
+    if let Some(e) = log_err {
+        return Err(RunError::Runtime(format!("decision log: {e}")));
+    }
+    Ok(out)
+}
+
+/// Builds the result document from the decisions (jobs in input order).
+pub fn result(
+    doc: &OnlineDoc,
+    scn: &OnlineScenario,
+    decisions: &[OnlineDecision],
+    log_hash: String,
+) -> OnlineResult {
+    let mut jobs: Vec<OnlineJobResult> = doc
+        .jobs
+        .iter()
+        .map(|j| OnlineJobResult {
+            id: j.id.clone(),
+            scheduled: false,
+            start_slot: None,
+            duration: None,
+            completion_slot: None,
+            worker_type: None,
+            ps_type: None,
+            colocated: false,
+            placement: Vec::new(),
+            round: None,
+            cost: None,
+            utility: None,
+        })
+        .collect();
+    let (mut scheduled, mut total) = (0u32, 0.0);
+    for d in decisions {
+        let Some(r) = jobs.get_mut(d.job as usize) else {
+            continue;
+        };
+        if d.feasible {
+            // The cost and utility that decided it (the last attempt for unscheduled jobs).
+            r.cost = Some(d.cost);
+            r.utility = Some(d.utility);
+        }
+        if !d.scheduled {
+            continue;
+        }
+        scheduled += 1;
+        total += scn.jobs[d.job as usize].weight * d.completion() as f64;
+        r.scheduled = true;
+        r.start_slot = Some(d.start);
+        r.duration = Some(d.duration);
+        r.completion_slot = Some(d.completion());
+        r.worker_type = Some(d.worker_type);
+        r.ps_type = d.ps_type;
+        r.colocated = d.colocated;
+        r.placement = d
+            .placement
+            .iter()
+            .map(|p| [p.server, p.workers, p.ps])
+            .collect();
+        r.round = Some(d.round);
+    }
+    OnlineResult {
+        kind: "online".into(),
+        policy: "online".into(),
+        summary: OnlineSummary {
+            scheduled,
+            total_weighted_completion_time: total,
+            alpha: scn.alpha,
+            alpha_theoretical: theoretical_alpha(scn),
+        },
+        jobs,
+        log_hash,
+    }
 }
 
 /// The human summary `mlsched run` prints.
 pub fn summary_text(r: &OnlineResult) -> String {
-    format!("{} ({}), log_hash {}", r.kind, r.policy, r.log_hash)
+    let s = &r.summary;
+    let mut t = format!(
+        "{} ({}): {} of {} jobs scheduled, total weighted completion time {:.1}, alpha {}{}\n",
+        r.kind,
+        r.policy,
+        s.scheduled,
+        r.jobs.len(),
+        s.total_weighted_completion_time,
+        s.alpha,
+        s.alpha_theoretical
+            .map(|a| format!(" (Theorem 5: {a})"))
+            .unwrap_or_default()
+    );
+    t.push_str("  job                  start  dur  done  type   q  round  workers@server\n");
+    for j in &r.jobs {
+        if !j.scheduled {
+            t.push_str(&format!("  {:<20} not scheduled\n", j.id));
+            continue;
+        }
+        let ty = match (j.worker_type, j.ps_type) {
+            (Some(m), Some(p)) => format!("m{m}/p{p}"),
+            (Some(m), None) => format!("m{m}"),
+            _ => String::new(),
+        };
+        let place: Vec<String> = j
+            .placement
+            .iter()
+            .map(|[h, y, s]| {
+                if *s > 0 {
+                    format!("{y}+{s}ps@{h}")
+                } else {
+                    format!("{y}@{h}")
+                }
+            })
+            .collect();
+        t.push_str(&format!(
+            "  {:<20} {:>5} {:>4} {:>5}  {:<6} {}  {:>5}  {}\n",
+            j.id,
+            j.start_slot.unwrap_or(0),
+            j.duration.unwrap_or(0),
+            j.completion_slot.unwrap_or(0),
+            ty,
+            u8::from(j.colocated),
+            j.round.unwrap_or(0),
+            place.join(" ")
+        ));
+    }
+    t.push_str(&format!("  log_hash {}", r.log_hash));
+    t
 }
 
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).

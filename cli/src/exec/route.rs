@@ -1,31 +1,157 @@
-//! Runs kind `"route"`.
-use crate::doc::route::{RouteDoc, RouteResult};
-use crate::error::RunError;
+//! Runs kind `"route"`: CSRP / Aggregated CSRP (Song et al. 2023) or one of the paper's
+//! comparison schedulers (`--policy fifo | fair | capacity | deadline`).
+use crate::doc::route::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
+use crate::error::{InputError, RunError};
 use crate::run::RunOptions;
 use mlsched_kernel::log::LogSink;
-use mlsched_kernel::model::route::RouteScenario;
+use mlsched_kernel::model::route::{NodeKind, RouteScenario};
+use mlsched_kernel::route::{Policy, RouteError, Router, NONE};
 
 /// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
 pub fn run<S: LogSink>(
-    _doc: &RouteDoc,
-    _scn: &RouteScenario,
+    doc: &RouteDoc,
+    scn: &RouteScenario,
     opts: &RunOptions,
-    _sink: &mut S,
+    sink: &mut S,
 ) -> Result<RouteResult, RunError> {
-    if let Some(p) = opts.policy.as_deref().filter(|p| *p != "route") {
-        return Err(crate::run::unknown_policy("route", p, policies()));
+    let name = opts.policy.as_deref().unwrap_or("route");
+    let policy = match name {
+        "route" => Policy::Csrp,
+        "fifo" => Policy::Fifo,
+        "fair" => Policy::Fair,
+        "capacity" => Policy::Capacity,
+        "deadline" => Policy::Deadline,
+        p => return Err(crate::run::unknown_policy("route", p, policies())),
+    };
+    let out = Router::new(scn, policy)
+        .and_then(|r| r.run(sink))
+        .map_err(|e| kernel_error(doc, e))?;
+    let node_id = |v: u32| {
+        doc.topology
+            .nodes
+            .get(v as usize)
+            .map(|n| n.id.clone())
+            .unwrap_or_default()
+    };
+    let mut jobs = Vec::with_capacity(doc.jobs.len());
+    let (mut units, mut plain, mut aggregated) = (0u64, 0u64, 0u32);
+    for (j, p) in doc.jobs.iter().zip(&out.plans) {
+        let paths: Vec<Vec<String>> = (0..p.workers)
+            .map(|w| {
+                out.path(p.first_path + w)
+                    .iter()
+                    .map(|&v| node_id(v))
+                    .collect()
+            })
+            .collect();
+        let compute_nodes = paths
+            .iter()
+            .map(|x| x.last().cloned().unwrap_or_default())
+            .collect();
+        units += p.bandwidth_units as u64;
+        plain += p.bandwidth_units_plain as u64;
+        aggregated += (p.aggregation != NONE) as u32;
+        jobs.push(RouteJobResult {
+            id: j.id.clone(),
+            start: p.start,
+            compute_nodes,
+            paths,
+            aggregation_node: (p.aggregation != NONE).then(|| node_id(p.aggregation)),
+            deadline_met: p.deadline_met,
+            network_cost: p.network_cost,
+            bandwidth_units: Some(p.bandwidth_units),
+        });
     }
-    Err(RunError::Runtime(
-        "kind \"route\" has no scheduler in this build yet".into(),
-    ))
+    let computes = scn
+        .topology
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Compute)
+        .count() as u32;
+    let s = out.summary;
+    let csrp = policy == Policy::Csrp;
+    Ok(RouteResult {
+        kind: "route".into(),
+        policy: name.into(),
+        summary: RouteSummary {
+            deadline_violation_rate: s.deadline_violation_rate,
+            servers_used: s.servers_used,
+            avg_network_cost: s.avg_network_cost,
+            cost: s.cost,
+            inactive_servers: Some(computes.saturating_sub(s.servers_used)),
+            aggregated_jobs: (csrp && scn.aggregate).then_some(aggregated),
+            bandwidth_units: Some(units),
+            bandwidth_units_plain: (csrp && scn.aggregate).then_some(plain),
+        },
+        jobs,
+        log_hash: sink.hash().hex().to_string(),
+    })
+}
+
+fn kernel_error(doc: &RouteDoc, e: RouteError) -> RunError {
+    let job = |i: u32| {
+        format!(
+            "job `{}`",
+            doc.jobs
+                .get(i as usize)
+                .map(|j| j.id.as_str())
+                .unwrap_or("?")
+        )
+    };
+    match e {
+        RouteError::Unreachable {
+            job: i,
+            workers,
+            reachable,
+        } => RunError::Input(InputError::new(
+            job(i),
+            "workers",
+            format!(
+                "{workers} workers but only {reachable} compute slots are reachable from its ps"
+            ),
+        )),
+        RouteError::BadPs { job: i } => {
+            RunError::Input(InputError::new(job(i), "ps", "not a ps node"))
+        }
+        RouteError::PathTooLong { job: i } => RunError::Runtime(format!(
+            "{}: a path is longer than PATH_NODES_MAX = {}",
+            job(i),
+            mlsched_kernel::route::PATH_NODES_MAX
+        )),
+        other => RunError::Runtime(other.to_string()),
+    }
 }
 
 /// The human summary `mlsched run` prints.
 pub fn summary_text(r: &RouteResult) -> String {
-    format!("{} ({}), log_hash {}", r.kind, r.policy, r.log_hash)
+    let s = &r.summary;
+    let algo = match (r.policy.as_str(), s.aggregated_jobs) {
+        ("route", Some(_)) => "Aggregated CSRP",
+        ("route", None) => "CSRP",
+        (p, _) => p,
+    };
+    let mut t = format!(
+        "{} ({}): {} jobs, deadline violation rate {:.4}, servers used {}, avg network cost {:.4}, cost (eq. 11) {:.4}",
+        r.kind,
+        algo,
+        r.jobs.len(),
+        s.deadline_violation_rate,
+        s.servers_used,
+        s.avg_network_cost,
+        s.cost
+    );
+    if let Some(a) = s.aggregated_jobs {
+        t.push_str(&format!(", {a} jobs aggregated"));
+    }
+    if let (Some(u), Some(p)) = (s.bandwidth_units, s.bandwidth_units_plain) {
+        t.push_str(&format!(", bandwidth units {u} (unaggregated {p})"));
+    }
+    t.push_str(&format!(", log_hash {}", r.log_hash));
+    t
 }
 
-/// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
+/// Policies this kind accepts with `--policy` (the first is the kind's own algorithm: CSRP,
+/// or Aggregated CSRP when the scenario says `aggregate`).
 pub fn policies() -> &'static [&'static str] {
-    &["route"]
+    &["route", "fifo", "fair", "capacity", "deadline"]
 }

@@ -16,7 +16,7 @@ pub enum Utility {
         /// gamma_3: target completion duration in slots
         target: f64,
     },
-    /// f(t) = table[t], the last value repeating; non-increasing.
+    /// f(t) = `table[t]`, the last value repeating; non-increasing.
     Table(Vec<f64>),
 }
 

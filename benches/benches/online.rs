@@ -1,0 +1,56 @@
+//! Zhou et al. A_online: a full run at the paper's defaults (T = 150, H = 150, 8 worker / 10 PS
+//! types, 100 jobs; target <= 2 s), and the fast search against the paper-literal listings in the
+//! same group on a small generated scenario (target >= 50x).
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use mlsched_cli::gen::{online as gen, GenOptions};
+use mlsched_kernel::model::online::OnlineScenario;
+use mlsched_kernel::online::{run_scenario, Search};
+use std::time::Duration;
+
+fn scenario(jobs: u32, nodes: u32, ring: bool) -> OnlineScenario {
+    let opts = GenOptions {
+        seed: 1,
+        jobs: Some(jobs),
+        nodes: Some(nodes),
+        trace: None,
+    };
+    let mut doc = gen::generate(&opts).expect("generate");
+    if ring {
+        doc = gen::to_ring(doc);
+    }
+    doc.validate().expect("valid")
+}
+
+fn run(scn: &OnlineScenario, mode: Search) -> u32 {
+    let mut n = 0;
+    run_scenario(scn, mode, &mut |d| n += d.scheduled as u32).expect("run");
+    n
+}
+
+fn full_run(c: &mut Criterion) {
+    let mut g = c.benchmark_group("online/full run T=150 H=150 M=8 P=10 100 jobs");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for ring in [false, true] {
+        let scn = scenario(100, 150, ring);
+        let name = if ring { "ring fast" } else { "ps fast" };
+        g.bench_function(name, |b| b.iter(|| black_box(run(&scn, Search::Fast))));
+    }
+    g.finish();
+}
+
+fn fast_vs_literal(c: &mut Criterion) {
+    for ring in [false, true] {
+        let scn = scenario(8, 12, ring);
+        let arch = if ring { "ring" } else { "ps" };
+        let mut g = c.benchmark_group(format!("online/{arch} T=150 H=12 M=8 P=10 8 jobs"));
+        g.sample_size(10).measurement_time(Duration::from_secs(3));
+        g.bench_function("reference literal", |b| {
+            b.iter(|| black_box(run(&scn, Search::Reference)))
+        });
+        g.bench_function("fast", |b| b.iter(|| black_box(run(&scn, Search::Fast))));
+        g.finish();
+    }
+}
+
+criterion_group!(benches, full_run, fast_vs_literal);
+criterion_main!(benches);

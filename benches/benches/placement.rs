@@ -1,0 +1,140 @@
+//! Placement (Liu et al. 2024) hot loops, each fast path beside its reference:
+//! - HAS, S = 4, K = 30 (3,654 categories; paper Table IV: 55.5 s; target <= 0.1 s), market vs
+//!   exact solver per category, on a typed cluster (3 GPU types 1:1:1, the paper's setting) and
+//!   on distinct real-valued workers (every worker its own class: the market's hardest case).
+//! - JPS, K = 300, S = 4, N = 40 (paper Table V: 114.6 s; target <= 50 ms).
+//! - One category: tie-aware market (classes) vs per-worker market vs exact solver.
+//!
+//! Throughputs are synthetic (SplitMix64), sized like the paper's (hundreds to thousands of
+//! samples/s).
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use mlsched_kernel::log::HashSink;
+use mlsched_kernel::model::placement::{
+    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
+};
+use mlsched_kernel::placement::{category, reference, Exact, Instance, Market, Placer, MARKET_CAP};
+use mlsched_kernel::rng::SplitMix64;
+use std::time::Duration;
+
+fn scenario(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
+    let mut r = SplitMix64::new(seed);
+    let jobs = (0..s)
+        .map(|_| {
+            let per_type: Vec<f64> = (0..3).map(|_| r.range_f64(200.0, 2000.0)).collect();
+            PlacementJob {
+                samples: r.range_f64(3e4, 1e5),
+                epochs: 100.0 + r.below(101) as f64,
+                model_bytes: r.range_f64(4e7, 5.5e8),
+                throughput: (0..k)
+                    .map(|w| {
+                        if typed {
+                            per_type[(w / 5) % 3]
+                        } else {
+                            r.range_f64(200.0, 2000.0)
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    PlacementScenario {
+        method: Method::Has,
+        workers: (0..k)
+            .map(|w| Worker {
+                gpu_type: ((w / 5) % 3) as u32,
+                node: (w / 5) as u32,
+            })
+            .collect(),
+        intra_node: 37.5e9,
+        inter_node: 1.25e9,
+        jobs,
+        include_comm: true,
+        jps: JpsParams {
+            samples: 40,
+            alpha: 0.7,
+            beta: 1.0,
+        },
+        seed: 1,
+    }
+}
+
+fn has(c: &mut Criterion) {
+    let mut g = c.benchmark_group("placement/HAS S=4 K=30 (3,654 categories)");
+    g.sample_size(10).measurement_time(Duration::from_secs(3));
+    for (name, typed) in [("typed", true), ("distinct", false)] {
+        let scn = scenario(7, 4, 30, typed);
+        for (m, label) in [(Method::Has, "market"), (Method::Exact, "exact")] {
+            let mut p = Placer::new(&scn).unwrap();
+            g.bench_function(format!("{name} {label}"), |b| {
+                b.iter(|| {
+                    let mut sink = HashSink::new();
+                    black_box(p.run(m, &mut sink, |_| {}).unwrap())
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn jps(c: &mut Criterion) {
+    let mut g = c.benchmark_group("placement/JPS K=300 S=4 N=40");
+    g.sample_size(10).measurement_time(Duration::from_secs(3));
+    for (name, typed) in [("typed", true), ("distinct", false)] {
+        let scn = scenario(11, 4, 300, typed);
+        let mut p = Placer::new(&scn).unwrap();
+        g.bench_function(format!("{name} market"), |b| {
+            b.iter(|| {
+                let mut sink = HashSink::new();
+                black_box(p.run(Method::Jps, &mut sink, |_| {}).unwrap())
+            })
+        });
+    }
+    g.finish();
+}
+
+fn per_category(c: &mut Criterion) {
+    for (name, typed) in [("typed", true), ("distinct", false)] {
+        let scn = scenario(5, 4, 30, typed);
+        let inst = Instance::new(&scn).unwrap();
+        let pw = reference::per_worker_instance(&inst);
+        let n = category::count(30, 4).unwrap();
+        let mut r = SplitMix64::new(3);
+        let cats: Vec<Vec<u32>> = (0..64)
+            .map(|_| {
+                let mut x = vec![0; 4];
+                category::unrank(30, r.below(n), &mut x).unwrap();
+                x
+            })
+            .collect();
+        let mut g = c.benchmark_group(format!("placement/one category K=30 S=4 {name} (x64)"));
+        g.measurement_time(Duration::from_secs(3));
+        let mut m = Market::new(&inst);
+        g.bench_function("market (classes)", |b| {
+            b.iter(|| {
+                for x in &cats {
+                    black_box(m.run(&inst, x, MARKET_CAP));
+                }
+            })
+        });
+        let mut m2 = Market::new(&pw);
+        g.bench_function("reference per-worker market", |b| {
+            b.iter(|| {
+                for x in &cats {
+                    black_box(m2.run(&pw, x, MARKET_CAP));
+                }
+            })
+        });
+        let mut e = Exact::new(&inst);
+        g.bench_function("exact (min-cost flow)", |b| {
+            b.iter(|| {
+                for x in &cats {
+                    black_box(e.solve(&inst, x));
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, has, jps, per_category);
+criterion_main!(benches);

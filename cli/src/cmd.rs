@@ -1,0 +1,323 @@
+//! `mlsched import` and `mlsched compare` (argument parsing, progress bars, files).
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mlsched_cli::compare::{self, sweep, PolicyReport};
+use mlsched_cli::doc::ScenarioDoc;
+use mlsched_cli::import::{self, ImportOptions, Source};
+use mlsched_cli::{InputError, RunError};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The trace-to-scenario mapping knobs (shared by `import` and `compare import:SOURCE`).
+#[derive(Args, Clone, Debug)]
+pub struct MapArgs {
+    /// Scenario kind to build: oasis or online.
+    #[arg(long, default_value = "oasis")]
+    kind: String,
+    /// The traces folder (default: ../shared/data found from the current directory upward).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Jobs to take (consecutive by submit time).
+    #[arg(long, default_value_t = 100)]
+    jobs: usize,
+    /// First job (row after sorting by submit time); absent: drawn from --seed.
+    #[arg(long)]
+    start: Option<usize>,
+    /// PRNG seed (job window when --start is absent, utilities, weights, Gavel job types).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Horizon T in slots.
+    #[arg(long, default_value_t = 200)]
+    slots: u32,
+    /// Seconds per slot (0: arrivals span half the horizon).
+    #[arg(long, default_value_t = 0.0)]
+    slot_seconds: f64,
+    /// Worker (GPU) servers.
+    #[arg(long, default_value_t = 8)]
+    servers: usize,
+    /// Parameter-server (CPU) servers.
+    #[arg(long, default_value_t = 2)]
+    ps_servers: usize,
+    /// Most workers of a job = its traced GPUs x this.
+    #[arg(long, default_value_t = 2)]
+    max_scale: u32,
+    /// Communication time as a fraction of compute time per mini-batch.
+    #[arg(long, default_value_t = 0.1)]
+    comm_ratio: f64,
+    /// Utility target (oasis) = this x the traced duration.
+    #[arg(long, default_value_t = 1.5)]
+    target_factor: f64,
+    /// Epochs E_j (kind online).
+    #[arg(long, default_value_t = 10)]
+    epochs: u32,
+    /// pai-nodes / gavel: where the jobs come from (philly or openb).
+    #[arg(long, default_value = "philly")]
+    jobs_from: String,
+}
+
+impl MapArgs {
+    fn options(&self) -> Result<ImportOptions, RunError> {
+        let data = match &self.data {
+            Some(d) => d.clone(),
+            None => import::find_data_dir().ok_or_else(|| {
+                InputError::new(
+                    "option",
+                    "data",
+                    "../shared/data not found from the current directory; pass --data DIR",
+                )
+            })?,
+        };
+        Ok(ImportOptions {
+            kind: self.kind.clone(),
+            data_dir: data,
+            jobs: self.jobs,
+            start: self.start,
+            seed: self.seed,
+            slots: self.slots,
+            slot_seconds: self.slot_seconds,
+            servers: self.servers,
+            ps_servers: self.ps_servers,
+            max_scale: self.max_scale,
+            comm_ratio: self.comm_ratio,
+            target_factor: self.target_factor,
+            epochs: self.epochs,
+            jobs_from: Source::parse(&self.jobs_from)?,
+            ..ImportOptions::default()
+        })
+    }
+}
+
+/// `mlsched import SOURCE`.
+#[derive(Args, Clone, Debug)]
+pub struct ImportArgs {
+    /// philly, openb, pai-nodes or gavel.
+    source: String,
+    #[command(flatten)]
+    map: MapArgs,
+    /// Output file (default stdout).
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+}
+
+/// `mlsched compare SCENARIO`.
+#[derive(Args, Clone, Debug)]
+pub struct CompareArgs {
+    /// Scenario JSON file, or `import:SOURCE` to import a trace with the mapping flags.
+    scenario: String,
+    /// Comma-separated policies (default: the kind's algorithm and every baseline).
+    #[arg(long)]
+    policies: Option<String>,
+    /// Directory for compare.json, compare.csv and the SVG plots (sweep.json / sweep.csv
+    /// with --seeds).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Sweep seeds `A..B` (with `import:SOURCE`: a trace window per seed), mean and 95% CI.
+    #[arg(long)]
+    seeds: Option<String>,
+    /// Worker threads of a sweep (default: all cores); results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Leave the wall-clock latency out of the files (they are then reproducible bit for bit).
+    #[arg(long)]
+    no_timing: bool,
+    #[command(flatten)]
+    map: MapArgs,
+}
+
+pub fn import(a: &ImportArgs) -> Result<(), RunError> {
+    let src = Source::parse(&a.source)?;
+    let text = import::import_json(src, &a.map.options()?)?;
+    match &a.out {
+        Some(p) => std::fs::write(p, text)
+            .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", p.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn load(scenario: &str, map: &MapArgs, seed: Option<u64>) -> Result<ScenarioDoc, RunError> {
+    if let Some(src) = scenario.strip_prefix("import:") {
+        let mut o = map.options()?;
+        if let Some(s) = seed {
+            o.seed = s;
+            o.start = None;
+        }
+        let v = import::import_value(Source::parse(src)?, &o)?;
+        let text = v.to_string();
+        return Ok(compare::parse(&text)?);
+    }
+    let path = Path::new(scenario);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        RunError::Input(InputError::new(
+            format!("file {}", path.display()),
+            "",
+            format!("cannot read: {e}"),
+        ))
+    })?;
+    compare::parse(&text).map_err(|e| {
+        RunError::Input(InputError::new(
+            format!("{}: {}", path.display(), e.subject),
+            e.field,
+            e.problem,
+        ))
+    })
+}
+
+/// A progress bar that stays invisible for the first second (quick runs print nothing) and
+/// always when stderr is not a terminal or with `--quiet`.
+struct Progress {
+    pb: ProgressBar,
+    start: std::time::Instant,
+    live: bool,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    fn new(n: u64, quiet: bool) -> Self {
+        let pb = ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden());
+        if let Ok(st) = ProgressStyle::with_template("[{elapsed}] {bar:30} {pos}/{len} {msg}") {
+            pb.set_style(st);
+        }
+        Progress {
+            pb,
+            start: std::time::Instant::now(),
+            live: !quiet && std::io::stderr().is_terminal(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn inc(&self) {
+        use std::sync::atomic::Ordering;
+        if self.live
+            && self.start.elapsed().as_secs_f64() > 1.0
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.pb.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        self.pb.inc(1);
+    }
+
+    fn finish(&self) {
+        self.pb.finish_and_clear();
+    }
+}
+
+pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
+    if let Some(seeds) = &a.seeds {
+        return run_sweep(a, &sweep::parse_seeds(seeds)?, quiet);
+    }
+    let d = load(&a.scenario, &a.map, None)?;
+    let policies = compare::parse_policies(&d, a.policies.as_deref())?;
+    let pb = Progress::new(policies.len() as u64, quiet);
+    let mut reports: Vec<PolicyReport> = Vec::new();
+    for p in &policies {
+        pb.pb.set_message(p.clone());
+        reports.push(compare::run_policy(&d, p));
+        pb.inc();
+    }
+    pb.finish();
+    println!("scenario {} (kind {})", a.scenario, d.kind());
+    print!("{}", compare::table(&reports));
+    if let Some(dir) = &a.out {
+        if a.no_timing {
+            reports.iter_mut().for_each(|r| r.timing = None);
+        }
+        compare::output::write_all(dir, &a.scenario, &reports)?;
+        println!(
+            "wrote {}/{{compare.json,compare.csv,bars.svg,jct_cdf.svg,utilisation.svg}}",
+            dir.display()
+        );
+    }
+    if reports.iter().all(|r| r.metrics.status != "ok") {
+        return Err(RunError::Runtime(
+            "no policy could run this scenario".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError> {
+    if !a.scenario.starts_with("import:") {
+        return Err(InputError::new(
+            "option",
+            "seeds",
+            "a scenario file is fixed; sweep seeds over `import:SOURCE` (a trace window per seed)",
+        )
+        .into());
+    }
+    let first = load(&a.scenario, &a.map, seeds.first().copied())?;
+    let policies = compare::parse_policies(&first, a.policies.as_deref())?;
+    let pb = Progress::new(seeds.len() as u64, quiet);
+    let make = |s: u64| load(&a.scenario, &a.map, Some(s));
+    let tick = || pb.inc();
+    let sw = match a.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|e| RunError::Runtime(format!("thread pool: {e}")))?
+            .install(|| sweep::sweep(seeds, &policies, make, tick)),
+        None => sweep::sweep(seeds, &policies, make, tick),
+    }?;
+    pb.finish();
+    println!(
+        "sweep {} over seeds {}..{} (kind {}): mean ± 95% CI",
+        a.scenario,
+        seeds.first().copied().unwrap_or(0),
+        seeds.last().copied().unwrap_or(0),
+        first.kind()
+    );
+    print!("{}", sweep::table(&sw));
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| RunError::Runtime(format!("cannot create {}: {e}", dir.display())))?;
+        let p = dir.join("sweep.json");
+        let mut text =
+            serde_json::to_string_pretty(&sw).map_err(|e| RunError::Runtime(e.to_string()))?;
+        text.push('\n');
+        std::fs::write(&p, text)
+            .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", p.display())))?;
+        write_sweep_csv(&dir.join("sweep.csv"), &sw)?;
+        println!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
+    }
+    Ok(())
+}
+
+fn write_sweep_csv(path: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
+    let err = |e: csv::Error| RunError::Runtime(format!("cannot write {}: {e}", path.display()));
+    let mut w = csv::Writer::from_path(path).map_err(err)?;
+    w.write_record([
+        "seed",
+        "policy",
+        "status",
+        "total_utility",
+        "total_weighted_completion_time",
+        "weighted_jct",
+        "avg_jct",
+        "admitted",
+        "finished",
+        "makespan",
+    ])
+    .map_err(err)?;
+    let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for row in &sw.per_seed {
+        for m in &row.metrics {
+            w.write_record([
+                row.seed.to_string(),
+                m.policy.clone(),
+                m.status.clone(),
+                f(m.total_utility),
+                f(m.total_weighted_completion_time),
+                f(m.weighted_jct),
+                f(m.avg_jct),
+                m.admitted.map_or(String::new(), |x| x.to_string()),
+                m.finished.to_string(),
+                m.makespan.map_or(String::new(), |x| x.to_string()),
+            ])
+            .map_err(err)?;
+        }
+    }
+    w.flush()
+        .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", path.display())))
+}

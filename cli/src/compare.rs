@@ -1,0 +1,434 @@
+//! `mlsched compare`: several policies on the same scenario, one table.
+//!
+//! Per policy ([`Metrics`]): total utility (kind "oasis": sum of f_i of the achieved completion),
+//! total weighted completion time (kind "online": sum w_j (t_j + d_j), the paper's objective),
+//! weighted and average JCT over the jobs that finished, admitted / finished counts, makespan,
+//! and the decision latency p50 / p99.
+//!
+//! Definitions used for every kind:
+//! - JCT of a finished job = end - arrival in slots, with end = completion slot + 1 on kind
+//!   "oasis" (t_hat is the slot *in* which the last chunk is done) and end = t_j + d_j on kind
+//!   "online"; kind "preempt" reports `jct` itself.
+//! - Weighted JCT = sum w JCT / sum w, with w = the job's weight (online) or its best utility
+//!   f_i(0) (oasis).
+//! - Decision latency: the wall time between consecutive decision records the scheduler logs
+//!   (the first from the start of the run), measured by a timing [`LogSink`]; it is the only
+//!   non-reproducible number and is kept apart ([`Timing`]) so that everything else can be
+//!   compared byte for byte.
+//! - Utilisation over time: per slot, GPUs (resource 0) in use / GPUs of the cluster.
+use crate::doc::{self, ScenarioDoc};
+use crate::run::{run_doc, ResultDoc, RunOptions};
+use mlsched_kernel::log::{HashSink, LogError, LogHash, LogSink};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Decision metrics of one policy on one scenario (reproducible bit for bit).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Policy name.
+    pub policy: String,
+    /// "ok", or why the policy could not run.
+    pub status: String,
+    /// Jobs in the scenario.
+    pub jobs: u32,
+    /// Admitted (oasis) or scheduled (online) jobs.
+    pub admitted: Option<u32>,
+    /// Jobs that finished within the horizon.
+    pub finished: u32,
+    /// Sum of utilities (kind "oasis").
+    pub total_utility: Option<f64>,
+    /// Sum of w_j (t_j + d_j) (kind "online").
+    pub total_weighted_completion_time: Option<f64>,
+    /// Sum w JCT / sum w over finished jobs, slots.
+    pub weighted_jct: Option<f64>,
+    /// Mean JCT over finished jobs, slots.
+    pub avg_jct: Option<f64>,
+    /// Last slot end of any finished job.
+    pub makespan: Option<u32>,
+    /// Kind-specific summary numbers (route: cost, deadline violation rate, ...; preempt:
+    /// preemptions, cloud chunks), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub extra: BTreeMap<String, f64>,
+    /// Hash of the decision log.
+    pub log_hash: String,
+}
+
+/// Decision latency of one run (wall clock: not reproducible).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Decision records logged.
+    pub decisions: u64,
+    /// Median gap between records, microseconds.
+    pub latency_p50_us: f64,
+    /// 99th percentile gap, microseconds.
+    pub latency_p99_us: f64,
+    /// Whole run, milliseconds.
+    pub wall_ms: f64,
+}
+
+/// Everything compare keeps of one policy's run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PolicyReport {
+    /// The metrics.
+    pub metrics: Metrics,
+    /// JCT of every finished job (input order), for the CDF.
+    pub jct: Vec<f64>,
+    /// GPU utilisation per slot (0..T).
+    pub utilisation: Vec<f64>,
+    /// Latency (omitted with `--no-timing`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub timing: Option<Timing>,
+}
+
+/// A [`LogSink`] that hashes like [`HashSink`] and notes when each record arrives.
+pub struct TimingSink {
+    inner: HashSink,
+    last: Instant,
+    /// Gaps between records, microseconds.
+    pub gaps_us: Vec<f64>,
+}
+
+impl TimingSink {
+    /// Starts the clock.
+    pub fn new() -> Self {
+        TimingSink {
+            inner: HashSink::new(),
+            last: Instant::now(),
+            gaps_us: Vec::new(),
+        }
+    }
+}
+
+impl Default for TimingSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LogSink for TimingSink {
+    fn record<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        let r = self.inner.record(tag, rec);
+        let now = Instant::now();
+        self.gaps_us
+            .push(now.duration_since(self.last).as_secs_f64() * 1e6);
+        self.last = now;
+        r
+    }
+    fn hash(&self) -> LogHash {
+        self.inner.hash()
+    }
+}
+
+/// Nearest-rank percentile of `v` (sorted copy), 0 when empty.
+pub fn percentile(v: &[f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let k = ((p / 100.0) * s.len() as f64).ceil() as usize;
+    s[k.clamp(1, s.len()) - 1]
+}
+
+/// Runs `policy` on `doc` and measures it.
+pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
+    let opts = RunOptions {
+        policy: Some(policy.to_string()),
+        all_categories: false,
+    };
+    let start = Instant::now();
+    let mut sink = TimingSink::new();
+    let res = run_doc(doc, &opts, &mut sink);
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let timing = Timing {
+        decisions: sink.gaps_us.len() as u64,
+        latency_p50_us: percentile(&sink.gaps_us, 50.0),
+        latency_p99_us: percentile(&sink.gaps_us, 99.0),
+        wall_ms,
+    };
+    match res {
+        Ok(r) => {
+            let mut rep = report(doc, &r);
+            rep.metrics.policy = policy.to_string();
+            rep.timing = Some(timing);
+            rep
+        }
+        Err(e) => PolicyReport {
+            metrics: Metrics {
+                policy: policy.to_string(),
+                status: format!("unavailable: {e}"),
+                jobs: job_count(doc),
+                ..Metrics::default()
+            },
+            ..PolicyReport::default()
+        },
+    }
+}
+
+fn job_count(doc: &ScenarioDoc) -> u32 {
+    (match doc {
+        ScenarioDoc::Oasis(d) => d.jobs.len(),
+        ScenarioDoc::Online(d) => d.jobs.len(),
+        ScenarioDoc::Placement(d) => d.jobs.len(),
+        ScenarioDoc::Preempt(d) => d.jobs.len(),
+        ScenarioDoc::Route(d) => d.jobs.len(),
+    }) as u32
+}
+
+/// Metrics, JCTs and utilisation of a result.
+pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
+    let mut m = Metrics {
+        status: "ok".into(),
+        jobs: job_count(doc),
+        log_hash: r.log_hash().to_string(),
+        ..Metrics::default()
+    };
+    // (weight, jct, end) of finished jobs.
+    let mut fin: Vec<(f64, f64, u32)> = Vec::new();
+    let mut util = Vec::new();
+    match (doc, r) {
+        (ScenarioDoc::Oasis(d), ResultDoc::Oasis(res)) => {
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.summary.admitted);
+            m.total_utility = Some(res.summary.total_utility);
+            let scn = d.validate().ok();
+            for (i, (jd, jr)) in d.jobs.iter().zip(&res.jobs).enumerate() {
+                if let (true, Some(c)) = (jr.admitted, jr.completion_slot) {
+                    let w = scn
+                        .as_ref()
+                        .and_then(|s| s.jobs.get(i))
+                        .map_or(1.0, |j| j.utility.at(0));
+                    let end = c + 1;
+                    fin.push((w, end as f64 - jd.arrival, end));
+                }
+            }
+            let total: f64 = d
+                .worker_servers
+                .iter()
+                .chain(&d.ps_servers)
+                .map(|c| c.first().copied().unwrap_or(0.0))
+                .sum();
+            util = vec![0.0; d.slots.max(0.0) as usize];
+            for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
+                let g = jd.worker_demand.first().copied().unwrap_or(0.0);
+                let gp = jd.ps_demand.first().copied().unwrap_or(0.0);
+                for p in &jr.placements {
+                    if let Some(u) = util.get_mut(p.slot as usize) {
+                        *u += p.workers.iter().map(|x| x[1] as f64).sum::<f64>() * g
+                            + p.ps.iter().map(|x| x[1] as f64).sum::<f64>() * gp;
+                    }
+                }
+            }
+            if total > 0.0 {
+                util.iter_mut().for_each(|u| *u /= total);
+            }
+        }
+        (ScenarioDoc::Online(d), ResultDoc::Online(res)) => {
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.summary.scheduled);
+            m.total_weighted_completion_time = Some(res.summary.total_weighted_completion_time);
+            util = vec![0.0; d.slots.max(0.0) as usize];
+            let total: f64 = d
+                .servers
+                .iter()
+                .map(|c| c.first().copied().unwrap_or(0.0))
+                .sum();
+            for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
+                let (Some(s), Some(c)) = (jr.start_slot, jr.completion_slot) else {
+                    continue;
+                };
+                fin.push((jd.weight, c as f64 - jd.arrival, c));
+                let g = jr
+                    .worker_type
+                    .and_then(|m| d.worker_types.get(m as usize))
+                    .and_then(|t| t.demand.first().copied())
+                    .unwrap_or(0.0);
+                let gp = jr
+                    .ps_type
+                    .and_then(|p| d.ps_types.as_ref()?.get(p as usize))
+                    .and_then(|t| t.demand.first().copied())
+                    .unwrap_or(0.0);
+                let used: f64 = jr
+                    .placement
+                    .iter()
+                    .map(|x| x[1] as f64 * g + x[2] as f64 * gp)
+                    .sum();
+                for t in s..c {
+                    if let Some(u) = util.get_mut(t as usize) {
+                        *u += used;
+                    }
+                }
+            }
+            if total > 0.0 {
+                util.iter_mut().for_each(|u| *u /= total);
+            }
+        }
+        (ScenarioDoc::Preempt(d), ResultDoc::Preempt(res)) => {
+            m.policy = res.policy.clone();
+            for (_jd, jr) in d.jobs.iter().zip(&res.jobs) {
+                fin.push((1.0, jr.jct as f64, jr.completion_slot));
+            }
+            m.admitted = Some(res.jobs.len() as u32);
+            m.extra
+                .insert("preemptions".into(), res.summary.preemptions as f64);
+            m.extra
+                .insert("cloud_chunks".into(), res.summary.cloud_chunks as f64);
+        }
+        (ScenarioDoc::Route(_), ResultDoc::Route(res)) => {
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.jobs.len() as u32);
+            let x = &res.summary;
+            m.extra.insert("cost".into(), x.cost);
+            m.extra
+                .insert("deadline_violation_rate".into(), x.deadline_violation_rate);
+            m.extra
+                .insert("avg_network_cost".into(), x.avg_network_cost);
+            m.extra.insert("servers_used".into(), x.servers_used as f64);
+        }
+        (ScenarioDoc::Placement(d), ResultDoc::Placement(res)) => {
+            // One static assignment: JCT in seconds per job, no slots.
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.best.jct.len() as u32);
+            for jd in &d.jobs {
+                if let Some(&j) = res.best.jct.get(&jd.id) {
+                    fin.push((1.0, j, 0));
+                }
+            }
+        }
+        (_, other) => {
+            m.policy = match other {
+                ResultDoc::Placement(x) => x.policy.clone(),
+                ResultDoc::Route(x) => x.policy.clone(),
+                ResultDoc::Oasis(x) => x.policy.clone(),
+                ResultDoc::Online(x) => x.policy.clone(),
+                ResultDoc::Preempt(x) => x.policy.clone(),
+            };
+        }
+    }
+    m.finished = fin.len() as u32;
+    if !fin.is_empty() {
+        let sw: f64 = fin.iter().map(|f| f.0).sum();
+        let swj: f64 = fin.iter().map(|f| f.0 * f.1).sum();
+        m.weighted_jct = Some(if sw > 0.0 { swj / sw } else { 0.0 });
+        m.avg_jct = Some(fin.iter().map(|f| f.1).sum::<f64>() / fin.len() as f64);
+        m.makespan = fin.iter().map(|f| f.2).max().filter(|&x| x > 0);
+    }
+    PolicyReport {
+        metrics: m,
+        jct: fin.iter().map(|f| f.1).collect(),
+        utilisation: util,
+        timing: None,
+    }
+}
+
+/// Runs every policy of `policies` on `doc` (in order).
+pub fn compare(doc: &ScenarioDoc, policies: &[String]) -> Vec<PolicyReport> {
+    policies.iter().map(|p| run_policy(doc, p)).collect()
+}
+
+/// Parses and checks `--policies a,b,c` against the kind's accepted list ("all" = every one).
+pub fn parse_policies(
+    doc: &ScenarioDoc,
+    list: Option<&str>,
+) -> Result<Vec<String>, crate::RunError> {
+    let accepted = crate::run::policies(doc.kind());
+    let names: Vec<String> = match list {
+        None | Some("all") => accepted.iter().map(|s| s.to_string()).collect(),
+        Some(l) => l
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    };
+    for n in &names {
+        if !accepted.contains(&n.as_str()) {
+            return Err(crate::run::unknown_policy(doc.kind(), n, accepted));
+        }
+    }
+    if names.is_empty() {
+        return Err(crate::InputError::new("option", "policies", "no policy given").into());
+    }
+    Ok(names)
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+/// The table `mlsched compare` and `mlsched demo` print.
+pub fn table(reports: &[PolicyReport]) -> String {
+    let mut s = format!(
+        "{:<10} {:>12} {:>14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+        "policy",
+        "utility",
+        "w.compl.time",
+        "w.JCT",
+        "avg JCT",
+        "admitted",
+        "finished",
+        "makespan",
+        "p50 us",
+        "p99 us"
+    );
+    for r in reports {
+        let m = &r.metrics;
+        if m.status != "ok" {
+            s.push_str(&format!("{:<10} {}\n", m.policy, m.status));
+            continue;
+        }
+        let (p50, p99) = r.timing.as_ref().map_or(("-".into(), "-".into()), |t| {
+            (
+                format!("{:.1}", t.latency_p50_us),
+                format!("{:.1}", t.latency_p99_us),
+            )
+        });
+        s.push_str(&format!(
+            "{:<10} {:>12} {:>14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+            m.policy,
+            opt(m.total_utility),
+            opt(m.total_weighted_completion_time),
+            opt(m.weighted_jct),
+            opt(m.avg_jct),
+            m.admitted.map_or("-".into(), |a| format!("{a}/{}", m.jobs)),
+            m.finished,
+            m.makespan.map_or("-".into(), |x| x.to_string()),
+            p50,
+            p99
+        ));
+    }
+    for r in reports.iter().filter(|r| !r.metrics.extra.is_empty()) {
+        let kv: Vec<String> = r
+            .metrics
+            .extra
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.3}"))
+            .collect();
+        s.push_str(&format!("  {:<10} {}\n", r.metrics.policy, kv.join(", ")));
+    }
+    s
+}
+
+/// Parses and validates `text` (errors name the job or server and the field), so that bad
+/// input is refused once (exit code 2) instead of once per policy.
+pub fn parse(text: &str) -> Result<ScenarioDoc, crate::InputError> {
+    let d = doc::parse(text)?;
+    validate(&d)?;
+    Ok(d)
+}
+
+/// Validates a parsed document of any kind.
+pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
+    match d {
+        ScenarioDoc::Oasis(x) => x.validate().map(drop),
+        ScenarioDoc::Online(x) => x.validate().map(drop),
+        ScenarioDoc::Placement(x) => x.validate().map(drop),
+        ScenarioDoc::Preempt(x) => x.validate().map(drop),
+        ScenarioDoc::Route(x) => x.validate().map(drop),
+    }
+}
+
+#[cfg(feature = "app")]
+pub mod output;
+#[cfg(feature = "app")]
+pub mod sweep;

@@ -1,0 +1,185 @@
+//! From trace jobs and servers to scenario documents (the mapping of the module docs).
+use super::{GavelType, ImportOptions, Server, TraceJob};
+use crate::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
+use crate::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
+use crate::error::{InputError, RunError};
+use mlsched_kernel::rng::SplitMix64;
+
+const RESOURCES: [&str; 4] = ["gpu", "cpu", "mem_gb", "bw_gbps"];
+
+/// Seconds per slot: the option, or arrivals spanning half the horizon.
+fn slot_seconds(jobs: &[TraceJob], opts: &ImportOptions) -> f64 {
+    if opts.slot_seconds > 0.0 {
+        return opts.slot_seconds;
+    }
+    let first = jobs.first().map_or(0.0, |j| j.submit);
+    let last = jobs.last().map_or(0.0, |j| j.submit);
+    let span = last - first;
+    if span > 0.0 {
+        span / (opts.slots as f64 / 2.0)
+    } else {
+        60.0
+    }
+}
+
+/// (arrival slot, duration in slots) of each job; jobs arriving after the horizon are dropped.
+fn timeline(jobs: &[TraceJob], opts: &ImportOptions) -> Vec<(usize, u32, f64)> {
+    let sec = slot_seconds(jobs, opts);
+    let first = jobs.first().map_or(0.0, |j| j.submit);
+    jobs.iter()
+        .enumerate()
+        .filter_map(|(i, j)| {
+            let a = ((j.submit - first) / sec).floor();
+            if a < 0.0 || a >= opts.slots as f64 {
+                return None;
+            }
+            let d = (j.duration / sec).ceil().max(1.0);
+            Some((i, a as u32, d))
+        })
+        .collect()
+}
+
+fn clamp_demand(j: &TraceJob, servers: &[Server], bw: f64) -> [f64; 4] {
+    // A worker must fit on some server: cap CPU / memory at the largest server's.
+    let max_cpu = servers.iter().map(|s| s[1]).fold(0.0, f64::max);
+    let max_mem = servers.iter().map(|s| s[2]).fold(0.0, f64::max);
+    [j.gpu, j.cpu.min(max_cpu), j.mem_gb.min(max_mem), bw]
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Kind "oasis" document.
+pub fn to_oasis(
+    jobs: &[TraceJob],
+    workers: &[Server],
+    ps: &[Server],
+    gavel: Option<&[GavelType]>,
+    opts: &ImportOptions,
+    rng: &mut SplitMix64,
+) -> Result<OasisDoc, RunError> {
+    if gavel.is_some() {
+        return Err(InputError::new(
+            "option",
+            "kind",
+            "gavel gives worker types (K80/P100/V100), which kind \"oasis\" does not have; use --kind online",
+        )
+        .into());
+    }
+    if workers.is_empty() {
+        return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
+    }
+    let mut out = Vec::new();
+    for (i, a, d) in timeline(jobs, opts) {
+        let j = &jobs[i];
+        let g = j.workers.max(1);
+        let n = g.saturating_mul(opts.max_scale.max(1));
+        let work = g as f64 * d; // worker-slots
+        let epochs = (work / n as f64).ceil().max(1.0);
+        let m = round6((work / (epochs * n as f64)).max(1e-6));
+        let tau = round6(m / (1.0 + 2.0 * opts.comm_ratio));
+        let comm = round6(tau * opts.comm_ratio);
+        out.push(OasisJobDoc {
+            id: j.id.clone(),
+            arrival: a as f64,
+            epochs,
+            chunks: n as f64,
+            minibatches_per_chunk: 1.0,
+            minibatch_time: tau.max(1e-6),
+            comm_time: comm,
+            worker_bw: opts.worker_bw,
+            ps_bw: opts.ps_bw,
+            worker_demand: clamp_demand(j, workers, opts.worker_bw).to_vec(),
+            ps_demand: vec![0.0, 2.0, 8.0, opts.ps_bw],
+            utility: UtilityDoc::Sigmoid(SigmoidDoc {
+                priority: round6(rng.range_f64(1.0, 100.0)),
+                decay: round6(rng.range_f64(0.1, 1.0)),
+                target: round6(opts.target_factor * d),
+            }),
+        });
+    }
+    Ok(OasisDoc {
+        kind: "oasis".into(),
+        slots: opts.slots as f64,
+        resources: RESOURCES.iter().map(|s| s.to_string()).collect(),
+        worker_servers: workers.iter().map(|s| s.to_vec()).collect(),
+        ps_servers: ps.iter().map(|s| s.to_vec()).collect(),
+        prices: None,
+        jobs: out,
+    })
+}
+
+/// Kind "online" document (PS architecture; worker types from Gavel when given).
+pub fn to_online(
+    jobs: &[TraceJob],
+    workers: &[Server],
+    _ps: &[Server],
+    gavel: Option<&[GavelType]>,
+    opts: &ImportOptions,
+    rng: &mut SplitMix64,
+) -> Result<OnlineDoc, RunError> {
+    if workers.is_empty() {
+        return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
+    }
+    let types = match gavel {
+        Some(_) => 3,
+        None => 1,
+    };
+    let mut out = Vec::new();
+    for (i, a, d) in timeline(jobs, opts) {
+        let j = &jobs[i];
+        let g = j.workers.max(1);
+        let n = g.saturating_mul(opts.max_scale.max(1));
+        let e = opts.epochs.max(1);
+        let v = g as f64 * d / (e as f64 * n as f64);
+        let times: Vec<f64> = match gavel {
+            // V100 is the reference; slower GPUs take throughput(V100) / throughput(m) longer.
+            Some(t) => {
+                let gt = &t[rng.below(t.len() as u64) as usize];
+                (0..3)
+                    .map(|m| round6(v * gt.throughput[2] / gt.throughput[m]).max(1e-6))
+                    .collect()
+            }
+            None => vec![round6(v).max(1e-6)],
+        };
+        out.push(OnlineJobDoc {
+            id: j.id.clone(),
+            arrival: a as f64,
+            weight: round6(rng.range_f64(1.0, 100.0)),
+            epochs: e as f64,
+            chunks: n as f64,
+            minibatches_per_chunk: 1.0,
+            minibatch_time: times,
+            update_time: vec![round6(v * opts.comm_ratio)],
+            gradient_size: round6(v * opts.comm_ratio * opts.worker_bw / 2.0),
+        });
+    }
+    let cpu = jobs
+        .iter()
+        .map(|j| j.cpu)
+        .fold(0.0, f64::max)
+        .min(workers[0][1])
+        .max(1.0);
+    let worker_types = (0..types)
+        .map(|_| TaskTypeDoc {
+            demand: vec![1.0, round6(cpu.min(8.0)), 16.0, opts.worker_bw],
+            bw: opts.worker_bw,
+        })
+        .collect();
+    Ok(OnlineDoc {
+        kind: "online".into(),
+        slots: opts.slots as f64,
+        architecture: ArchitectureDoc::Ps,
+        resources: RESOURCES.iter().map(|s| s.to_string()).collect(),
+        servers: workers.iter().map(|s| s.to_vec()).collect(),
+        worker_types,
+        ps_types: Some(vec![TaskTypeDoc {
+            demand: vec![0.0, 2.0, 8.0, opts.ps_bw],
+            bw: opts.ps_bw,
+        }]),
+        f: 1.0,
+        alpha: None,
+        jobs: out,
+    })
+}

@@ -1,0 +1,299 @@
+//! `mlsched import`: real traces from `../shared/data` turned into scenario documents.
+//!
+//! Sources ([`Source`]) and what each gives:
+//! - `philly` (Microsoft Philly via Pollux, `philly_jobs_*.csv`): jobs — submit time, duration
+//!   in seconds, GPUs; no server list (servers are synthetic: `--servers` x 8 GPUs).
+//! - `openb` (Alibaba PAI openb, ATC'23): jobs from `openb_pod_list_default.csv` (pods with
+//!   `num_gpu >= 1`: creation / deletion time, GPUs or GPU fraction, CPU milli-cores, memory MiB)
+//!   and servers from `openb_node_list_all_node.csv` (GPU nodes -> worker servers, CPU-only nodes
+//!   -> parameter-server servers).
+//! - `pai-nodes` (Alibaba PAI 2020 `pai_machine_spec.csv`): servers only (GPU machines -> worker
+//!   servers, `CPU` machines -> PS servers); the jobs come from `--jobs-from philly|openb`.
+//! - `gavel` (Gavel throughput matrix): worker types K80 / P100 / V100 with measured steps/s; the
+//!   jobs (arrivals, sizes) come from `--jobs-from`, each job is given a Gavel job type drawn with
+//!   the seeded PRNG, and on kind "online" its mini-batch time per worker type is the reference
+//!   time scaled by throughput(V100) / throughput(type).
+//!
+//! The mapping (every knob is an [`ImportOptions`] field and a CLI flag):
+//! - Resources are `["gpu", "cpu", "mem_gb", "bw_gbps"]`: GPU count (fractional for GPU-sharing
+//!   pods), CPU cores, memory GB, and a bandwidth figure (`--server-bw`, `--worker-bw`,
+//!   `--ps-bw`; the traces carry none).
+//! - Time: arrival slot = floor((submit - first submit) / slot_seconds); duration in slots
+//!   d = max(1, ceil(duration_s / slot_seconds)). `--slot-seconds 0` (default) picks the slot so
+//!   that the arrivals span half the horizon `--slots`.
+//! - Work: a job that ran g GPUs for d slots has g d worker-slots of work. Kind "oasis": N_i =
+//!   g x `--max-scale` chunks (the most workers it may use), M_i = 1, E_i = ceil(g d / N_i) epochs,
+//!   chunk time m_i = g d / (E_i N_i) <= 1 slot split into tau_i = m_i / (1 + 2 c) and
+//!   comm = c tau_i with c = `--comm-ratio`; so g workers finish it in about d slots. Kind
+//!   "online": D_j = N_i, K_j = 1, E_j = `--epochs`, v_j = g d / (E_j D_j) (per worker type:
+//!   scaled by Gavel throughputs), U_j = c v_j, pi_j = c v_j b / 2.
+//! - Value: kind "oasis" utility is a sigmoid with priority ~ U[1, 100), decay ~ U[0.1, 1) and
+//!   target = `--target-factor` x d; kind "online" weight ~ U[1, 100). Drawn from SplitMix64
+//!   seeded with `--seed`, in job order.
+//! - Which jobs: `--jobs N` consecutive jobs (by submit time, ties by file order) starting at row
+//!   `--start`; with `--start` absent the window start is drawn from the seed.
+//! - Servers: `--servers H` worker servers (the first H GPU nodes in file order, or synthetic
+//!   8-GPU servers for `philly`), `--ps-servers K` PS servers.
+use crate::error::{InputError, RunError};
+use mlsched_kernel::rng::SplitMix64;
+use std::path::{Path, PathBuf};
+
+mod build;
+mod read;
+
+pub use build::{to_oasis, to_online};
+pub use read::{read_gavel, read_openb_jobs, read_openb_nodes, read_pai_nodes, read_philly};
+
+/// A trace source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Microsoft Philly jobs (via Pollux).
+    Philly,
+    /// Alibaba PAI openb pods and nodes.
+    Openb,
+    /// Alibaba PAI 2020 machine specification (servers).
+    PaiNodes,
+    /// Gavel throughput matrix (worker types).
+    Gavel,
+}
+
+impl Source {
+    /// Parses a CLI name.
+    pub fn parse(s: &str) -> Result<Source, InputError> {
+        match s {
+            "philly" => Ok(Source::Philly),
+            "openb" => Ok(Source::Openb),
+            "pai-nodes" => Ok(Source::PaiNodes),
+            "gavel" => Ok(Source::Gavel),
+            other => Err(InputError::new(
+                "option",
+                "source",
+                format!("unknown trace `{other}`; expected philly, openb, pai-nodes or gavel"),
+            )),
+        }
+    }
+}
+
+/// Every knob of the mapping (see the module docs).
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// Target kind: "oasis" or "online".
+    pub kind: String,
+    /// `../shared/data` (or another copy with the same layout).
+    pub data_dir: PathBuf,
+    /// Jobs to take.
+    pub jobs: usize,
+    /// First job row (after sorting by submit time); `None` = drawn from the seed.
+    pub start: Option<usize>,
+    /// PRNG seed.
+    pub seed: u64,
+    /// Horizon T in slots.
+    pub slots: u32,
+    /// Seconds per slot; 0 = arrivals span half the horizon.
+    pub slot_seconds: f64,
+    /// Worker servers H.
+    pub servers: usize,
+    /// PS servers K (kind "oasis").
+    pub ps_servers: usize,
+    /// Most workers per job = GPUs x this.
+    pub max_scale: u32,
+    /// Communication time per mini-batch as a fraction of compute time.
+    pub comm_ratio: f64,
+    /// Sigmoid target = this x the traced duration.
+    pub target_factor: f64,
+    /// Kind "online": epochs E_j.
+    pub epochs: u32,
+    /// Bandwidth capacity of a server.
+    pub server_bw: f64,
+    /// b: bandwidth of one worker.
+    pub worker_bw: f64,
+    /// B: bandwidth of one PS.
+    pub ps_bw: f64,
+    /// `pai-nodes` / `gavel`: where the jobs come from (philly or openb).
+    pub jobs_from: Source,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            kind: "oasis".into(),
+            data_dir: PathBuf::from("../shared/data"),
+            jobs: 100,
+            start: Some(0),
+            seed: 1,
+            slots: 200,
+            slot_seconds: 0.0,
+            servers: 8,
+            ps_servers: 2,
+            max_scale: 2,
+            comm_ratio: 0.1,
+            target_factor: 1.5,
+            epochs: 10,
+            server_bw: 25.0,
+            worker_bw: 1.0,
+            ps_bw: 5.0,
+            jobs_from: Source::Philly,
+        }
+    }
+}
+
+/// One job as read from a trace, before mapping.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceJob {
+    /// Id (trace name or row).
+    pub id: String,
+    /// Submit time in seconds (any origin).
+    pub submit: f64,
+    /// Run time in seconds.
+    pub duration: f64,
+    /// Workers (whole GPUs; 1 for a GPU-sharing pod).
+    pub workers: u32,
+    /// GPUs per worker (a fraction for GPU-sharing pods).
+    pub gpu: f64,
+    /// CPU cores per worker.
+    pub cpu: f64,
+    /// Memory GB per worker.
+    pub mem_gb: f64,
+}
+
+/// A server capacity `[gpu, cpu, mem_gb, bw]`.
+pub type Server = [f64; 4];
+
+/// Gavel isolated throughputs (steps/s) of one job type on K80, P100, V100.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GavelType {
+    /// Gavel's job type name.
+    pub name: String,
+    /// Steps/s on [K80, P100, V100] (0 = cannot run there).
+    pub throughput: [f64; 3],
+}
+
+/// Error naming a trace file, row and field.
+pub(crate) fn bad(path: &Path, row: usize, field: &str, problem: impl Into<String>) -> InputError {
+    InputError::new(format!("{} row {row}", path.display()), field, problem)
+}
+
+/// Imports `source` as a scenario of `opts.kind`, returning pretty JSON.
+pub fn import_json(source: Source, opts: &ImportOptions) -> Result<String, RunError> {
+    let v = import_value(source, opts)?;
+    let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::Runtime(e.to_string()))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Imports `source` as a scenario document value of `opts.kind`.
+pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::Value, RunError> {
+    if opts.kind != "oasis" && opts.kind != "online" {
+        return Err(InputError::new(
+            "option",
+            "kind",
+            format!(
+                "importers build kinds \"oasis\" and \"online\", not `{}`",
+                opts.kind
+            ),
+        )
+        .into());
+    }
+    if opts.jobs == 0 || opts.slots == 0 || opts.servers == 0 {
+        return Err(InputError::new("option", "jobs/slots/servers", "must be at least 1").into());
+    }
+    let d = &opts.data_dir;
+    let job_source = match source {
+        Source::Philly | Source::Openb => source,
+        Source::PaiNodes | Source::Gavel => opts.jobs_from,
+    };
+    let all = match job_source {
+        Source::Openb => {
+            read_openb_jobs(&d.join("alibaba-openb-gpu-2023/openb_pod_list_default.csv"))?
+        }
+        Source::Philly => {
+            read_philly(&d.join("philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv"))?
+        }
+        other => {
+            return Err(InputError::new(
+                "option",
+                "jobs-from",
+                format!("{other:?} has no jobs; use philly or openb"),
+            )
+            .into())
+        }
+    };
+    let mut rng = SplitMix64::new(opts.seed);
+    let jobs = window(&all, opts, &mut rng);
+    let (workers, ps) = match source {
+        Source::Openb => read_openb_nodes(
+            &d.join("alibaba-openb-gpu-2023/openb_node_list_all_node.csv"),
+            opts,
+        )?,
+        Source::PaiNodes => {
+            read_pai_nodes(&d.join("alibaba-pai-gpu-2020/pai_machine_spec.csv"), opts)?
+        }
+        _ => synthetic_servers(opts),
+    };
+    let gavel = if source == Source::Gavel {
+        Some(read_gavel(&d.join("gavel/throughputs_isolated.csv"))?)
+    } else {
+        None
+    };
+    let v = if opts.kind == "oasis" {
+        serde_json::to_value(to_oasis(
+            &jobs,
+            &workers,
+            &ps,
+            gavel.as_deref(),
+            opts,
+            &mut rng,
+        )?)
+    } else {
+        serde_json::to_value(to_online(
+            &jobs,
+            &workers,
+            &ps,
+            gavel.as_deref(),
+            opts,
+            &mut rng,
+        )?)
+    };
+    v.map_err(|e| RunError::Runtime(format!("could not encode the scenario: {e}")))
+}
+
+/// `opts.jobs` consecutive jobs by submit time from `opts.start` (or a seeded start).
+fn window(all: &[TraceJob], opts: &ImportOptions, rng: &mut SplitMix64) -> Vec<TraceJob> {
+    let mut sorted: Vec<&TraceJob> = all.iter().collect();
+    // Stable: equal submit times keep file order.
+    sorted.sort_by(|a, b| a.submit.total_cmp(&b.submit));
+    let n = opts.jobs.min(sorted.len());
+    let room = sorted.len() - n;
+    let start = match opts.start {
+        Some(s) => s.min(room),
+        None => rng.below(room as u64 + 1) as usize,
+    };
+    sorted[start..start + n]
+        .iter()
+        .map(|j| (*j).clone())
+        .collect()
+}
+
+/// `opts.servers` 8-GPU servers (96 cores, 512 GB) and `opts.ps_servers` CPU servers, for
+/// traces without a server list.
+fn synthetic_servers(opts: &ImportOptions) -> (Vec<Server>, Vec<Server>) {
+    (
+        vec![[8.0, 96.0, 512.0, opts.server_bw]; opts.servers],
+        vec![[0.0, 96.0, 512.0, opts.server_bw]; opts.ps_servers.max(1)],
+    )
+}
+
+/// `../shared/data` seen from the current directory or its parents (None if absent).
+pub fn find_data_dir() -> Option<PathBuf> {
+    let mut dir = std::env::current_dir().ok()?;
+    loop {
+        for cand in [dir.join("shared/data"), dir.join("../shared/data")] {
+            if cand.join("README.md").is_file() {
+                return Some(cand);
+            }
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Decision-log files for every kind: [`record`] runs a scenario and writes its log
+//! (`mlsched run --log FILE`); [`replay`] re-executes the inputs stored in a log and compares
+//! every decision record (`mlsched replay FILE`).
+//!
+//! The file format is the kernel's ([`mlsched_kernel::logfile`]). A replay first verifies the
+//! whole file (every checksum and the end frame), so a truncated or corrupted log is an error
+//! before anything runs and a partial log is never reported as a successful replay.
+use crate::doc;
+use crate::error::{InputError, RunError};
+use crate::run::{run_doc, ResultDoc, RunOptions};
+use mlsched_kernel::log::{LogSink, VecSink};
+use mlsched_kernel::logfile::{Inputs, LogFileError, LogFileWriter, LogReader};
+use std::fmt;
+
+/// The scenario's `seed` (placement, preempt, route), or 0: stored in the log header.
+pub fn seed_of(scenario: &str) -> u64 {
+    serde_json::from_str::<serde_json::Value>(scenario)
+        .ok()
+        .and_then(|v| v.get("seed").and_then(|s| s.as_u64()))
+        .unwrap_or(0)
+}
+
+/// Runs `scenario` with `opts`, returning the result and the log file's bytes.
+pub fn record(scenario: &str, opts: &RunOptions) -> Result<(ResultDoc, Vec<u8>), RunError> {
+    let d = doc::parse(scenario)?;
+    let inputs = Inputs {
+        scenario,
+        policy: opts.policy.as_deref(),
+        all_categories: opts.all_categories,
+    };
+    let mut w = LogFileWriter::new(&inputs, seed_of(scenario))
+        .map_err(|e| RunError::Runtime(format!("cannot write the log: {e}")))?;
+    let result = run_doc(&d, opts, &mut w)?;
+    Ok((result, w.finish()))
+}
+
+/// One record as compared by a replay: tag and postcard body.
+pub type RecordBytes = (u8, Vec<u8>);
+
+/// The first record where the re-run differs from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// 0-based index of the record.
+    pub index: u64,
+    /// The record in the log (`None`: the log ended here).
+    pub expected: Option<RecordBytes>,
+    /// The record of the re-run (`None`: the re-run ended here).
+    pub got: Option<RecordBytes>,
+}
+
+fn show(r: &Option<RecordBytes>, end: &str) -> String {
+    match r {
+        None => end.to_string(),
+        Some((tag, body)) => {
+            let hex: String = body.iter().take(48).map(|b| format!("{b:02x}")).collect();
+            let more = if body.len() > 48 { "..." } else { "" };
+            format!("tag {tag:#04x}, {} bytes [{hex}{more}]", body.len())
+        }
+    }
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "record {} differs: expected {}, got {}",
+            self.index,
+            show(&self.expected, "the end of the log"),
+            show(&self.got, "the end of the run")
+        )
+    }
+}
+
+/// Why a replay failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplayError {
+    /// The log file is truncated, corrupted or of another version (nothing was run).
+    Log(LogFileError),
+    /// The stored inputs no longer parse or run.
+    Run(RunError),
+    /// A decision differs.
+    Differs(Difference),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Log(e) => write!(f, "bad log: {e}"),
+            ReplayError::Run(e) => write!(f, "the logged inputs do not run: {e}"),
+            ReplayError::Differs(d) => d.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+impl From<ReplayError> for RunError {
+    /// A bad log is bad input (exit 2); a differing decision is a runtime failure (exit 1).
+    fn from(e: ReplayError) -> Self {
+        match e {
+            ReplayError::Log(l) => RunError::Input(InputError::new("log", "", l.to_string())),
+            ReplayError::Run(r) => r,
+            d @ ReplayError::Differs(_) => RunError::Runtime(d.to_string()),
+        }
+    }
+}
+
+/// A replay in which every record matched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replayed {
+    /// Decision records compared.
+    pub records: u64,
+    /// The log's final checksum (the result's `log_hash`).
+    pub log_hash: String,
+}
+
+impl fmt::Display for Replayed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} records identical (log_hash {})",
+            self.records, self.log_hash
+        )
+    }
+}
+
+/// Verifies the log `bytes` completely, re-runs its inputs and compares every record.
+pub fn replay(bytes: &[u8]) -> Result<Replayed, ReplayError> {
+    let mut reader = LogReader::open(bytes).map_err(ReplayError::Log)?;
+    let mut logged = Vec::new();
+    while let Some(r) = reader.next_record().map_err(ReplayError::Log)? {
+        logged.push((r.tag, r.body));
+    }
+    let inputs = reader.inputs();
+    let opts = RunOptions {
+        policy: inputs.policy.map(str::to_string),
+        all_categories: inputs.all_categories,
+    };
+    let d = doc::parse(inputs.scenario).map_err(|e| ReplayError::Run(e.into()))?;
+    let mut sink = VecSink::new();
+    run_doc(&d, &opts, &mut sink).map_err(ReplayError::Run)?;
+    let n = logged.len().max(sink.records.len());
+    for i in 0..n {
+        let expected = logged.get(i).map(|(t, b)| (*t, b.to_vec()));
+        let got = sink.records.get(i).cloned();
+        if expected != got {
+            return Err(ReplayError::Differs(Difference {
+                index: i as u64,
+                expected,
+                got,
+            }));
+        }
+    }
+    Ok(Replayed {
+        records: logged.len() as u64,
+        log_hash: sink.hash().hex().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::ResultDoc;
+
+    #[test]
+    fn seed_is_read_when_present() {
+        assert_eq!(seed_of(r#"{"kind":"route","seed":3}"#), 3);
+        assert_eq!(seed_of(r#"{"kind":"oasis"}"#), 0);
+        assert_eq!(seed_of("not json"), 0);
+    }
+
+    #[test]
+    fn difference_names_index_expected_and_got() {
+        let d = Difference {
+            index: 4,
+            expected: Some((0x10, vec![1, 2])),
+            got: None,
+        };
+        assert_eq!(
+            d.to_string(),
+            "record 4 differs: expected tag 0x10, 2 bytes [0102], got the end of the run"
+        );
+        let e: RunError = ReplayError::Differs(d).into();
+        assert_eq!(e.exit_code(), 1);
+        let l: RunError = ReplayError::Log(LogFileError::BadMagic { offset: 0 }).into();
+        assert_eq!(l.exit_code(), 2);
+    }
+
+    #[test]
+    fn record_then_replay_every_bundled_scenario_that_runs() {
+        for (name, text) in crate::bundled::SCENARIOS {
+            let Ok((result, log)) = record(text, &RunOptions::default()) else {
+                continue;
+            };
+            let ok = replay(&log).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let hash: &str = ResultDoc::log_hash(&result);
+            assert_eq!(ok.log_hash, hash, "{name}");
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! End-to-end tests of `mlsched import | compare | demo | run --policy <baseline>` through the
+//! built binary, bad input included. Trace tests read ../shared/data in place and skip (with a
+//! message) where it is absent.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mlsched"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("spawn mlsched")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn scenario(name: &str) -> String {
+    format!("{}/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mlsched-cli-eval-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn data() -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    if d.join("README.md").is_file() {
+        Some(d)
+    } else {
+        eprintln!("skipped: ../shared/data is absent");
+        None
+    }
+}
+
+#[test]
+fn every_command_has_help() {
+    for cmd in [
+        vec!["--help"],
+        vec!["import", "--help"],
+        vec!["compare", "--help"],
+        vec!["demo", "--help"],
+        vec!["run", "--help"],
+        vec!["gen", "--help"],
+        vec!["replay", "--help"],
+    ] {
+        let o = run(&cmd);
+        assert!(o.status.success(), "{cmd:?}");
+        assert!(text(&o).0.contains("Usage"), "{cmd:?}");
+    }
+}
+
+#[test]
+fn run_with_each_baseline() {
+    for kind_file in ["oasis-small", "online-ps-small", "online-ring-small"] {
+        for p in ["fifo", "drf", "las", "optimus"] {
+            let o = run(&["run", &scenario(kind_file), "--policy", p, "--json", "-"]);
+            let (out, err) = text(&o);
+            assert!(o.status.success(), "{kind_file} {p}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["policy"], p);
+            assert_eq!(v["log_hash"].as_str().unwrap().len(), 16);
+        }
+    }
+}
+
+#[test]
+fn baseline_on_other_kind_is_bad_input() {
+    let o = run(&["run", &scenario("placement-table2"), "--policy", "drf"]);
+    assert_eq!(o.status.code(), Some(2));
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("placement-table2.json") && err.contains("policy"),
+        "{err}"
+    );
+}
+
+#[test]
+fn compare_writes_table_json_csv_and_svg() {
+    let dir = tmp("compare");
+    let o = run(&[
+        "compare",
+        &scenario("oasis-small"),
+        "--policies",
+        "oasis,fifo,drf,las,optimus",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    for p in ["fifo", "drf", "las", "optimus"] {
+        assert!(out.lines().any(|l| l.starts_with(p)), "{out}");
+    }
+    assert!(out.contains("p99 us"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(v["policies"].as_array().unwrap().len(), 5);
+    let csv = std::fs::read_to_string(dir.join("compare.csv")).unwrap();
+    assert!(csv.starts_with("policy,status,jobs,admitted,finished,total_utility"));
+    assert_eq!(csv.lines().count(), 6);
+    for f in ["bars.svg", "jct_cdf.svg", "utilisation.svg"] {
+        let s = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(s.starts_with("<svg") && s.contains("</svg>"), "{f}");
+    }
+    // Not a TTY: no progress bar on stderr.
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn compare_without_timing_is_reproducible() {
+    let (a, b) = (tmp("rep-a"), tmp("rep-b"));
+    for d in [&a, &b] {
+        let o = run(&[
+            "compare",
+            &scenario("online-ps-small"),
+            "--no-timing",
+            "--quiet",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(o.status.success());
+    }
+    for f in ["compare.json", "compare.csv"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn compare_bad_input_exits_2_naming_file_job_and_field() {
+    let o = run(&["compare", "/nonexistent/s.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("/nonexistent/s.json"));
+
+    let dir = tmp("bad");
+    let src = std::fs::read_to_string(scenario("oasis-small")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&src).unwrap();
+    v["jobs"][0]["epochs"] = serde_json::json!(-3);
+    let id = v["jobs"][0]["id"].as_str().unwrap().to_string();
+    let f = dir.join("bad.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    let o = run(&["compare", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains("bad.json") && err.contains(&id) && err.contains("epochs"),
+        "{err}"
+    );
+
+    let o = run(&[
+        "compare",
+        &scenario("oasis-small"),
+        "--policies",
+        "fifo,nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("nope"));
+
+    let o = run(&["compare", &scenario("oasis-small"), "--seeds", "1..3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("seeds"));
+}
+
+#[test]
+fn demo_runs_every_bundled_scenario_against_its_baselines() {
+    let o = run(&["demo"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    for name in [
+        "oasis-small",
+        "online-ps-small",
+        "online-ring-small",
+        "placement-table2",
+        "preempt-small",
+        "route-small",
+    ] {
+        assert!(out.contains(&format!("== {name}")), "{name}");
+    }
+    // oasis and online tables list the four baselines.
+    assert!(out.matches("\ndrf ").count() >= 3, "{out}");
+}
+
+#[test]
+fn import_each_trace() {
+    let Some(d) = data() else { return };
+    let d = d.to_str().unwrap();
+    for (src, kind) in [
+        ("philly", "oasis"),
+        ("openb", "oasis"),
+        ("pai-nodes", "oasis"),
+        ("gavel", "online"),
+        ("philly", "online"),
+        ("openb", "online"),
+    ] {
+        let o = run(&[
+            "import", src, "--kind", kind, "--data", d, "--jobs", "40", "--start", "0",
+        ]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{src} {kind}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["kind"], kind);
+        assert!(!v["jobs"].as_array().unwrap().is_empty(), "{src}");
+        // The imported document runs (validation included).
+        let dir = tmp(&format!("imp-{src}-{kind}"));
+        let f = dir.join("s.json");
+        std::fs::write(&f, &out).unwrap();
+        let o = run(&["run", f.to_str().unwrap(), "--policy", "fifo"]);
+        assert!(o.status.success(), "{src} {kind}: {}", text(&o).1);
+    }
+}
+
+#[test]
+fn import_bad_input_exits_2() {
+    let o = run(&["import", "helios"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("helios"));
+    let dir = tmp("nodata");
+    let o = run(&["import", "philly", "--data", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("philly_jobs_2017-10-09_2017-10-10.csv"));
+    let Some(d) = data() else { return };
+    let o = run(&[
+        "import",
+        "gavel",
+        "--kind",
+        "oasis",
+        "--data",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("--kind online"));
+}
+
+#[test]
+fn openb_scenario_runs_under_oasis_and_baselines() {
+    let Some(d) = data() else { return };
+    let o = run(&[
+        "compare",
+        "import:openb",
+        "--data",
+        d.to_str().unwrap(),
+        "--jobs",
+        "80",
+        "--start",
+        "0",
+        "--slots",
+        "120",
+        "--servers",
+        "2",
+        "--policies",
+        "oasis,fifo,drf,las,optimus",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    eprintln!("{out}");
+    for p in ["fifo", "drf", "las", "optimus"] {
+        let line = out.lines().find(|l| l.starts_with(p)).unwrap();
+        assert!(!line.contains("unavailable"), "{line}");
+    }
+}
+
+#[test]
+fn sweep_is_identical_whatever_the_thread_count() {
+    let Some(d) = data() else { return };
+    let (a, b) = (tmp("sweep-1"), tmp("sweep-3"));
+    for (dir, threads) in [(&a, "1"), (&b, "3")] {
+        let o = run(&[
+            "compare",
+            "import:philly",
+            "--data",
+            d.to_str().unwrap(),
+            "--jobs",
+            "30",
+            "--slots",
+            "80",
+            "--seeds",
+            "1..6",
+            "--threads",
+            threads,
+            "--policies",
+            "fifo,drf,las,optimus",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(out.contains("±"), "{out}");
+    }
+    assert_eq!(
+        std::fs::read(a.join("sweep.json")).unwrap(),
+        std::fs::read(b.join("sweep.json")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(a.join("sweep.csv")).unwrap(),
+        std::fs::read(b.join("sweep.csv")).unwrap()
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(v["per_seed"].as_array().unwrap().len(), 6);
+}

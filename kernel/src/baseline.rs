@@ -1,1 +1,0 @@
-//! Baselines the papers compare against: FIFO, DRF, Tiresias-LAS, Optimus.

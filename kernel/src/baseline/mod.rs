@@ -1,0 +1,202 @@
+//! Baselines the papers compare against (design.md section 8): FIFO, DRF, Tiresias-LAS and
+//! Optimus, on the two scenario kinds where they make sense.
+//!
+//! - Kind `"oasis"` ([`oasis`], Bao et al. section V): every job is admitted (the papers'
+//!   FIFO and DRF admit everything); each slot t the policy decides how many workers x_i(t) and
+//!   parameter servers z_i(t) = ceil(x_i(t) b_i / B_i) each arrived, unfinished job gets, placed
+//!   round-robin on the servers as the paper's comparison does. A job processes
+//!   floor(x_i(t) / m_i) chunks in slot t (the OASiS model: d chunks need ceil(d m_i) workers);
+//!   its utility is f_i(t_hat - a_i) for the slot t_hat in which its last chunk is done, 0 if it
+//!   does not finish by T - 1.
+//! - Kind `"online"` ([`online`], Zhou et al. section VI): one uninterrupted run per job (the
+//!   format's start / duration / placement), so the baselines are non-preemptive there: each slot
+//!   the policy starts waiting jobs with a worker count N, duration
+//!   L = ceil(E_j D_j K_j / (N rho_j)) and a round-robin placement held until t + L.
+//!
+//! The other kinds answer [`BaselineError::UnsupportedKind`].
+//!
+//! Policies ([`Policy`]):
+//! - FIFO: arrival order (ties: input order), a fixed worker count min(N_i, [`FIXED_WORKERS`]),
+//!   gang-placed; the queue head blocks the jobs behind it.
+//! - DRF (Ghodsi et al.): progressive filling — repeatedly one more worker (with its PS share)
+//!   to the job of least dominant share max_r (x w^r + z s^r) / C^r (ties: lower index) until no
+//!   job can grow; recomputed every slot (on `"oasis"`, where workers may change per slot).
+//! - Tiresias-LAS (Gu et al.): discretised priority queues ([`LAS_QUEUE_LIMITS`]) of attained
+//!   GPU-time; within a queue by arrival; fixed worker count as FIFO, preemptive per slot and
+//!   work-conserving (a job that does not fit is skipped). On `"online"` (no preemption) waiting
+//!   jobs have no attained service, so the queues are of the *requested* GPU-time (remaining
+//!   workload x GPUs, the way Zhou et al. describe Tiresias).
+//! - Optimus (Peng et al.): one worker to each job in arrival order, then repeatedly one more
+//!   worker to the job with the largest marginal gain (reduction of its estimated remaining time
+//!   per unit of dominant share of the added worker and PS; ties: lower index).
+//!
+//! "GPU" is resource 0 (the bundled scenarios and the importers put it first); a job without
+//! resource-0 demand counts worker-slots. Every decision is logged under [`TAG_BASELINE`].
+//! Scratch buffers are allocated once when a runner is built; the slot loop allocates nothing.
+pub mod oasis;
+pub mod online;
+mod pool;
+
+use crate::error::{CapacityError, LedgerError};
+use crate::log::LogError;
+pub use crate::log::TAG_BASELINE;
+use core::fmt;
+
+/// Fixed worker count of FIFO and LAS (the papers fix it "to a number within [1, 30]"); a job
+/// never gets more than its N_i (D_j) workers.
+pub const FIXED_WORKERS: u32 = 8;
+/// Upper limits of Tiresias' discretised queues in attained GPU-slots: queue 0 holds jobs below
+/// the first limit, queue 1 below the second, queue 2 the rest (Tiresias uses 2-3 queues with
+/// exponentially spaced limits).
+pub const LAS_QUEUE_LIMITS: [f64; 2] = [16.0, 256.0];
+/// Bound on the units (workers) handed out in one slot by the filling loops of DRF and Optimus.
+pub const UNITS_PER_SLOT_MAX: u32 = 1 << 20;
+
+/// A baseline policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// First in, first out with a fixed number of workers.
+    Fifo,
+    /// Dominant resource fairness (max-min of dominant shares).
+    Drf,
+    /// Tiresias least attained service with discretised queues.
+    Las,
+    /// Optimus marginal-gain greedy.
+    Optimus,
+}
+
+impl Policy {
+    /// Every policy, in the order the CLI lists them.
+    pub const ALL: [Policy; 4] = [Policy::Fifo, Policy::Drf, Policy::Las, Policy::Optimus];
+
+    /// The policy's CLI name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Policy::Fifo => "fifo",
+            Policy::Drf => "drf",
+            Policy::Las => "las",
+            Policy::Optimus => "optimus",
+        }
+    }
+
+    /// The policy named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Policy> {
+        Policy::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Checks that this policy runs `kind`; the baselines run `"oasis"` and `"online"` only.
+    pub fn supports(self, kind: &'static str) -> Result<(), BaselineError> {
+        match kind {
+            "oasis" | "online" => Ok(()),
+            _ => Err(BaselineError::UnsupportedKind { policy: self, kind }),
+        }
+    }
+}
+
+/// Why a baseline run failed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BaselineError {
+    /// The policy does not run this scenario kind.
+    UnsupportedKind {
+        /// The policy.
+        policy: Policy,
+        /// The kind asked for.
+        kind: &'static str,
+    },
+    /// A fixed capacity was exceeded while building the runner.
+    Capacity(CapacityError),
+    /// The usage ledger refused a reservation (an internal invariant broke).
+    Ledger(LedgerError),
+    /// A decision record could not be logged.
+    Log(LogError),
+}
+
+impl fmt::Display for BaselineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BaselineError::UnsupportedKind { policy, kind } => write!(
+                f,
+                "baseline `{}` does not run kind \"{kind}\" (baselines run kinds \"oasis\" and \"online\")",
+                policy.name()
+            ),
+            BaselineError::Capacity(e) => write!(f, "{e}"),
+            BaselineError::Ledger(e) => write!(f, "baseline ledger: {e}"),
+            BaselineError::Log(e) => write!(f, "baseline log: {e}"),
+        }
+    }
+}
+
+impl From<CapacityError> for BaselineError {
+    fn from(e: CapacityError) -> Self {
+        BaselineError::Capacity(e)
+    }
+}
+impl From<LedgerError> for BaselineError {
+    fn from(e: LedgerError) -> Self {
+        BaselineError::Ledger(e)
+    }
+}
+impl From<LogError> for BaselineError {
+    fn from(e: LogError) -> Self {
+        BaselineError::Log(e)
+    }
+}
+
+/// Tiresias queue index of an attained (or requested) GPU-time.
+pub fn las_queue(gpu_time: f64) -> u32 {
+    let mut q = 0;
+    for lim in LAS_QUEUE_LIMITS {
+        if gpu_time < lim {
+            return q;
+        }
+        q += 1;
+    }
+    q
+}
+
+/// Dominant share max_r amount^r / total^r over resources with positive total.
+pub(crate) fn dominant_share(amount: &crate::ResourceVec, total: &crate::ResourceVec) -> f64 {
+    let mut s: f64 = 0.0;
+    for r in 0..amount.len() {
+        let c = total.get(r);
+        if c > 0.0 {
+            let x = amount.get(r) / c;
+            if x > s {
+                s = x;
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn names_round_trip() {
+        for p in Policy::ALL {
+            assert_eq!(Policy::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Policy::from_name("oasis"), None);
+    }
+
+    #[test]
+    fn other_kinds_are_refused_clearly() {
+        let e = Policy::Drf.supports("route").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "baseline `drf` does not run kind \"route\" (baselines run kinds \"oasis\" and \"online\")"
+        );
+        assert!(Policy::Fifo.supports("oasis").is_ok());
+    }
+
+    #[test]
+    fn queues_are_discretised() {
+        assert_eq!(las_queue(0.0), 0);
+        assert_eq!(las_queue(15.9), 0);
+        assert_eq!(las_queue(16.0), 1);
+        assert_eq!(las_queue(1e9), 2);
+    }
+}

@@ -1,0 +1,392 @@
+//! Baselines on kind `"oasis"`: every job admitted, per-slot worker / PS counts chosen by the
+//! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
+//! docs of [`crate::baseline`]).
+use super::pool::Pool;
+use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
+use crate::log::{LogSink, TAG_BASELINE};
+use crate::model::oasis::{OasisJob, OasisScenario};
+use crate::num::{canon, ceil_u32, floor_eps};
+use crate::order::sort_indices_by_keys;
+use crate::resources::ResourceVec;
+use crate::Slot;
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Per-job state of a baseline run on kind `"oasis"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OasisJobState {
+    /// Chunks of the workload E_i N_i still to process.
+    pub remaining: u64,
+    /// Attained service in GPU-slots (sum over slots of x_i(t) w_i^0, or x_i(t) without GPU demand).
+    pub attained: f64,
+    /// x_i(t): workers in the current slot.
+    pub workers: u32,
+    /// z_i(t): parameter servers in the current slot.
+    pub ps: u32,
+    /// t_hat: the slot in which the last chunk was processed.
+    pub completion: Option<Slot>,
+    /// FIFO: the job has been started (it keeps its fixed allocation from then on).
+    pub started: bool,
+    /// Filling loops: the job cannot grow any more this slot.
+    saturated: bool,
+}
+
+/// One worker or parameter server placed for `job` on `server` in `slot`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// t.
+    pub slot: Slot,
+    /// Job index i (input order).
+    pub job: u32,
+    /// `true` for a parameter server (on PS server `server`), `false` for a worker.
+    pub ps: bool,
+    /// Server index h (worker pool) or k (PS pool).
+    pub server: u32,
+}
+
+/// Decision record: job i's allocation in slot t and the chunks it processed.
+#[derive(Serialize)]
+struct SlotRec {
+    slot: u32,
+    job: u32,
+    workers: u32,
+    ps: u32,
+    chunks: u64,
+    done: bool,
+    policy: u8,
+}
+
+/// A baseline runner over one `"oasis"` scenario; all scratch is allocated in [`Self::new`].
+#[derive(Clone, Debug)]
+pub struct OasisBaseline<'a> {
+    policy: Policy,
+    scn: &'a OasisScenario,
+    workers: Pool,
+    ps: Pool,
+    /// C^r: worker plus PS capacity per resource (denominator of dominant shares).
+    total: ResourceVec,
+    jobs: Vec<OasisJobState>,
+    /// Job indices by (arrival, index).
+    order: Vec<u32>,
+    idx: Vec<u32>,
+    keys: Vec<f64>,
+    scratch: Vec<u32>,
+}
+
+impl<'a> OasisBaseline<'a> {
+    /// Builds the runner (the only place that allocates).
+    pub fn new(policy: Policy, scn: &'a OasisScenario) -> Result<Self, BaselineError> {
+        policy.supports("oasis")?;
+        let r = scn.resources as usize;
+        let workers = Pool::new(&scn.worker_servers);
+        let ps = Pool::new(&scn.ps_servers);
+        let mut total = workers.total(r)?;
+        let tp = ps.total(r)?;
+        for (i, x) in total.as_mut_slice().iter_mut().enumerate() {
+            *x += tp.get(i);
+        }
+        let n = scn.jobs.len();
+        let jobs = scn
+            .jobs
+            .iter()
+            .map(|j| OasisJobState {
+                remaining: j.workload(),
+                ..OasisJobState::default()
+            })
+            .collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        let keys: Vec<f64> = scn.jobs.iter().map(|j| j.arrival as f64).collect();
+        let mut scratch = vec![0u32; n];
+        sort_indices_by_keys(&mut order, &keys, &mut scratch);
+        Ok(OasisBaseline {
+            policy,
+            scn,
+            workers,
+            ps,
+            total,
+            jobs,
+            order,
+            idx: vec![0; n],
+            keys,
+            scratch,
+        })
+    }
+
+    /// Per-job state, input order.
+    pub fn jobs(&self) -> &[OasisJobState] {
+        &self.jobs
+    }
+
+    /// Runs slots 0..T, reporting every placed unit to `out`.
+    pub fn run<S: LogSink>(
+        &mut self,
+        sink: &mut S,
+        out: &mut dyn FnMut(Unit),
+    ) -> Result<(), BaselineError> {
+        for t in 0..self.scn.slots {
+            self.step(t, sink, out)?;
+        }
+        Ok(())
+    }
+
+    /// Decides and runs slot `t`.
+    pub fn step<S: LogSink>(
+        &mut self,
+        t: Slot,
+        sink: &mut S,
+        out: &mut dyn FnMut(Unit),
+    ) -> Result<(), BaselineError> {
+        self.workers.reset();
+        self.ps.reset();
+        for s in self.jobs.iter_mut() {
+            s.workers = 0;
+            s.ps = 0;
+            s.saturated = false;
+        }
+        match self.policy {
+            Policy::Fifo => self.fifo(t, out),
+            Policy::Las => self.las(t, out),
+            Policy::Drf => self.drf(t, out),
+            Policy::Optimus => self.optimus(t, out),
+        }
+        self.progress(t, sink)
+    }
+
+    /// Job j has arrived by slot t and still has work.
+    fn arrived(&self, j: usize, t: Slot) -> bool {
+        match (self.scn.jobs.get(j), self.jobs.get(j)) {
+            (Some(job), Some(s)) => job.arrival <= t && s.remaining > 0,
+            _ => false,
+        }
+    }
+
+    fn fifo(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+        for k in 0..self.order.len() {
+            let j = self.order[k] as usize;
+            if !self.arrived(j, t) {
+                continue;
+            }
+            let n = fixed_workers(&self.scn.jobs[j]);
+            if self.gang(j, n, t, out) {
+                self.jobs[j].started = true;
+            } else if !self.jobs[j].started {
+                // Head-of-line blocking: nothing behind the first waiting job starts.
+                break;
+            }
+        }
+    }
+
+    fn las(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+        let mut n = 0;
+        let span = self.scn.slots as f64 + 1.0;
+        for j in 0..self.jobs.len() {
+            if self.arrived(j, t) {
+                self.idx[n] = j as u32;
+                n += 1;
+            }
+            let q = las_queue(self.jobs[j].attained) as f64;
+            self.keys[j] = q * span + self.scn.jobs[j].arrival as f64;
+        }
+        sort_indices_by_keys(&mut self.idx[..n], &self.keys, &mut self.scratch);
+        for k in 0..n {
+            let j = self.idx[k] as usize;
+            let w = fixed_workers(&self.scn.jobs[j]);
+            // Work-conserving: a job that does not fit is skipped, not waited for.
+            self.gang(j, w, t, out);
+        }
+    }
+
+    fn drf(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+        for _ in 0..UNITS_PER_SLOT_MAX {
+            let mut best: Option<(usize, f64)> = None;
+            for j in 0..self.jobs.len() {
+                if self.jobs[j].saturated || !self.arrived(j, t) {
+                    continue;
+                }
+                let sh = self.share(j, self.jobs[j].workers, self.jobs[j].ps);
+                if best.is_none() || best.is_some_and(|(_, b)| sh < b) {
+                    best = Some((j, sh));
+                }
+            }
+            let Some((j, _)) = best else { break };
+            if self.jobs[j].workers >= useful_workers(&self.scn.jobs[j], &self.jobs[j])
+                || !self.add_worker(j, t, out)
+            {
+                self.jobs[j].saturated = true;
+            }
+        }
+    }
+
+    fn optimus(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+        for k in 0..self.order.len() {
+            let j = self.order[k] as usize;
+            if self.arrived(j, t) && !self.add_worker(j, t, out) {
+                self.jobs[j].saturated = true;
+            }
+        }
+        for _ in 0..UNITS_PER_SLOT_MAX {
+            let mut best: Option<(usize, f64)> = None;
+            for j in 0..self.jobs.len() {
+                let s = self.jobs[j];
+                if s.saturated || s.workers == 0 || !self.arrived(j, t) {
+                    continue;
+                }
+                let job = &self.scn.jobs[j];
+                if s.workers >= useful_workers(job, &s) {
+                    continue;
+                }
+                let x = s.workers as f64;
+                let work = s.remaining as f64 * job.chunk_time();
+                let saved = work / x - work / (x + 1.0);
+                let z1 = ps_for(job, s.workers + 1);
+                let d = self.share(j, s.workers + 1, z1) - self.share(j, s.workers, s.ps);
+                let gain = saved / if d > 1e-12 { d } else { 1e-12 };
+                if best.is_none() || best.is_some_and(|(_, b)| gain > b) {
+                    best = Some((j, gain));
+                }
+            }
+            let Some((j, _)) = best else { break };
+            if !self.add_worker(j, t, out) {
+                self.jobs[j].saturated = true;
+            }
+        }
+    }
+
+    /// Dominant share of job j holding x workers and z parameter servers.
+    fn share(&self, j: usize, x: u32, z: u32) -> f64 {
+        let job = &self.scn.jobs[j];
+        let mut a = job.worker_demand;
+        for (r, v) in a.as_mut_slice().iter_mut().enumerate() {
+            *v = *v * x as f64 + job.ps_demand.get(r) * z as f64;
+        }
+        dominant_share(&a, &self.total)
+    }
+
+    /// One more worker (and the PSs it needs) for job j, or `false` if it does not fit.
+    fn add_worker(&mut self, j: usize, t: Slot, out: &mut dyn FnMut(Unit)) -> bool {
+        let job = &self.scn.jobs[j];
+        let x = self.jobs[j].workers;
+        let z = ps_for(job, x + 1);
+        let need = z.saturating_sub(self.jobs[j].ps);
+        if x >= job.chunks
+            || self.workers.room(&job.worker_demand, 1) < 1
+            || self.ps.room(&job.ps_demand, need) < need
+        {
+            return false;
+        }
+        self.place(j, 1, need, t, out);
+        true
+    }
+
+    /// Gang placement of n workers and their PSs for job j, all or nothing.
+    fn gang(&mut self, j: usize, n: u32, t: Slot, out: &mut dyn FnMut(Unit)) -> bool {
+        let job = &self.scn.jobs[j];
+        let z = ps_for(job, n);
+        if n == 0
+            || self.workers.room(&job.worker_demand, n) < n
+            || self.ps.room(&job.ps_demand, z) < z
+        {
+            return false;
+        }
+        self.place(j, n, z, t, out);
+        true
+    }
+
+    fn place(&mut self, j: usize, n: u32, z: u32, t: Slot, out: &mut dyn FnMut(Unit)) {
+        let job = &self.scn.jobs[j];
+        let unit = |ps, server| Unit {
+            slot: t,
+            job: j as u32,
+            ps,
+            server,
+        };
+        for _ in 0..n {
+            if let Some(h) = self.workers.place(&job.worker_demand) {
+                self.jobs[j].workers += 1;
+                out(unit(false, h));
+            }
+        }
+        for _ in 0..z {
+            if let Some(k) = self.ps.place(&job.ps_demand) {
+                self.jobs[j].ps += 1;
+                out(unit(true, k));
+            }
+        }
+    }
+
+    fn progress<S: LogSink>(&mut self, t: Slot, sink: &mut S) -> Result<(), BaselineError> {
+        let tag = TAG_BASELINE + policy_code(self.policy);
+        for j in 0..self.jobs.len() {
+            let s = &mut self.jobs[j];
+            if s.workers == 0 {
+                continue;
+            }
+            let job = &self.scn.jobs[j];
+            let can = floor_eps(s.workers as f64 / job.chunk_time());
+            let can = if can >= s.remaining as f64 {
+                s.remaining
+            } else {
+                can as u64
+            };
+            s.remaining -= can;
+            s.attained = canon(s.attained + s.workers as f64 * gpu_per_worker(job));
+            if s.remaining == 0 {
+                s.completion = Some(t);
+            }
+            let rec = SlotRec {
+                slot: t,
+                job: j as u32,
+                workers: s.workers,
+                ps: s.ps,
+                chunks: can,
+                done: s.remaining == 0,
+                policy: policy_code(self.policy),
+            };
+            sink.record(tag, &rec)?;
+        }
+        Ok(())
+    }
+}
+
+/// Record tag offset of each policy under [`TAG_BASELINE`].
+pub(crate) fn policy_code(p: Policy) -> u8 {
+    match p {
+        Policy::Fifo => 1,
+        Policy::Drf => 2,
+        Policy::Las => 3,
+        Policy::Optimus => 4,
+    }
+}
+
+/// FIFO / LAS worker count: min(N_i, [`FIXED_WORKERS`]).
+pub fn fixed_workers(job: &OasisJob) -> u32 {
+    job.chunks.min(FIXED_WORKERS)
+}
+
+/// Parameter servers for x workers: ceil(x b_i / B_i) (at least one when x > 0).
+pub fn ps_for(job: &OasisJob, x: u32) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    ceil_u32(x as f64 * job.worker_bw / job.ps_bw)
+        .unwrap_or(u32::MAX)
+        .max(1)
+}
+
+/// Workers beyond ceil(remaining m_i) cannot speed the job up (it finishes this slot), nor
+/// beyond N_i.
+fn useful_workers(job: &OasisJob, s: &OasisJobState) -> u32 {
+    let w = ceil_u32(s.remaining as f64 * job.chunk_time()).unwrap_or(u32::MAX);
+    w.clamp(1, job.chunks.max(1))
+}
+
+/// GPU-time one worker accrues per slot (w_i^0, or 1 without GPU demand).
+fn gpu_per_worker(job: &OasisJob) -> f64 {
+    let g = job.worker_demand.get(0);
+    if g > 0.0 {
+        g
+    } else {
+        1.0
+    }
+}

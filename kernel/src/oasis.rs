@@ -1,1 +1,0 @@
-//! OASiS (Bao et al. 2018): online admission with exponential resource prices.

@@ -1,0 +1,289 @@
+//! OASiS (Bao et al. 2018, Algorithms 1-2): online admission of ML training jobs under
+//! exponential resource prices, with the per-slot worker / parameter-server placement.
+//!
+//! Upon arrival of job i (Alg. 1), the best schedule l* is the completion slot t_hat in
+//! a_i..T-1 maximising the payoff f_i(t_hat - a_i) - DP_COST(t_hat, E_i N_i) (ties: earliest
+//! t_hat); the job is admitted iff that payoff is > 0, and then the usage g / v and the prices
+//! p / q (eq. 22) of exactly the touched (slot, server, resource) cells move. As in Alg. 2
+//! (mu_i = 0, l* empty until a payoff > 0 is seen) a rejected job carries no schedule, only
+//! its [`Reason`]: no feasible schedule before T (the remaining capacity of a_i..T-1 cannot
+//! cover E_i N_i chunks), or no completion slot with a positive payoff. f_i must be
+//! non-increasing (the paper's assumption; the scenario validation enforces it).
+//!
+//! - [`market`]: usage, prices (eq. 22) and the job constants (m_i, D_i, N_i, b_i / B_i).
+//! - [`fast`]: the exact default DP (same minimum cost as the literal one): COST_t depends on d
+//!   only through the worker count ceil(d m_i), so each slot offers at most N_i + 1 choices (the
+//!   largest d per worker count); rows are shared across t_hat; COST_t(t, w) comes from prefix
+//!   sums over each slot's price order; the row band is cut to the workloads that can still reach
+//!   E_i N_i; the t_hat scan stops once f_i minus a price-floor lower bound cannot win.
+//! - `reference` (feature `reference` or tests): the paper-literal DP, O(T D^2), kept as oracle.
+//! - [`OasisScheduler`]: the [`crate::api::Scheduler`] value, scratch allocated once at build.
+//!
+//! Canonical tie-breaks (design.md section 3): costs and payoffs compare with
+//! [`crate::num::less`] / [`crate::num::greater`]; unit prices sum resources in index order;
+//! server orders break equal unit prices by lower index.
+pub mod fast;
+pub mod market;
+#[cfg(any(test, feature = "reference"))]
+pub mod reference;
+mod scheduler;
+
+pub use fast::{Schedule, SlotPlacement};
+pub use market::{JobParams, Market};
+pub use scheduler::{
+    commit, OasisRecord, OasisScheduler, OasisSlotRecord, OasisState, TAG_OASIS_DECISION,
+    TAG_OASIS_SLOT,
+};
+
+use crate::error::CapacityError;
+use serde::{Deserialize, Serialize};
+
+/// Why a job was admitted or rejected (Alg. 1 lines 6-15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reason {
+    /// The best payoff mu_i is > 0: x_i = 1.
+    Admitted,
+    /// No completion slot t_hat < T admits a feasible schedule (DP_COST = +inf everywhere):
+    /// the workload E_i N_i cannot be placed on the remaining capacity before T.
+    NoFeasibleSchedule,
+    /// A feasible schedule exists but the best payoff f_i - cost is <= 0.
+    NonPositivePayoff,
+}
+
+impl Reason {
+    /// Stable code used in log records.
+    pub fn code(self) -> u8 {
+        match self {
+            Reason::Admitted => 0,
+            Reason::NoFeasibleSchedule => 1,
+            Reason::NonPositivePayoff => 2,
+        }
+    }
+
+    /// One-line human explanation.
+    pub fn text(self) -> &'static str {
+        match self {
+            Reason::Admitted => "admitted: best payoff > 0",
+            Reason::NoFeasibleSchedule => "no feasible schedule before T",
+            Reason::NonPositivePayoff => "best payoff <= 0",
+        }
+    }
+}
+
+/// The decision on one job, with its explanation (Alg. 1 + Alg. 2).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Index of the job in the scenario.
+    pub job: u32,
+    /// a_i.
+    pub arrival: u32,
+    /// x_i.
+    pub admitted: bool,
+    /// Why.
+    pub reason: Reason,
+    /// t_hat of the best schedule l* (`None` for a rejected job: Alg. 2 keeps l* empty
+    /// unless some payoff is > 0).
+    pub completion_slot: Option<u32>,
+    /// f_i(t_hat - a_i) of l* (0 when rejected).
+    pub utility: f64,
+    /// DP_COST(t_hat, E_i N_i): the priced cost of l* at decision time (0 when rejected).
+    pub cost: f64,
+    /// mu_i = utility - cost (0 when rejected, as Alg. 2 line 3 initialises it).
+    pub payoff: f64,
+}
+
+/// Errors of the OASiS scheduler.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OasisError {
+    /// A fixed capacity of [`crate::limits`] was exceeded.
+    Capacity(CapacityError),
+    /// Price bounds are not positive / finite or U < L (eq. 22 needs 0 < L <= U).
+    Bounds,
+    /// Capacity or demand vectors do not have R entries.
+    Shape,
+    /// A job index outside the scenario.
+    UnknownJob {
+        /// the index asked for
+        job: u32,
+    },
+    /// The event's slot is not the job's arrival a_i, or events went back in time.
+    EventTime {
+        /// the job
+        job: u32,
+        /// the slot of the event
+        now: u32,
+    },
+    /// A job was fed twice.
+    AlreadyDecided {
+        /// the job
+        job: u32,
+    },
+    /// The schedule reconstruction did not cover the workload (a bug; never expected).
+    Internal,
+    /// The decision record could not be logged.
+    Log(crate::log::LogError),
+}
+
+impl From<CapacityError> for OasisError {
+    fn from(e: CapacityError) -> Self {
+        OasisError::Capacity(e)
+    }
+}
+
+impl core::fmt::Display for OasisError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            OasisError::Capacity(e) => write!(f, "{e}"),
+            OasisError::Bounds => f.write_str("price bounds must satisfy 0 < L <= U, all finite"),
+            OasisError::Shape => f.write_str("a capacity or demand vector does not have R entries"),
+            OasisError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
+            OasisError::EventTime { job, now } => {
+                write!(
+                    f,
+                    "job {job} fed at slot {now}, which is not its arrival slot"
+                )
+            }
+            OasisError::AlreadyDecided { job } => write!(f, "job {job} was already decided"),
+            OasisError::Internal => {
+                f.write_str("internal error: schedule does not cover the workload")
+            }
+            OasisError::Log(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for OasisError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
+    use crate::ResourceVec;
+    use alloc::vec;
+
+    fn rv(v: &[f64]) -> ResourceVec {
+        ResourceVec::from_slice(v).unwrap()
+    }
+
+    /// One worker server and one PS server of capacity 4, L = 1, U = 8; each job trains
+    /// D = 4 chunks at m = 0.5 (2 chunks per worker-slot), N = 2, b / B = 1/2.
+    fn hand_scenario() -> OasisScenario {
+        let job = |epochs| OasisJob {
+            arrival: 0,
+            epochs,
+            chunks: 2,
+            minibatches_per_chunk: 1,
+            minibatch_time: 0.5,
+            comm_time: 0.0,
+            worker_bw: 1.0,
+            ps_bw: 2.0,
+            worker_demand: rv(&[1.0]),
+            ps_demand: rv(&[1.0]),
+            utility: Utility::Table(vec![10.0, 6.0, 1.0]),
+        };
+        OasisScenario {
+            slots: 3,
+            resources: 1,
+            worker_servers: vec![rv(&[4.0])],
+            ps_servers: vec![rv(&[4.0])],
+            prices: Some(PriceBounds {
+                u_worker: rv(&[8.0]),
+                u_ps: rv(&[8.0]),
+                l_worker: 1.0,
+                l_ps: 1.0,
+            }),
+            jobs: vec![job(2), job(2), job(2), job(2), job(10)],
+        }
+    }
+
+    #[test]
+    fn hand_computed_prices_delay_and_reject() {
+        let mut s = OasisScheduler::new(&hand_scenario()).unwrap();
+        let p2 = libm::pow(8.0, 0.5); // worker price at g = 2 of 4
+        let q1 = libm::pow(8.0, 0.25); // PS price at v = 1 of 4
+                                       // Job 0: everything in slot 0 at floor prices: 2 workers + 1 PS = 3.
+        let d = s.decide(0, 0).unwrap();
+        assert_eq!(
+            (d.admitted, d.completion_slot, d.cost, d.payoff),
+            (true, Some(0), 3.0, 7.0)
+        );
+        let sched: alloc::vec::Vec<_> = s.last_schedule().iter().collect();
+        assert_eq!(sched.len(), 1);
+        assert_eq!(
+            (sched[0].worker_pairs, sched[0].ps_pairs, sched[0].chunks),
+            (&[[0, 2]][..], &[[0, 1]][..], 4)
+        );
+        assert_eq!(s.market().workers.price(0, 0, 0), p2);
+        assert_eq!(s.market().ps.price(0, 0, 0), q1);
+        assert_eq!(
+            s.market().workers.price(1, 0, 0),
+            1.0,
+            "untouched slot keeps L"
+        );
+        // Job 1: slot 0 now costs 2 p2 + q1 (payoff 10 - 7.34); slot 1 costs 3 (payoff 6 - 3).
+        let d = s.decide(0, 1).unwrap();
+        assert_eq!(
+            (d.admitted, d.completion_slot, d.cost, d.payoff),
+            (true, Some(1), 3.0, 3.0)
+        );
+        // Job 2: both slots 0 and 1 now cost 2 p2 + q1; finishing in slot 0 pays most.
+        let d = s.decide(0, 2).unwrap();
+        assert_eq!(d.completion_slot, Some(0));
+        assert_eq!(d.cost, 2.0 * p2 + q1);
+        assert_eq!(d.payoff, 10.0 - (2.0 * p2 + q1));
+        // Job 3: slot 0 is full, slot 1 pays 6 - 7.34, slot 2 pays 1 - 3: rejected.
+        let d = s.decide(0, 3).unwrap();
+        assert_eq!(
+            (d.admitted, d.reason, d.completion_slot),
+            (false, Reason::NonPositivePayoff, None)
+        );
+        // Job 4: 20 chunks need 10 worker-slots; at most 2 per slot over 3 slots.
+        let d = s.decide(0, 4).unwrap();
+        assert_eq!(d.reason, Reason::NoFeasibleSchedule);
+        assert!(matches!(
+            s.decide(0, 4),
+            Err(OasisError::AlreadyDecided { job: 4 })
+        ));
+        assert!(matches!(
+            s.decide(0, 9),
+            Err(OasisError::UnknownJob { job: 9 })
+        ));
+    }
+
+    #[test]
+    fn reference_agrees_on_the_hand_example() {
+        let scn = hand_scenario();
+        let mut s = OasisScheduler::new(&scn).unwrap();
+        for i in 0..5u32 {
+            let job = *s.job(i).unwrap();
+            let r = reference::decide(s.market(), i, &job, &scn.jobs[i as usize].utility);
+            let d = s.decide(0, i).unwrap();
+            assert_eq!(r.decision, d);
+        }
+    }
+
+    #[test]
+    fn event_time_is_checked() {
+        let mut s = OasisScheduler::new(&hand_scenario()).unwrap();
+        assert!(matches!(
+            s.decide(1, 0),
+            Err(OasisError::EventTime { job: 0, now: 1 })
+        ));
+    }
+
+    #[test]
+    fn chunks_and_workers_are_consistent() {
+        let mut j = JobParams::of(&hand_scenario().jobs[0]);
+        for m in [0.01, 0.07, 0.1, 0.3, 1.0 / 3.0, 0.5, 1.0, 2.75, 7.0] {
+            j.chunk_time = m;
+            j.workload = 10_000;
+            for w in 0..200u64 {
+                let d = j.chunks_for(w);
+                assert!(j.workers_for(d) <= w);
+                assert!(d == j.workload || j.workers_for(d + 1) > w, "m {m} w {w}");
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! [`OasisScheduler`]: Alg. 1 as an embeddable [`Scheduler`] value.
+use super::fast::{DpSize, FastDp, Schedule};
+use super::market::{JobParams, Market};
+use super::{Decision, OasisError};
+use crate::api::{Event, Scheduler};
+use crate::error::Limit;
+use crate::limits::{self, JOBS_MAX, OASIS_DP_CELLS_MAX};
+use crate::log::{LogSink, TAG_OASIS};
+use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
+use crate::num::canon;
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Tag of an OASiS decision record ([`OasisRecord`]).
+pub const TAG_OASIS_DECISION: u8 = TAG_OASIS;
+/// Tag of one slot of an admitted schedule ([`OasisSlotRecord`]).
+pub const TAG_OASIS_SLOT: u8 = TAG_OASIS + 1;
+
+/// The logged form of a [`Decision`] (no `usize`, canonical floats).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OasisRecord {
+    /// Job index.
+    pub job: u32,
+    /// a_i.
+    pub arrival: u32,
+    /// x_i.
+    pub admitted: bool,
+    /// [`super::Reason::code`].
+    pub reason: u8,
+    /// t_hat, or `u32::MAX` when no schedule is feasible.
+    pub completion_slot: u32,
+    /// f_i(t_hat - a_i).
+    pub utility: f64,
+    /// Cost of the best schedule.
+    pub cost: f64,
+    /// mu_i.
+    pub payoff: f64,
+}
+
+impl From<&Decision> for OasisRecord {
+    fn from(d: &Decision) -> Self {
+        OasisRecord {
+            job: d.job,
+            arrival: d.arrival,
+            admitted: d.admitted,
+            reason: d.reason.code(),
+            completion_slot: d.completion_slot.unwrap_or(u32::MAX),
+            utility: canon(d.utility),
+            cost: canon(d.cost),
+            payoff: canon(d.payoff),
+        }
+    }
+}
+
+/// One slot of an admitted schedule as logged: y_ih(t) and z_ik(t) pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OasisSlotRecord<'a> {
+    /// Job index.
+    pub job: u32,
+    /// t.
+    pub slot: u32,
+    /// Chunks trained in t.
+    pub chunks: u64,
+    /// `[h, y]` pairs.
+    pub workers: &'a [[u32; 2]],
+    /// `[k, z]` pairs.
+    pub ps: &'a [[u32; 2]],
+    /// COST_t.
+    pub cost: f64,
+}
+
+/// The restorable state of an [`OasisScheduler`]: the priced cluster, which jobs were decided,
+/// and the clock. Scratch is not part of it (it is rebuilt from the scenario).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OasisState {
+    /// Usage and prices.
+    pub market: Market,
+    /// Per job: decided yet?
+    pub decided: Vec<bool>,
+    /// The last slot seen.
+    pub now: u32,
+}
+
+/// OASiS (Alg. 1) over one scenario: feed [`Event::JobArrived`] with the job's index at its
+/// arrival slot; each arrival yields one [`Decision`], and an admitted job's schedule moves the
+/// prices every later job sees. All scratch is allocated by [`OasisScheduler::new`].
+#[derive(Clone, Debug)]
+pub struct OasisScheduler {
+    market: Market,
+    jobs: Vec<OasisJob>,
+    params: Vec<JobParams>,
+    decided: Vec<bool>,
+    dp: FastDp,
+    now: u32,
+    bounds_derived: bool,
+}
+
+impl OasisScheduler {
+    /// Builds the scheduler: price bounds from the scenario, or eqs. (23)-(26) when absent.
+    pub fn new(scn: &OasisScenario) -> Result<Self, OasisError> {
+        let (bounds, derived) = match scn.prices {
+            Some(b) => (b, false),
+            None => (
+                crate::price::oasis_bounds(scn).map_err(|_| OasisError::Bounds)?,
+                true,
+            ),
+        };
+        Self::with_bounds(scn, bounds, derived)
+    }
+
+    fn with_bounds(
+        scn: &OasisScenario,
+        bounds: PriceBounds,
+        derived: bool,
+    ) -> Result<Self, OasisError> {
+        limits::check(Limit::Jobs, scn.jobs.len(), JOBS_MAX)?;
+        let market = Market::new(scn, bounds)?;
+        let r = scn.resources as usize;
+        let params: Vec<JobParams> = scn.jobs.iter().map(JobParams::of).collect();
+        let mut size = DpSize {
+            slots: scn.slots as usize,
+            workers: scn.worker_servers.len(),
+            ps: scn.ps_servers.len(),
+            ..DpSize::default()
+        };
+        for p in &params {
+            if p.worker_demand.len() != r || p.ps_demand.len() != r {
+                return Err(OasisError::Shape);
+            }
+            if let Some((points, row, cells)) = FastDp::size_of(&market, p) {
+                limits::check(Limit::OasisDpCells, cells, OASIS_DP_CELLS_MAX)?;
+                size.points = size.points.max(points);
+                size.row = size.row.max(row);
+                size.cells = size.cells.max(cells);
+            }
+        }
+        Ok(OasisScheduler {
+            market,
+            jobs: scn.jobs.clone(),
+            decided: vec![false; params.len()],
+            params,
+            dp: FastDp::new(size),
+            now: 0,
+            bounds_derived: derived,
+        })
+    }
+
+    /// A snapshot of the state (for persistence; restore with [`Self::restore`]).
+    pub fn state(&self) -> OasisState {
+        OasisState {
+            market: self.market.clone(),
+            decided: self.decided.clone(),
+            now: self.now,
+        }
+    }
+
+    /// Rebuilds the scheduler of `scn` in a saved state; [`OasisError::Shape`] if the state
+    /// does not belong to this scenario (job count or cluster shape differ).
+    pub fn restore(scn: &OasisScenario, state: OasisState) -> Result<Self, OasisError> {
+        let mut s = Self::new(scn)?;
+        let same_shape = state.decided.len() == s.decided.len()
+            && state.market.slots() == s.market.slots()
+            && state.market.resources() == s.market.resources()
+            && state.market.workers.servers() == s.market.workers.servers()
+            && state.market.ps.servers() == s.market.ps.servers()
+            && state.market.bounds() == s.market.bounds();
+        if !same_shape {
+            return Err(OasisError::Shape);
+        }
+        s.market = state.market;
+        s.decided = state.decided;
+        s.now = state.now;
+        Ok(s)
+    }
+
+    /// The priced cluster (usage and prices) as it stands.
+    pub fn market(&self) -> &Market {
+        &self.market
+    }
+
+    /// True when the price bounds were derived from the job list (eqs. 23-26).
+    pub fn bounds_derived(&self) -> bool {
+        self.bounds_derived
+    }
+
+    /// The schedule of the last decision (valid until the next one).
+    pub fn last_schedule(&self) -> Schedule<'_> {
+        self.dp.schedule()
+    }
+
+    /// DP cells computed by the last decision.
+    pub fn last_work(&self) -> u64 {
+        self.dp.cells
+    }
+
+    /// The job constants of job `idx`.
+    pub fn job(&self, idx: u32) -> Option<&JobParams> {
+        self.params.get(idx as usize)
+    }
+
+    /// Job indices in the order OASiS sees them: by arrival, equal arrivals in input order.
+    pub fn arrival_order(&self) -> Vec<u32> {
+        let mut idx: Vec<u32> = (0..self.params.len() as u32).collect();
+        idx.sort_by_key(|&i| (self.params[i as usize].arrival, i));
+        idx
+    }
+
+    /// Decides job `idx` at slot `now` and commits an admitted schedule (Alg. 1 lines 4-17).
+    pub fn decide(&mut self, now: u32, idx: u32) -> Result<Decision, OasisError> {
+        let i = idx as usize;
+        let (Some(job), Some(p), Some(done)) =
+            (self.jobs.get(i), self.params.get(i), self.decided.get(i))
+        else {
+            return Err(OasisError::UnknownJob { job: idx });
+        };
+        if *done {
+            return Err(OasisError::AlreadyDecided { job: idx });
+        }
+        if now != p.arrival || now < self.now {
+            return Err(OasisError::EventTime { job: idx, now });
+        }
+        let p = *p;
+        let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
+        if d.admitted {
+            commit(&mut self.market, &p, &self.dp.schedule());
+        }
+        if let Some(done) = self.decided.get_mut(i) {
+            *done = true;
+        }
+        self.now = now;
+        Ok(d)
+    }
+
+    /// [`Self::decide`], then logs the decision and (if admitted) every slot of its schedule.
+    pub fn decide_logged<S: LogSink>(
+        &mut self,
+        now: u32,
+        idx: u32,
+        sink: &mut S,
+    ) -> Result<Decision, OasisError> {
+        let d = self.decide(now, idx)?;
+        log_decision(&d, &self.dp.schedule(), sink)?;
+        Ok(d)
+    }
+}
+
+/// Logs a decision record (tag 0x10) and, if admitted, one record per used slot (tag 0x11).
+pub(crate) fn log_decision<S: LogSink>(
+    d: &Decision,
+    s: &Schedule<'_>,
+    sink: &mut S,
+) -> Result<(), OasisError> {
+    sink.record(TAG_OASIS_DECISION, &OasisRecord::from(d))
+        .map_err(OasisError::Log)?;
+    if d.admitted {
+        for sp in s.iter() {
+            let rec = OasisSlotRecord {
+                job: d.job,
+                slot: sp.slot,
+                chunks: sp.chunks,
+                workers: sp.worker_pairs,
+                ps: sp.ps_pairs,
+                cost: canon(sp.cost),
+            };
+            sink.record(TAG_OASIS_SLOT, &rec).map_err(OasisError::Log)?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds an admitted schedule's usage and reprices the touched cells (Alg. 1 lines 8-12).
+pub fn commit(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
+    for sp in s.iter() {
+        for &[h, y] in sp.worker_pairs {
+            m.add_workers(sp.slot, h, job, y);
+        }
+        for &[k, z] in sp.ps_pairs {
+            m.add_ps(sp.slot, k, job, z);
+        }
+    }
+}
+
+impl Scheduler for OasisScheduler {
+    type Job = u32;
+    type Decision = Decision;
+    type Error = OasisError;
+
+    fn on_event(
+        &mut self,
+        now: u32,
+        event: Event<u32>,
+        out: &mut dyn FnMut(&Decision),
+    ) -> Result<(), OasisError> {
+        match event {
+            Event::JobArrived(i) => {
+                let d = self.decide(now, i)?;
+                out(&d);
+            }
+            // OASiS reserves a job's whole schedule at admission: nothing to do on the clock
+            // or on completion (the schedule ends at t_hat by construction).
+            Event::SlotAdvanced | Event::JobFinished(_) => {
+                if now < self.now {
+                    return Err(OasisError::EventTime { job: u32::MAX, now });
+                }
+                self.now = now;
+            }
+        }
+        Ok(())
+    }
+}

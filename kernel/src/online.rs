@@ -1,1 +1,0 @@
-//! Online weighted-completion-time scheduling (Zhou et al. 2022).

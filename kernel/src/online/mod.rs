@@ -1,0 +1,113 @@
+//! Online weighted-completion-time scheduling (Zhou et al. 2022, Algorithms 1-7).
+//!
+//! - **A_online** (Algorithm 1): rounds i = 1, 2, ... at tau_i = 2^(i-1) (tau_0 = 1). The batch
+//!   J_i is every job that arrived before slot tau_i (Algorithm 1 lines 3-5, "while t < tau_i")
+//!   and is not yet scheduled, in arrival order (ties: input order).
+//! - **A_dual** (Algorithm 2): A_maxweight `alpha` times on what is left of J_i, round iota using
+//!   the window [(iota-1) tau_i + 1, iota tau_i] of the batch's schedule, which runs from
+//!   alpha tau_i on; it stops early once every job of J_i is scheduled. `alpha` is a scenario
+//!   parameter (default 4); [`theoretical_alpha`] gives Theorem 5's value to report beside it.
+//! - **A_maxweight** (Algorithm 3): per job, the cheapest schedule of A_mincost2 (q_j = 1) and
+//!   A_mincost1 (q_j = 0, winning only if strictly cheaper) under the prices
+//!   delta_h^r(t) = lambda^(beta_h^r(t) / C_h^r) - 1 with lambda = 2 T H R F + 1 (eq. 11);
+//!   scheduled iff u_j = w_j - cost > 0, then its usage is added to beta. Ring-AllReduce uses
+//!   A_RAmincost1/2 (Algorithms 6-7) with rho of eq. (14).
+//!
+//! Absolute times: a job of round i, A_dual round iota, window start t- runs in slots
+//! [start, start + L_j) with start = alpha tau_i + (iota-1) tau_i + t-, completion = start + L_j,
+//! and completion <= T (a window is clipped to the horizon). Batches of different rounds and
+//! different iota never overlap in time, so one usage ledger over all slots holds every beta.
+//!
+//! [R] Costs are exact fixed-point integers ([`common::quantize`]): the fast search
+//! ([`fast`], the default) and the paper-literal one (`reference`, feature `reference`) return
+//! the same schedule, cost and tie-break; the enumeration order of reconstructions.md breaks
+//! cost ties.
+pub mod common;
+pub mod fast;
+#[cfg(any(test, feature = "reference"))]
+pub mod reference;
+mod sched;
+
+pub use sched::{
+    log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,
+    OnlineScheduler, OnlineState, PlacedRec, Search, TAG_ONLINE_DECISION, TAG_ONLINE_PLACED,
+};
+
+use crate::model::online::{Architecture, OnlineScenario};
+use serde::{Deserialize, Serialize};
+
+/// One server's share of a schedule: y_jhm workers and s_jhp PSs on server h.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed {
+    /// Server h.
+    pub server: u32,
+    /// y_jhm.
+    pub workers: u32,
+    /// s_jhp (0 for ring).
+    pub ps: u32,
+}
+
+/// The placement of one job, servers in index order (fixed capacity: no allocation).
+pub type Placement = heapless::Vec<Placed, { crate::limits::SERVERS_MAX }>;
+
+/// A window of A_dual: relative slot t is absolute slot `base + t`; `len` slots usable
+/// (t- >= 1 and t- + L <= len).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Absolute slot of relative slot 0: alpha tau_i + (iota - 1) tau_i.
+    pub base: u32,
+    /// min(tau_i, T - base).
+    pub len: u32,
+}
+
+/// Read-only view of the prices and free capacity the searches see.
+pub struct Ctx<'a> {
+    /// The scenario.
+    pub scn: &'a OnlineScenario,
+    /// lambda = 2 T H R F + 1 (eq. 11).
+    pub lambda: f64,
+    /// beta_h^r(t) at `(t * H + h) * R + r`.
+    pub usage: &'a [f64],
+    /// H.
+    pub h: usize,
+    /// R.
+    pub r: usize,
+    phi_max: &'a [u32],
+}
+
+impl Ctx<'_> {
+    fn cell(&self, t: u32, h: usize, r: usize) -> (f64, f64) {
+        let used = self
+            .usage
+            .get((t as usize * self.h + h) * self.r + r)
+            .copied()
+            .unwrap_or(0.0);
+        let cap = self.scn.servers.get(h).map_or(0.0, |c| c.get(r));
+        (used, cap)
+    }
+
+    /// omega_h^r(t) = C_h^r - beta_h^r(t).
+    pub fn free(&self, t: u32, h: usize, r: usize) -> f64 {
+        let (used, cap) = self.cell(t, h, r);
+        cap - used
+    }
+
+    /// delta_h^r(t) of eq. (11).
+    pub fn delta(&self, t: u32, h: usize, r: usize) -> f64 {
+        let (used, cap) = self.cell(t, h, r);
+        crate::price::zhou_price(self.lambda, used, cap)
+    }
+
+    /// True for Ring-AllReduce.
+    pub fn ring(&self) -> bool {
+        self.scn.architecture == Architecture::Ring
+    }
+
+    /// Most workers of type m the whole (empty) cluster holds: larger Phi are infeasible.
+    pub fn phi_max(&self, m: usize) -> u32 {
+        self.phi_max.get(m).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,629 @@
+//! A_online / A_dual / A_maxweight as a [`Scheduler`] value: events in, decisions out at round
+//! boundaries; all scratch allocated when the value is built.
+use super::common::{cost_f64, fit, Cand};
+use super::fast::{self, FastScratch};
+use super::{Ctx, Placement, Window};
+use crate::api::{Event, Scheduler};
+use crate::error::{CapacityError, Limit};
+use crate::limits::{check, JOBS_MAX, LEDGER_CELLS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
+use crate::log::{LogError, LogSink, TAG_ONLINE};
+use crate::model::online::{Architecture, OnlineScenario};
+use crate::num::canon;
+use crate::Slot;
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Tag of a [`DecisionRec`].
+pub const TAG_ONLINE_DECISION: u8 = TAG_ONLINE + 1;
+/// Tag of a [`PlacedRec`].
+pub const TAG_ONLINE_PLACED: u8 = TAG_ONLINE + 2;
+/// Rounds i are at most this many (tau_i = 2^(i-1) < 2^31 covers every horizon).
+const ROUNDS_MAX: u32 = 32;
+
+/// Which search answers A_maxweight's per-job question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Search {
+    /// The exact fast path ([`super::fast`]).
+    Fast,
+    /// The paper-literal listings ([`super::reference`]).
+    #[cfg(any(test, feature = "reference"))]
+    Reference,
+}
+
+/// Errors of the Zhou et al. scheduler.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnlineError {
+    /// A build limit was exceeded.
+    Capacity(CapacityError),
+    /// The model is inconsistent (e.g. a job's `minibatch_time` has the wrong length).
+    Model {
+        /// what is wrong
+        what: &'static str,
+        /// the job, server or type index
+        index: u32,
+    },
+    /// `JobArrived` named a job outside the scenario.
+    UnknownJob {
+        /// the index given
+        job: u32,
+    },
+    /// `JobArrived` for a job that already arrived.
+    DuplicateArrival {
+        /// the job index
+        job: u32,
+    },
+    /// An event came with a slot before the previous event's.
+    TimeWentBack {
+        /// the slot given
+        now: u32,
+        /// the previous slot
+        last: u32,
+    },
+}
+
+impl core::fmt::Display for OnlineError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            OnlineError::Capacity(e) => e.fmt(f),
+            OnlineError::Model { what, index } => write!(f, "{what} (index {index})"),
+            OnlineError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
+            OnlineError::DuplicateArrival { job } => write!(f, "job index {job} arrived twice"),
+            OnlineError::TimeWentBack { now, last } => {
+                write!(f, "event at slot {now} after an event at slot {last}")
+            }
+        }
+    }
+}
+
+impl From<CapacityError> for OnlineError {
+    fn from(e: CapacityError) -> Self {
+        OnlineError::Capacity(e)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for OnlineError {}
+
+/// One A_maxweight decision about one job in one window (also emitted when it is not scheduled).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OnlineDecision {
+    /// Job index j.
+    pub job: u32,
+    /// Round i of A_online.
+    pub round: u32,
+    /// tau_i.
+    pub tau: u32,
+    /// Round iota of A_dual (1-based).
+    pub iota: u32,
+    /// A schedule exists in the window (cost finite).
+    pub feasible: bool,
+    /// u_j > 0: the schedule was taken.
+    pub scheduled: bool,
+    /// q_j.
+    pub colocated: bool,
+    /// Worker type m.
+    pub worker_type: u32,
+    /// PS type p (`None` for ring).
+    pub ps_type: Option<u32>,
+    /// Absolute start slot t_j.
+    pub start: u32,
+    /// d_j = L_j.
+    pub duration: u32,
+    /// Workers (N or Phi).
+    pub workers: u32,
+    /// The exact fixed-point cost (2^-20 units).
+    pub cost_fixed: u128,
+    /// sum_t sum_h sum_r delta (e y + z s) of the best schedule at decision time.
+    pub cost: f64,
+    /// u_j = w_j - cost.
+    pub utility: f64,
+    /// y_jhm / s_jhp per server (empty unless feasible).
+    pub placement: Placement,
+}
+
+impl OnlineDecision {
+    fn empty() -> Self {
+        OnlineDecision {
+            job: 0,
+            round: 0,
+            tau: 0,
+            iota: 0,
+            feasible: false,
+            scheduled: false,
+            colocated: false,
+            worker_type: 0,
+            ps_type: None,
+            start: 0,
+            duration: 0,
+            workers: 0,
+            cost_fixed: 0,
+            cost: 0.0,
+            utility: 0.0,
+            placement: Placement::new(),
+        }
+    }
+
+    /// completion = start + duration.
+    pub fn completion(&self) -> u32 {
+        self.start + self.duration
+    }
+}
+
+/// Decision-log record (tag [`TAG_ONLINE_DECISION`]): one per A_maxweight decision.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionRec {
+    /// job j
+    pub job: u32,
+    /// round i
+    pub round: u32,
+    /// A_dual round iota
+    pub iota: u32,
+    /// a schedule exists
+    pub feasible: bool,
+    /// u_j > 0
+    pub scheduled: bool,
+    /// q_j
+    pub colocated: bool,
+    /// m
+    pub worker_type: u32,
+    /// p (`u32::MAX` for none)
+    pub ps_type: u32,
+    /// t_j
+    pub start: u32,
+    /// d_j
+    pub duration: u32,
+    /// workers
+    pub workers: u32,
+    /// cost
+    pub cost: f64,
+    /// u_j
+    pub utility: f64,
+}
+
+/// Decision-log record (tag [`TAG_ONLINE_PLACED`]): one per server of a scheduled job.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacedRec {
+    /// job j
+    pub job: u32,
+    /// server h
+    pub server: u32,
+    /// y_jhm
+    pub workers: u32,
+    /// s_jhp
+    pub ps: u32,
+}
+
+/// Records one decision (and its placement when scheduled) into `sink`.
+pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineDecision) -> Result<(), LogError> {
+    let rec = DecisionRec {
+        job: d.job,
+        round: d.round,
+        iota: d.iota,
+        feasible: d.feasible,
+        scheduled: d.scheduled,
+        colocated: d.colocated,
+        worker_type: d.worker_type,
+        ps_type: d.ps_type.unwrap_or(u32::MAX),
+        start: d.start,
+        duration: d.duration,
+        workers: d.workers,
+        cost: canon(d.cost),
+        utility: canon(d.utility),
+    };
+    sink.record(TAG_ONLINE_DECISION, &rec)?;
+    if d.scheduled {
+        for p in d.placement.iter() {
+            let rec = PlacedRec {
+                job: d.job,
+                server: p.server,
+                workers: p.workers,
+                ps: p.ps,
+            };
+            sink.record(TAG_ONLINE_PLACED, &rec)?;
+        }
+    }
+    Ok(())
+}
+
+/// lambda = 2 T H R F + 1 (eq. 11).
+fn lambda_of(scn: &OnlineScenario) -> f64 {
+    2.0 * scn.slots as f64 * scn.servers.len() as f64 * scn.resources as f64 * scn.f + 1.0
+}
+
+/// Theorem 5's alpha = floor((log w(J) - log w_min) / (log gamma - log(gamma - 1))) + 1 with
+/// gamma = 2 log lambda (base-2 logs); `None` without jobs.
+pub fn theoretical_alpha(scn: &OnlineScenario) -> Option<u64> {
+    let wmin = scn
+        .jobs
+        .iter()
+        .map(|j| j.weight)
+        .fold(f64::INFINITY, f64::min);
+    if scn.jobs.is_empty() || wmin <= 0.0 {
+        return None;
+    }
+    let wsum: f64 = scn.jobs.iter().map(|j| j.weight).sum();
+    let gamma = 2.0 * libm::log2(lambda_of(scn));
+    let denom = libm::log2(gamma) - libm::log2(gamma - 1.0);
+    let a = libm::floor((libm::log2(wsum) - libm::log2(wmin)) / denom) + 1.0;
+    (a.is_finite() && a >= 0.0).then_some(a as u64)
+}
+
+/// The mutable state of A_online (serialisable for snapshots).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OnlineState {
+    /// beta_h^r(t) at `(t * H + h) * R + r`, every window overlaid.
+    pub usage: Vec<f64>,
+    /// Jobs arrived and not yet scheduled (arrival-event order).
+    pub pending: Vec<u32>,
+    /// Job j has arrived.
+    pub arrived: Vec<bool>,
+    /// Job j is scheduled.
+    pub scheduled: Vec<bool>,
+    /// The next round i to run.
+    pub next_round: u32,
+    /// Slot of the last event.
+    pub last_now: u32,
+}
+
+/// A_online over one scenario (Algorithm 1), implementing [`Scheduler`]: `JobArrived(j)` adds
+/// job j, and any event at slot `now` first runs every round i with tau_i <= now.
+pub struct OnlineScheduler<'a> {
+    scn: &'a OnlineScenario,
+    lambda: f64,
+    phi_max: Vec<u32>,
+    mode: Search,
+    state: OnlineState,
+    fast: FastScratch,
+    batch: Vec<u32>,
+    decision: OnlineDecision,
+}
+
+/// Largest A_dual window any round can use: max over i of min(tau_i, T - alpha tau_i).
+fn window_cap(slots: u32, alpha: u32) -> usize {
+    let mut best = 0u64;
+    for i in 0..ROUNDS_MAX {
+        let tau = 1u64 << i;
+        let base = alpha as u64 * tau;
+        if base >= slots as u64 {
+            break;
+        }
+        best = best.max(tau.min(slots as u64 - base));
+    }
+    best as usize
+}
+
+fn validate(scn: &OnlineScenario) -> Result<(), OnlineError> {
+    let (h, r) = (scn.servers.len(), scn.resources as usize);
+    check(Limit::Servers, h, SERVERS_MAX)?;
+    check(Limit::Resources, r, RESOURCES_MAX)?;
+    check(Limit::Slots, scn.slots as usize, SLOTS_MAX)?;
+    check(Limit::Jobs, scn.jobs.len(), JOBS_MAX)?;
+    let bad = |what, index: usize| OnlineError::Model {
+        what,
+        index: index as u32,
+    };
+    if let Some(i) = scn.servers.iter().position(|c| c.len() != r) {
+        return Err(bad("server capacity vector length differs from R", i));
+    }
+    let types = scn.worker_types.iter().chain(scn.ps_types.iter());
+    if let Some(i) = types
+        .clone()
+        .position(|t| t.demand.len() != r || t.bw.is_nan() || t.bw <= 0.0)
+    {
+        return Err(bad(
+            "type demand length differs from R or bandwidth is not positive",
+            i,
+        ));
+    }
+    if scn.worker_types.is_empty() {
+        return Err(bad("no worker type", 0));
+    }
+    let ring = scn.architecture == Architecture::Ring;
+    if !ring && scn.ps_types.is_empty() {
+        return Err(bad("architecture ps without PS types", 0));
+    }
+    let updates = if ring { 1 } else { scn.ps_types.len() };
+    for (j, job) in scn.jobs.iter().enumerate() {
+        if job.minibatch_time.len() != scn.worker_types.len() || job.update_time.len() != updates {
+            return Err(bad("job minibatch_time / update_time length", j));
+        }
+        if job.arrival >= scn.slots {
+            return Err(bad("job arrival beyond the horizon", j));
+        }
+    }
+    if scn.alpha == 0 {
+        return Err(bad("alpha must be at least 1", 0));
+    }
+    Ok(())
+}
+
+impl<'a> OnlineScheduler<'a> {
+    /// Builds the scheduler and all its scratch (the only allocations it ever makes).
+    pub fn new(scn: &'a OnlineScenario, mode: Search) -> Result<Self, OnlineError> {
+        validate(scn)?;
+        let (h, r) = (scn.servers.len(), scn.resources as usize);
+        let (mm, pp) = (scn.worker_types.len(), scn.ps_types.len());
+        let t = scn.slots as usize;
+        check(Limit::LedgerCells, t * h * r, LEDGER_CELLS_MAX)?;
+        let wcap = window_cap(scn.slots, scn.alpha);
+        check(
+            Limit::LedgerCells,
+            (mm + pp) * h * (wcap + 1),
+            LEDGER_CELLS_MAX,
+        )?;
+        let phi_max: Vec<u32> = scn
+            .worker_types
+            .iter()
+            .map(|e| {
+                let s: u64 = scn
+                    .servers
+                    .iter()
+                    .map(|c| fit(c.as_slice(), e) as u64)
+                    .sum();
+                s.min(u32::MAX as u64) as u32
+            })
+            .collect();
+        let phis = if scn.architecture == Architecture::Ring {
+            let dmax = scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0);
+            dmax.min(phi_max.iter().copied().max().unwrap_or(0)) as usize
+        } else {
+            0
+        };
+        check(Limit::LedgerCells, mm * phis, LEDGER_CELLS_MAX)?;
+        let n = scn.jobs.len();
+        Ok(OnlineScheduler {
+            scn,
+            lambda: lambda_of(scn),
+            phi_max,
+            mode,
+            state: OnlineState {
+                usage: vec![0.0; t * h * r],
+                pending: Vec::with_capacity(n),
+                arrived: vec![false; n],
+                scheduled: vec![false; n],
+                next_round: 1,
+                last_now: 0,
+            },
+            fast: FastScratch::new(h, r, mm, pp, wcap, phis),
+            batch: Vec::with_capacity(n),
+            decision: OnlineDecision::empty(),
+        })
+    }
+
+    /// The state (for snapshots and invariant checks).
+    pub fn state(&self) -> &OnlineState {
+        &self.state
+    }
+
+    /// Restores a state taken from a scheduler built on the same scenario.
+    pub fn restore(&mut self, st: OnlineState) -> Result<(), OnlineError> {
+        let same = st.usage.len() == self.state.usage.len()
+            && st.arrived.len() == self.state.arrived.len()
+            && st.scheduled.len() == self.state.scheduled.len()
+            && st.pending.len() <= self.state.pending.capacity();
+        if !same {
+            return Err(OnlineError::Model {
+                what: "state does not match the scenario",
+                index: 0,
+            });
+        }
+        self.state.usage.copy_from_slice(&st.usage);
+        self.state.arrived.copy_from_slice(&st.arrived);
+        self.state.scheduled.copy_from_slice(&st.scheduled);
+        self.state.pending.clear();
+        self.state.pending.extend_from_slice(&st.pending);
+        self.state.next_round = st.next_round;
+        self.state.last_now = st.last_now;
+        self.fast.invalidate();
+        Ok(())
+    }
+
+    /// lambda = 2 T H R F + 1.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Runs every round i with tau_i <= now that has not run yet.
+    fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineDecision)) {
+        while self.state.next_round <= ROUNDS_MAX {
+            let tau = 1u64 << (self.state.next_round - 1);
+            if tau > now as u64 {
+                break;
+            }
+            self.run_round(self.state.next_round, tau as u32, out);
+            self.state.next_round += 1;
+        }
+    }
+
+    /// One round of A_online: A_dual on J_i.
+    fn run_round(&mut self, round: u32, tau: u32, out: &mut dyn FnMut(&OnlineDecision)) {
+        let jobs = &self.scn.jobs;
+        self.batch.clear();
+        self.batch.extend_from_slice(&self.state.pending);
+        self.batch
+            .sort_unstable_by_key(|&j| (jobs.get(j as usize).map_or(0, |x| x.arrival), j));
+        if self.batch.is_empty() {
+            return;
+        }
+        let alpha = self.scn.alpha;
+        for iota in 1..=alpha {
+            let base = alpha as u64 * tau as u64 + (iota as u64 - 1) * tau as u64;
+            if base + 2 > self.scn.slots as u64 {
+                break;
+            }
+            let w = Window {
+                base: base as u32,
+                len: tau.min(self.scn.slots - base as u32),
+            };
+            let mut left = 0;
+            for k in 0..self.batch.len() {
+                let j = self.batch[k] as usize;
+                if self.state.scheduled[j] {
+                    continue;
+                }
+                self.decide(j, round, tau, iota, &w);
+                if !self.decision.scheduled {
+                    left += 1;
+                }
+                out(&self.decision);
+            }
+            // A_dual's early exit: every job of J_i is scheduled.
+            if left == 0 {
+                break;
+            }
+        }
+        let sched = &self.state.scheduled;
+        self.state.pending.retain(|&j| !sched[j as usize]);
+    }
+
+    /// A_maxweight for job j in window `w`: search, decide u_j > 0, reserve.
+    fn decide(&mut self, j: usize, round: u32, tau: u32, iota: u32, w: &Window) {
+        let scn = self.scn;
+        let job = &scn.jobs[j];
+        let cx = Ctx {
+            scn,
+            lambda: self.lambda,
+            usage: &self.state.usage,
+            h: scn.servers.len(),
+            r: scn.resources as usize,
+            phi_max: &self.phi_max,
+        };
+        let d = &mut self.decision;
+        let found: Option<Cand> = match self.mode {
+            Search::Fast => fast::search(&cx, job, w, &mut self.fast, &mut d.placement),
+            #[cfg(any(test, feature = "reference"))]
+            Search::Reference => super::reference::search(&cx, job, w, &mut d.placement),
+        };
+        d.job = j as u32;
+        d.round = round;
+        d.tau = tau;
+        d.iota = iota;
+        d.feasible = found.is_some();
+        let Some(c) = found else {
+            d.scheduled = false;
+            d.colocated = false;
+            d.worker_type = 0;
+            d.ps_type = None;
+            d.start = 0;
+            d.duration = 0;
+            d.workers = 0;
+            d.cost_fixed = 0;
+            d.cost = 0.0;
+            d.utility = 0.0;
+            d.placement.clear();
+            return;
+        };
+        d.colocated = c.colocated;
+        d.worker_type = c.m;
+        d.ps_type = (c.p != u32::MAX).then_some(c.p);
+        d.start = w.base + c.tminus;
+        d.duration = c.dur;
+        d.workers = c.workers;
+        d.cost_fixed = c.cost;
+        d.cost = cost_f64(c.cost);
+        d.utility = job.weight - d.cost;
+        d.scheduled = d.utility > 0.0;
+        if d.scheduled {
+            self.reserve(j, w);
+        }
+    }
+
+    /// beta_h^r(t) += e^r y + z^r s over the job's slots and servers.
+    fn reserve(&mut self, j: usize, w: &Window) {
+        let scn = self.scn;
+        let d = &self.decision;
+        let (h_n, r_n) = (scn.servers.len(), scn.resources as usize);
+        let wt = &scn.worker_types[d.worker_type as usize];
+        let pt = d.ps_type.and_then(|p| scn.ps_types.get(p as usize));
+        for pl in d.placement.iter() {
+            for r in 0..r_n {
+                let amount = wt.demand.get(r) * pl.workers as f64
+                    + pt.map_or(0.0, |z| z.demand.get(r) * pl.ps as f64);
+                for t in d.start..d.start + d.duration {
+                    let i = (t as usize * h_n + pl.server as usize) * r_n + r;
+                    if let Some(u) = self.state.usage.get_mut(i) {
+                        *u += amount;
+                    }
+                }
+            }
+        }
+        self.state.scheduled[j] = true;
+        if self.mode == Search::Fast {
+            let cx = Ctx {
+                scn,
+                lambda: self.lambda,
+                usage: &self.state.usage,
+                h: h_n,
+                r: r_n,
+                phi_max: &self.phi_max,
+            };
+            self.fast.touched(&cx, w, &self.decision.placement);
+        }
+    }
+}
+
+impl Scheduler for OnlineScheduler<'_> {
+    type Job = u32;
+    type Decision = OnlineDecision;
+    type Error = OnlineError;
+
+    fn on_event(
+        &mut self,
+        now: Slot,
+        event: Event<u32>,
+        out: &mut dyn FnMut(&OnlineDecision),
+    ) -> Result<(), OnlineError> {
+        if now < self.state.last_now {
+            return Err(OnlineError::TimeWentBack {
+                now,
+                last: self.state.last_now,
+            });
+        }
+        self.state.last_now = now;
+        self.catch_up(now, out);
+        if let Event::JobArrived(j) = event {
+            let seen = self.state.arrived.get_mut(j as usize);
+            match seen {
+                None => return Err(OnlineError::UnknownJob { job: j }),
+                Some(true) => return Err(OnlineError::DuplicateArrival { job: j }),
+                Some(s) => *s = true,
+            }
+            if self.state.pending.len() >= self.state.pending.capacity() {
+                return Err(CapacityError {
+                    limit: Limit::Jobs,
+                    max: self.state.pending.capacity() as u64,
+                    got: self.state.pending.len() as u64 + 1,
+                }
+                .into());
+            }
+            self.state.pending.push(j);
+        }
+        Ok(())
+    }
+}
+
+/// Drives A_online over the whole scenario: at each slot `SlotAdvanced`, then `JobArrived` for
+/// the jobs arriving then (input order); every decision goes to `on_decision`.
+pub fn run_scenario(
+    scn: &OnlineScenario,
+    mode: Search,
+    on_decision: &mut dyn FnMut(&OnlineDecision),
+) -> Result<(), OnlineError> {
+    let mut s = OnlineScheduler::new(scn, mode)?;
+    let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
+    order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));
+    let mut next = 0;
+    for now in 0..scn.slots {
+        s.on_event(now, Event::SlotAdvanced, on_decision)?;
+        while let Some(&j) = order.get(next) {
+            if scn.jobs[j as usize].arrival != now {
+                break;
+            }
+            s.on_event(now, Event::JobArrived(j), on_decision)?;
+            next += 1;
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,0 @@
-//! Heterogeneity-aware placement: HAS and JPS (Liu et al. 2024).

@@ -1,0 +1,231 @@
+//! Decision records of the placement algorithms (tags [`crate::log::TAG_PLACEMENT`] + n).
+//!
+//! | tag | record | when |
+//! |---|---|---|
+//! | +0 | [`CategoryRec`] | every evaluated category (HAS, exact, JPS) |
+//! | +1 | [`GreedyRec`] | every worker handed out by Optimus, Optimus-LB, LAS |
+//! | +2 | [`ChoiceRec`] | the final choice |
+//! | +3 | [`WorkerRec`] | per worker of the final choice |
+//! | +4 | [`JpsRec`] | JPS sampling window |
+//! | +5 | [`ExhaustiveRec`] | every improvement of exhaustive search |
+use super::{Assignment, Instance, MarketOutcome, PlacementError, RunSummary};
+use crate::log::{LogSink, TAG_PLACEMENT};
+use crate::model::placement::Method;
+use crate::num::canon;
+use serde::Serialize;
+
+/// One evaluated category.
+#[derive(Serialize)]
+pub struct CategoryRec {
+    /// Index in the walked order.
+    pub index: u64,
+    /// Rank in Algorithm 1's order over the input job order.
+    pub rank: u64,
+    /// Lambda (eq. 8).
+    pub avg_jct: f64,
+    /// sum_i V_i (eq. 18).
+    pub throughput: f64,
+    /// Market price updates (0 for the exact solver).
+    pub rounds: u32,
+    /// Paper rounds they stand for.
+    pub unit_rounds: u64,
+    /// Market hit its cap; exact solver decided.
+    pub fallback: bool,
+}
+
+/// One greedy step of Optimus/Optimus-LB/LAS.
+#[derive(Serialize)]
+pub struct GreedyRec {
+    /// Step number.
+    pub step: u32,
+    /// Job that received the worker.
+    pub job: u32,
+    /// The worker.
+    pub worker: u32,
+    /// The key that chose the job (marginal JCT gain, or attained service for LAS).
+    pub key: f64,
+}
+
+/// The final choice.
+#[derive(Serialize)]
+pub struct ChoiceRec {
+    /// 0 has, 1 jps, 2 exact, 3 exhaustive, 4 optimus, 5 optimus-lb, 6 las.
+    pub method: u8,
+    /// Rank of the chosen category (u64::MAX when no category walk).
+    pub rank: u64,
+    /// Lambda.
+    pub avg_jct: f64,
+    /// F (eq. 33).
+    pub fairness: f64,
+    /// Categories or assignments examined.
+    pub examined: u64,
+}
+
+/// One worker of the final choice.
+#[derive(Serialize)]
+pub struct WorkerRec {
+    /// k
+    pub worker: u32,
+    /// i
+    pub job: u32,
+    /// abs(pi_ik) (eq. 12 or equal split).
+    pub samples: f64,
+}
+
+/// JPS sampling window.
+#[derive(Serialize)]
+pub struct JpsRec {
+    /// floor(alpha abs(Psi)).
+    pub from: u64,
+    /// abs(Psi).
+    pub count: u64,
+    /// Distinct categories sampled.
+    pub samples: u64,
+}
+
+/// An improvement found by exhaustive search.
+#[derive(Serialize)]
+pub struct ExhaustiveRec {
+    /// Assignment number (odometer order, worker 0 fastest).
+    pub number: u64,
+    /// Lambda.
+    pub avg_jct: f64,
+}
+
+fn method_code(m: Method) -> u8 {
+    match m {
+        Method::Has => 0,
+        Method::Jps => 1,
+        Method::Exact => 2,
+        Method::Exhaustive => 3,
+        Method::Optimus => 4,
+        Method::OptimusLb => 5,
+        Method::Las => 6,
+    }
+}
+
+/// Records one evaluated category.
+pub fn category<L: LogSink>(
+    sink: &mut L,
+    index: u64,
+    rank: u64,
+    a: &Assignment,
+    m: Option<MarketOutcome>,
+    fallback: bool,
+) -> Result<(), PlacementError> {
+    let m = m.unwrap_or_default();
+    sink.record(
+        TAG_PLACEMENT,
+        &CategoryRec {
+            index,
+            rank,
+            avg_jct: canon(a.avg_jct),
+            throughput: canon(a.total_throughput),
+            rounds: m.rounds,
+            unit_rounds: m.unit_rounds,
+            fallback,
+        },
+    )?;
+    Ok(())
+}
+
+/// Records one greedy step.
+pub fn greedy<L: LogSink>(
+    sink: &mut L,
+    step: u32,
+    job: u32,
+    worker: u32,
+    key: f64,
+) -> Result<(), PlacementError> {
+    sink.record(
+        TAG_PLACEMENT + 1,
+        &GreedyRec {
+            step,
+            job,
+            worker,
+            key: canon(key),
+        },
+    )?;
+    Ok(())
+}
+
+/// Records the final choice.
+pub fn choice<L: LogSink>(
+    sink: &mut L,
+    method: Method,
+    s: &RunSummary,
+    a: &Assignment,
+) -> Result<(), PlacementError> {
+    sink.record(
+        TAG_PLACEMENT + 2,
+        &ChoiceRec {
+            method: method_code(method),
+            rank: s.best_rank.unwrap_or(u64::MAX),
+            avg_jct: canon(a.avg_jct),
+            fairness: canon(a.fairness),
+            examined: s.examined,
+        },
+    )?;
+    Ok(())
+}
+
+/// Records every worker of the final choice with its workload.
+pub fn workers<L: LogSink>(
+    sink: &mut L,
+    inst: &Instance,
+    a: &Assignment,
+) -> Result<(), PlacementError> {
+    for (k, &i) in a.job_of.iter().enumerate() {
+        let iu = i as usize;
+        let w = super::workload::samples_for(
+            a.split,
+            inst.samples[iu],
+            inst.rho(iu, k),
+            a.throughput[iu],
+            a.counts[iu],
+        );
+        sink.record(
+            TAG_PLACEMENT + 3,
+            &WorkerRec {
+                worker: k as u32,
+                job: i,
+                samples: canon(w),
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Records the JPS window.
+pub fn jps<L: LogSink>(
+    sink: &mut L,
+    from: u64,
+    count: u64,
+    samples: u64,
+) -> Result<(), PlacementError> {
+    sink.record(
+        TAG_PLACEMENT + 4,
+        &JpsRec {
+            from,
+            count,
+            samples,
+        },
+    )?;
+    Ok(())
+}
+
+/// Records an exhaustive-search improvement.
+pub fn exhaustive<L: LogSink>(
+    sink: &mut L,
+    number: u64,
+    avg_jct: f64,
+) -> Result<(), PlacementError> {
+    sink.record(
+        TAG_PLACEMENT + 5,
+        &ExhaustiveRec {
+            number,
+            avg_jct: canon(avg_jct),
+        },
+    )?;
+    Ok(())
+}

@@ -1,1 +1,0 @@
-//! CSRP and Aggregated CSRP (Song et al. 2023).

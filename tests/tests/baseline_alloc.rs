@@ -1,0 +1,98 @@
+//! A baseline slot decision (FIFO, DRF, LAS, Optimus; kinds "oasis" and "online") on a built
+//! runner allocates nothing: a counting global allocator, armed only on this thread around each
+//! `step`, must see zero allocations.
+use mlsched_cli::doc::{self, ScenarioDoc};
+use mlsched_kernel::baseline::oasis::OasisBaseline;
+use mlsched_kernel::baseline::online::OnlineBaseline;
+use mlsched_kernel::baseline::Policy;
+use mlsched_kernel::log::HashSink;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if ARMED.with(|a| a.get()) {
+        ALLOCS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+// SAFETY: forwards every call to `System` unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        note();
+        System.alloc(l)
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        note();
+        System.alloc_zeroed(l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        note();
+        System.realloc(p, l, n)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn counted<F: FnOnce()>(f: F) -> u64 {
+    let before = ALLOCS.load(Ordering::SeqCst);
+    ARMED.with(|a| a.set(true));
+    f();
+    ARMED.with(|a| a.set(false));
+    ALLOCS.load(Ordering::SeqCst) - before
+}
+
+fn bundled(name: &str) -> ScenarioDoc {
+    let (_, text) = mlsched_cli::bundled::SCENARIOS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("bundled");
+    doc::parse(text).expect("parses")
+}
+
+#[test]
+fn oasis_baseline_slots_allocate_nothing() {
+    let ScenarioDoc::Oasis(d) = bundled("oasis-small") else {
+        unreachable!()
+    };
+    let scn = d.validate().unwrap();
+    for p in Policy::ALL {
+        let mut r = OasisBaseline::new(p, &scn).unwrap();
+        let mut sink = HashSink::new();
+        let mut units = 0u64;
+        for t in 0..scn.slots {
+            let n = counted(|| r.step(t, &mut sink, &mut |_| units += 1).unwrap());
+            assert_eq!(n, 0, "{p:?} slot {t}");
+        }
+        assert!(units > 0, "{p:?} placed nothing");
+    }
+}
+
+#[test]
+fn online_baseline_slots_allocate_nothing() {
+    for name in ["online-ps-small", "online-ring-small"] {
+        let ScenarioDoc::Online(d) = bundled(name) else {
+            unreachable!()
+        };
+        let scn = d.validate().unwrap();
+        for p in Policy::ALL {
+            let mut r = OnlineBaseline::new(p, &scn).unwrap();
+            let mut sink = HashSink::new();
+            for t in 0..scn.slots {
+                let n = counted(|| r.step(t, &mut sink, &mut |_| {}).unwrap());
+                assert_eq!(n, 0, "{name} {p:?} slot {t}");
+            }
+        }
+    }
+}

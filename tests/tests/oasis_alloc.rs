@@ -1,0 +1,96 @@
+//! One OASiS admission decision on a built scheduler allocates nothing: a counting global
+//! allocator, armed only on this thread around each decision, must see zero allocations.
+use mlsched_kernel::log::HashSink;
+use mlsched_kernel::oasis::OasisScheduler;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if ARMED.with(|a| a.get()) {
+        ALLOCS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+// SAFETY: forwards every call to `System` unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        note();
+        System.alloc(l)
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        note();
+        System.alloc_zeroed(l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        note();
+        System.realloc(p, l, n)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn bundled_small() -> mlsched_kernel::model::oasis::OasisScenario {
+    let (_, text) = mlsched_cli::bundled::SCENARIOS
+        .iter()
+        .find(|(n, _)| *n == "oasis-small")
+        .expect("bundled");
+    let doc: mlsched_cli::doc::oasis::OasisDoc = serde_json::from_str(text).expect("parses");
+    doc.validate().expect("valid")
+}
+
+/// A generated cluster (H = K = 50, R = 5) shortened to 40 slots, so the DP runs on big rows.
+fn generated() -> mlsched_kernel::model::oasis::OasisScenario {
+    let mut doc = mlsched_cli::gen::oasis::generate(&mlsched_cli::gen::GenOptions {
+        seed: 3,
+        jobs: Some(60),
+        ..Default::default()
+    })
+    .expect("generates");
+    doc.slots = 40.0;
+    for j in &mut doc.jobs {
+        j.arrival = j.arrival.min(30.0);
+        j.epochs = j.epochs.min(60.0);
+        j.minibatch_time = j.minibatch_time.min(0.01);
+        if let mlsched_cli::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
+            g.decay = g.decay.min(0.5);
+        }
+    }
+    doc.validate().expect("valid")
+}
+
+#[test]
+fn a_decision_allocates_nothing() {
+    for scn in [bundled_small(), generated()] {
+        let mut s = OasisScheduler::new(&scn).expect("builds");
+        let order = s.arrival_order();
+        let mut sink = HashSink::new();
+        let (mut admitted, mut dp) = (0, 0);
+        for idx in order {
+            let a = scn.jobs[idx as usize].arrival;
+            ALLOCS.store(0, Ordering::SeqCst);
+            ARMED.with(|x| x.set(true));
+            let d = s.decide_logged(a, idx, &mut sink);
+            ARMED.with(|x| x.set(false));
+            let d = d.expect("decides");
+            assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "job {idx} allocated");
+            admitted += d.admitted as u32;
+            dp += (s.last_work() > 0) as u32;
+        }
+        assert!(
+            admitted > 0 && dp > 0,
+            "the DP ran: {admitted} admitted, {dp} DP decisions"
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! Zhou et al.: the fast search and the paper-literal listings give identical schedules (same
+//! cost, same tie-break, same placement, same log hash) on >= 1,000 small random instances, for
+//! the PS and the Ring-AllReduce architectures.
+mod online_common;
+use mlsched_kernel::model::online::Architecture;
+use mlsched_kernel::online::Search;
+use online_common::{decisions, small_instance};
+use proptest::prelude::*;
+
+fn same(seed: u64, arch: Architecture) -> Result<(), TestCaseError> {
+    let scn = small_instance(seed, arch);
+    let (fast, hf) = decisions(&scn, Search::Fast);
+    let (lit, hl) = decisions(&scn, Search::Reference);
+    prop_assert_eq!(&fast, &lit, "seed {} {:?}", seed, arch);
+    prop_assert_eq!(hf, hl);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_equals_literal_ps(seed in any::<u64>()) {
+        same(seed, Architecture::Ps)?;
+    }
+
+    #[test]
+    fn fast_equals_literal_ring(seed in any::<u64>()) {
+        same(seed, Architecture::Ring)?;
+    }
+}
+
+/// The random instances are not trivial: many schedule jobs, some refuse some (u_j <= 0 or no
+/// room), and both q_j = 0 and q_j = 1 win somewhere.
+#[test]
+fn instances_exercise_both_branches() {
+    let mut stats = [0u32; 5];
+    for seed in 0..300 {
+        for arch in [Architecture::Ps, Architecture::Ring] {
+            let (d, _) = decisions(&small_instance(seed, arch), Search::Fast);
+            stats[0] += d.iter().filter(|d| d.scheduled && d.colocated).count() as u32;
+            stats[1] += d.iter().filter(|d| d.scheduled && !d.colocated).count() as u32;
+            stats[2] += d.iter().filter(|d| d.feasible && !d.scheduled).count() as u32;
+            stats[3] += d.iter().filter(|d| !d.feasible).count() as u32;
+            stats[4] += d.iter().filter(|d| d.scheduled && d.cost > 0.0).count() as u32;
+        }
+    }
+    eprintln!(
+        "q1 {} q0 {} unprofitable {} infeasible {} priced {}",
+        stats[0], stats[1], stats[2], stats[3], stats[4]
+    );
+    assert!(stats.iter().all(|&s| s > 0), "{stats:?}");
+}
+
+/// The same on generated paper-like scenarios (8 worker and 10 PS types, section 7's ranges),
+/// shrunk to 6 servers so the literal listings stay affordable.
+#[test]
+fn fast_equals_literal_on_generated_scenarios() {
+    use mlsched_cli::gen::{online as gen, GenOptions};
+    let mut scheduled = 0;
+    for seed in 1..=3 {
+        for ring in [false, true] {
+            let opts = GenOptions {
+                seed,
+                jobs: Some(6),
+                nodes: Some(6),
+                trace: None,
+            };
+            let mut doc = gen::generate(&opts).unwrap();
+            if ring {
+                doc = gen::to_ring(doc);
+            }
+            let scn = doc.validate().unwrap();
+            let (fast, hf) = decisions(&scn, Search::Fast);
+            let (lit, hl) = decisions(&scn, Search::Reference);
+            assert_eq!(fast, lit, "seed {seed} ring {ring}");
+            assert_eq!(hf, hl);
+            scheduled += fast.iter().filter(|d| d.scheduled).count();
+        }
+    }
+    assert!(scheduled >= 6, "only {scheduled} jobs scheduled");
+}

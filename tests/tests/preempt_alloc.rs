@@ -1,0 +1,76 @@
+//! Wang et al. (kind "preempt"): the decision path allocates nothing once the scheduler is
+//! built — every event of a generated paper-like run (dispatches, A_ps, pool compactions) under
+//! a counting global allocator, for every policy.
+use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::preempt::{Policy, PreemptScheduler};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+struct Counting;
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+        }
+        System.realloc(p, l, n)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn decisions_allocate_nothing() {
+    let opts = mlsched_cli::gen::GenOptions {
+        seed: 4,
+        jobs: Some(120),
+        nodes: Some(6),
+        trace: None,
+    };
+    let text = mlsched_cli::gen::generate_json("preempt", &opts).unwrap();
+    let doc: mlsched_cli::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
+    let scn = doc.validate().unwrap();
+    let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
+    order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));
+    for policy in [
+        Policy::Greedy,
+        Policy::AllCloud,
+        Policy::EdgeFifo,
+        Policy::Random,
+    ] {
+        let mut s = PreemptScheduler::new(&scn, policy).unwrap();
+        let mut decisions = 0u64;
+        let (mut next, mut t) = (0usize, 0u32);
+        ALLOCS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        loop {
+            while next < order.len() && scn.jobs[order[next] as usize].arrival == t {
+                s.on_event(t, Event::JobArrived(order[next]), &mut |_| decisions += 1)
+                    .unwrap();
+                next += 1;
+            }
+            s.on_event(t, Event::SlotAdvanced, &mut |_| decisions += 1)
+                .unwrap();
+            t += 1;
+            if next >= order.len() && t >= s.horizon_end() {
+                break;
+            }
+        }
+        COUNTING.store(false, Ordering::Relaxed);
+        assert!(decisions > 1000, "{policy:?}: only {decisions} decisions");
+        assert_eq!(ALLOCS.load(Ordering::Relaxed), 0, "{policy:?} allocated");
+    }
+}

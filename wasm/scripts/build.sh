@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds the npm package `mlsched` into wasm/pkg/{web,node} with the wasm-bindgen CLI, and
+# copies the browser build next to the visualiser (wasm/www/mlsched/).
+#   env: CARGO_TARGET_DIR (default <workspace>/target), MLSCHED_PROFILE (release|dev, default release)
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)          # wasm/
+ws=${MLSCHED_WORKSPACE:-$(cd "$here/.." && pwd)}  # workspace root
+target=${CARGO_TARGET_DIR:-$ws/target}
+profile=${MLSCHED_PROFILE:-release}
+[ "$profile" = dev ] && dir=debug || dir=$profile
+
+need=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$here/Cargo.toml")
+have=$(wasm-bindgen --version | awk '{print $2}')
+if [ "$need" != "$have" ]; then
+  echo "FAIL build: wasm-bindgen CLI $have, Cargo.toml pins $need (cargo install wasm-bindgen-cli --version $need --locked)" >&2
+  exit 1
+fi
+
+(cd "$ws" && cargo build -p mlsched-wasm --lib --target wasm32-unknown-unknown --profile "$profile")
+wasm="$target/wasm32-unknown-unknown/$dir/mlsched_wasm.wasm"
+
+rm -rf "$here/pkg"
+wasm-bindgen "$wasm" --target web --out-dir "$here/pkg/web" --out-name mlsched --no-typescript
+wasm-bindgen "$wasm" --target nodejs --out-dir "$here/pkg/node" --out-name mlsched --no-typescript
+printf '{ "type": "module" }\n' > "$here/pkg/web/package.json"
+printf '{ "type": "commonjs" }\n' > "$here/pkg/node/package.json"
+# One API on both builds: the node build is ready at require() time, so its init is a no-op.
+cat >> "$here/pkg/node/mlsched.js" <<'JS'
+
+// Added by wasm/scripts/build.sh: the browser build needs `await init()`; node does not.
+module.exports.init = async function init() {};
+module.exports.default = module.exports.init;
+module.exports.initSync = function initSync() {};
+JS
+# ESM entry of the node build (so `import init, { run } from "mlsched"` works as in the browser).
+cat > "$here/pkg/node/mlsched.mjs" <<'JS'
+import m from "./mlsched.js";
+export const { run, runWith, bundledScenarios, policies, version, Simulation, init, initSync } = m;
+export default m.init;
+JS
+cat >> "$here/pkg/web/mlsched.js" <<'JS'
+
+// Added by wasm/scripts/build.sh: a named export of the default `init`.
+export { __wbg_init as init };
+JS
+
+rm -rf "$here/www/mlsched"
+mkdir -p "$here/www/mlsched"
+cp "$here/pkg/web/mlsched.js" "$here/pkg/web/mlsched_bg.wasm" "$here/www/mlsched/"
+echo "built $(du -k "$here/pkg/web/mlsched_bg.wasm" | cut -f1) KiB wasm into $here/pkg and $here/www/mlsched"

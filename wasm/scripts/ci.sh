@@ -1,0 +1,54 @@
+#!/bin/sh
+# Everything CI needs for the wasm package and the visualiser (issue 9), in one script:
+#   build (wasm-bindgen CLI) -> npm ci -> npm pack -> node tests (tarball install, native = wasm)
+#   -> native replay tests -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium).
+# Needs: cargo + the wasm32-unknown-unknown target, wasm-bindgen-cli (= the version pinned in
+# wasm/Cargo.toml, also provides wasm-bindgen-test-runner), node >= 18 with npm, Chromium
+# (/usr/bin/chromium or $MLSCHED_CHROMIUM). Screenshots: $MLSCHED_SCREENSHOTS
+# (default <workspace>/artifacts/wasm-screenshots).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+ws=${MLSCHED_WORKSPACE:-$(cd "$here/.." && pwd)}
+export MLSCHED_WORKSPACE="$ws"
+export MLSCHED_SCREENSHOTS="${MLSCHED_SCREENSHOTS:-$ws/artifacts/wasm-screenshots}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mlsched-ci.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failed=""
+
+step() { # step NAME command...
+  name=$1; shift
+  echo "==> $name"
+  if "$@" >"$tmp/log" 2>&1; then
+    echo "PASS $name"
+    grep -E '^# (native|page|installed|screenshots)' "$tmp/log" | sed 's/^# /     /' || true
+  else
+    cat "$tmp/log"
+    echo "FAIL $name"
+    failed="$failed $name"
+  fi
+}
+must() { [ -z "$failed" ] || { echo "FAIL wasm ci (stopped after:$failed)"; exit 1; }; }
+
+for tool in cargo wasm-bindgen wasm-bindgen-test-runner node npm; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "FAIL tools: $tool not found"; exit 1; }
+done
+
+cd "$here"
+step build sh scripts/build.sh
+step "npm ci" npm ci --no-audit --no-fund
+must
+step "native results" sh -c "cd '$ws' && cargo run -q -p mlsched-wasm --example native_results > '$tmp/native.json'"
+export MLSCHED_NATIVE_RESULTS="$tmp/native.json"
+mkdir -p "$tmp/pack"
+step "npm pack" npm pack --pack-destination "$tmp/pack"
+export MLSCHED_TARBALL="$(ls "$tmp"/pack/*.tgz 2>/dev/null | head -n1)"
+must
+step "node: tarball install" node --test test/package.test.mjs
+step "node: native = wasm" node --test test/native_vs_wasm.test.mjs
+step "rust: replay + api (native)" sh -c "cd '$ws' && cargo test -q -p mlsched-wasm"
+step "rust: wasm-bindgen-test (wasm32, node)" sh -c "cd '$ws' && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test -p mlsched-wasm --target wasm32-unknown-unknown --tests"
+step "browser: visualiser in Chromium" node --test test/browser.test.mjs
+echo "     screenshots in $MLSCHED_SCREENSHOTS"
+
+if [ -n "$failed" ]; then echo "FAIL wasm ci:$failed"; exit 1; fi
+echo "PASS wasm ci"

@@ -1,0 +1,103 @@
+// The visualiser in Debian's Chromium (playwright-core, no downloaded browser): each bundled
+// scenario runs in the page, and the summary the page renders must equal the native result
+// (same log_hash and summary values) or show the native error message. Fixture results are
+// replayed too, so every kind's drawing code runs. Screenshots go to $MLSCHED_SCREENSHOTS
+// (default <workspace>/artifacts/wasm-screenshots), printed at the end.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { nativeResults, serve, WASM_DIR, WORKSPACE } from "./helpers.mjs";
+
+const CHROMIUM = process.env.MLSCHED_CHROMIUM || "/usr/bin/chromium";
+const SHOTS = process.env.MLSCHED_SCREENSHOTS || join(WORKSPACE, "artifacts", "wasm-screenshots");
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync"];
+
+let server, ctx, profile;
+const pageErrors = [];
+
+before(async () => {
+  assert.ok(existsSync(join(WASM_DIR, "www/mlsched/mlsched_bg.wasm")), "run scripts/build.sh first (www/mlsched missing)");
+  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
+  mkdirSync(SHOTS, { recursive: true });
+  server = await serve(join(WASM_DIR, "www"));
+  profile = mkdtempSync(join(tmpdir(), "mlsched-chromium-"));
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1440, height: 1100 },
+  });
+  // Offline: anything not served by our localhost server is a failure.
+  await ctx.route("**/*", (route) => (route.request().url().startsWith(server.url) ? route.continue() : route.abort()));
+});
+
+after(async () => {
+  await ctx?.close();
+  await server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  console.log(`screenshots: ${SHOTS}`);
+});
+
+async function open(query = "") {
+  const page = await ctx.newPage();
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") pageErrors.push(m.text()); });
+  await page.goto(server.url + query);
+  await page.waitForSelector("body[data-ready]", { timeout: 30000 });
+  return page;
+}
+
+test("every bundled scenario: the page's summary equals the native result", async () => {
+  const native = nativeResults().filter((c) => c.policy === null && !c.all_categories);
+  assert.ok(native.length >= 6);
+  for (const c of native) {
+    const page = await open(`?scenario=${encodeURIComponent(c.name)}`);
+    const ready = await page.evaluate(() => document.body.dataset.ready);
+    if ("ok" in c) {
+      const want = JSON.parse(c.ok);
+      assert.equal(ready, "ok", `${c.name}: page shows a result`);
+      assert.equal(await page.textContent("#log-hash"), want.log_hash, `${c.name}: log_hash`);
+      assert.equal(await page.evaluate(() => window.mlschedViz.resultJson()), c.ok, `${c.name}: result bytes`);
+      const rows = await page.$$eval("#summary tr[data-key^='summary.']", (trs) =>
+        trs.map((tr) => [tr.dataset.key.slice(8), tr.lastChild.dataset.raw]));
+      const summary = want.kind === "placement"
+        ? { avg_jct: want.best.avg_jct, fairness: want.best.fairness, category: want.best.category, categories_examined: want.categories_examined }
+        : want.summary;
+      for (const [k, raw] of rows) assert.deepEqual(JSON.parse(raw), summary[k], `${c.name}: summary.${k}`);
+      assert.equal(rows.length, Object.values(summary).filter((v) => v !== null && v !== undefined).length, `${c.name}: every summary field shown`);
+      await page.click("#step");
+    } else {
+      assert.equal(ready, "error", `${c.name}: page shows the error`);
+      assert.equal(await page.textContent("#summary-error"), c.error, `${c.name}: error message`);
+    }
+    await page.screenshot({ path: join(SHOTS, `run-${c.name}.png`), fullPage: true });
+    await page.close();
+  }
+  console.log(`page = native on ${native.length} bundled scenarios`);
+});
+
+test("fixture results replay and draw for every kind", async () => {
+  const dir = join(WASM_DIR, "test", "fixtures");
+  const page = await open();
+  for (const f of readdirSync(dir).filter((f) => f.endsWith(".result.json"))) {
+    const name = f.replace(".result.json", "");
+    const scenario = readFileSync(join(dir, `${name}.scenario.json`), "utf8");
+    const result = readFileSync(join(dir, f), "utf8");
+    const ready = await page.evaluate(([s, r, n]) => window.mlschedViz.replay(s, r, n), [scenario, result, name]);
+    assert.equal(ready, "ok", `${name}: replay shown (error: ${await page.textContent("#error")})`);
+    assert.ok(await page.$$eval("#timeline svg rect", (r) => r.length) > 0, `${name}: timeline drawn`);
+    const steps = Number(await page.getAttribute("#scrub", "max"));
+    await page.evaluate((t) => window.mlschedViz.seek(t), Math.min(6, steps));
+    assert.equal(await page.evaluate(() => document.body.dataset.step), String(Math.min(6, steps)));
+    assert.ok(await page.$$eval("#decisions li", (l) => l.length) > 0, `${name}: decisions listed`);
+    await page.screenshot({ path: join(SHOTS, `fixture-${name}.png`), fullPage: true });
+  }
+  // play advances the clock
+  await page.click("#reset");
+  await page.click("#play");
+  await page.waitForFunction(() => Number(document.body.dataset.step) >= 2, null, { timeout: 10000 });
+  await page.click("#play");
+  await page.close();
+  assert.deepEqual(pageErrors, [], "no JS errors in the page");
+});

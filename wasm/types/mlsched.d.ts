@@ -1,0 +1,121 @@
+// Hand-written types of the npm package `mlsched` (the wasm-bindgen output is untyped JSON).
+// Result documents follow formats.md; they are returned as JSON text so that they compare
+// byte for byte with `mlsched run --json`.
+
+/** Browser build: fetches and instantiates the wasm module; call once before anything else.
+ *  Node build: a no-op (the module is ready when imported). */
+export default function init(input?: { module_or_path?: string | URL | Request | BufferSource | WebAssembly.Module } | string | URL): Promise<unknown>;
+export function init(input?: { module_or_path?: string | URL | Request | BufferSource | WebAssembly.Module } | string | URL): Promise<unknown>;
+/** Synchronous instantiation from bytes or a compiled module (browser build). */
+export function initSync(module?: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): unknown;
+
+/** The result document JSON of `mlsched run --json` for this scenario (same bytes, incl. `log_hash`).
+ *  @throws Error carrying the CLI's message on bad input or a failed run. */
+export function run(scenarioJson: string): string;
+/** `run` with the CLI's `--policy NAME` (a baseline of the same kind) and `--all` (placement: `per_category`). */
+export function runWith(scenarioJson: string, policy?: string | null, allCategories?: boolean | null): string;
+/** The CLI's bundled example scenarios, one or more per kind. */
+export function bundledScenarios(): BundledScenario[];
+/** Policies accepted by `runWith` for `kind`; the first is the kind's own algorithm. */
+export function policies(kind: Kind): string[];
+/** Package version. */
+export function version(): string;
+
+export type Kind = "oasis" | "online" | "placement" | "preempt" | "route";
+
+export interface BundledScenario {
+  name: string;
+  kind: Kind;
+  /** Scenario JSON text, as in `cli/scenarios/<name>.json`. */
+  scenario: string;
+}
+
+/** Steps through the decisions of one run (replayed from its result document). */
+export class Simulation {
+  /** Runs the scenario (throws like `run`). */
+  constructor(scenarioJson: string, policy?: string | null);
+  /** Replays a result document saved earlier, e.g. by `mlsched run --json`. */
+  static fromResult(scenarioJson: string, resultJson: string): Simulation;
+  /** Advances one step (slot; category for placement). Returns false at the end. */
+  step(): boolean;
+  /** Moves to step `t` (clamped to the last step). */
+  seek(t: number): void;
+  /** Back to step 0. */
+  reset(): void;
+  readonly currentStep: number;
+  readonly steps: number;
+  readonly done: boolean;
+  readonly kind: Kind;
+  /** The state at the current step. */
+  state(): SimState;
+  /** Everything precomputed for drawing. */
+  timeline(): Timeline;
+  /** The result document JSON, exactly what `run` returns. */
+  resultJson(): string;
+  /** Frees the wasm memory of this simulation. */
+  free(): void;
+}
+
+export interface Server {
+  id: string;
+  /** worker | ps | server | edge | cloud | gpu | compute */
+  group: string;
+  /** Per resource of `Timeline.resources`; 0 = unlimited / not applicable. */
+  capacity: number[];
+}
+
+/** `job` holds a share of `server` over steps [start, end). */
+export interface Bar { job: string; server: number; lane: number; start: number; end: number; label: string }
+
+export interface Decision {
+  step: number;
+  /** Job id ("" for placement categories). */
+  job: string;
+  /** admit | reject | schedule | start | complete | preempt | resume | route | category | best */
+  action: string;
+  /** Explanation with the result's numbers. */
+  text: string;
+}
+
+export interface JobInfo { id: string; arrival: number; start: number | null; end: number | null; accepted: boolean }
+
+export interface Timeline {
+  kind: Kind;
+  policy: string;
+  steps: number;
+  step_unit: "slot" | "category";
+  resources: string[];
+  servers: Server[];
+  bars: Bar[];
+  /** usage[r][s][t] */
+  usage: number[][][];
+  /** price[r][s][t]; empty when the kind has no prices */
+  price: number[][][];
+  price_note: string;
+  decisions: Decision[];
+  jobs: JobInfo[];
+  /** The result's `summary` (`best` for placement). */
+  summary: Record<string, unknown>;
+  /** route: {topology, routes, link_load, aggregate}; placement: {workers, rounds, categories_examined};
+   *  preempt: {queues, preemptions_replayed}; otherwise null. */
+  extra: Record<string, unknown> | null;
+}
+
+export interface SimState {
+  step: number;
+  steps: number;
+  done: boolean;
+  /** usage[s][r] at this step */
+  usage: number[][];
+  /** largest used/capacity over resources, per server */
+  utilisation: number[];
+  /** price[s][r] at this step (empty without prices) */
+  price: number[][];
+  /** indices into Timeline.bars active at this step */
+  running: number[];
+  /** per server: waiting entries (preempt: "job#chunk@wWorker") */
+  queues: string[][];
+  decisions: Decision[];
+  /** per job: waiting | pending | running | done | rejected */
+  status: string[];
+}
