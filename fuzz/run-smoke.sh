@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
     mkdir -p "$work/$t" "artifacts/$t"
     cp ../tests/fuzz-regressions/"$t"/* "$work/$t/" 2>/dev/null || true
 done
-cp ../cli/scenarios/*.json ../tests/golden/*-x2.json "$work/scenario_json/" 2>/dev/null || true
+cp ../cli/scenarios/*.json "$work/scenario_json/" 2>/dev/null || true
 printf '\000\000\005\000\007' >"$work/log_decode/mutate-seed" 2>/dev/null || true
 printf '\007\000\001\002\003\004\005\006\004\002\011' >"$work/kernel_events/seed" 2>/dev/null || true
 
@@ -47,7 +47,7 @@ for t in "${targets[@]}"; do
     echo "== fuzz: $t for ${seconds}s"
     log="$work/$t.log"
     if "${fuzz[@]}" run "$t" -O -s "$sanitizer" "$work/$t" -- \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+        -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
         grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec' "$log" | sed "s/^/   $t /"
     else
