@@ -1,4 +1,6 @@
 //! Shared helpers of the cross-crate tests.
+pub mod alloc_count;
+
 use std::path::PathBuf;
 
 pub mod actions;

@@ -6,51 +6,13 @@ use mlsched_kernel::baseline::oasis::OasisBaseline;
 use mlsched_kernel::baseline::online::OnlineBaseline;
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::log::HashSink;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.with(|a| a.get()) {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-// SAFETY: forwards every call to `System` unchanged; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        note();
-        System.alloc(l)
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        note();
-        System.alloc_zeroed(l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        note();
-        System.realloc(p, l, n)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-}
+use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn counted<F: FnOnce()>(f: F) -> u64 {
-    let before = ALLOCS.load(Ordering::SeqCst);
-    ARMED.with(|a| a.set(true));
-    f();
-    ARMED.with(|a| a.set(false));
-    ALLOCS.load(Ordering::SeqCst) - before
+    allocations(f).1
 }
 
 fn bundled(name: &str) -> ScenarioDoc {

@@ -7,24 +7,10 @@ use mlsched_kernel::log::{HashSink, LogSink, TAG_OASIS};
 use mlsched_kernel::order::sort_indices_by_keys;
 use mlsched_kernel::price::oasis_price;
 use mlsched_kernel::ResourceVec;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
+use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[derive(serde::Serialize)]
 struct Decision {
@@ -46,37 +32,43 @@ fn core_decision_path_allocates_nothing() {
     let mut scratch = vec![0u32; 16];
     let mut sink = HashSink::new();
 
-    let before = ALLOCS.load(Ordering::SeqCst);
-    for job in 0..50u32 {
-        let slot = job % 90;
-        for (h, key) in keys.iter_mut().enumerate() {
-            let free = ledger.free(slot, h as u32).unwrap();
-            let used = caps[h].get(0) - free.get(0);
-            *key = oasis_price(0.1, 60.0, used, caps[h].get(0)) * demand.get(0);
+    let ((), allocated) = allocations(|| {
+        for job in 0..50u32 {
+            let slot = job % 90;
+            for (h, key) in keys.iter_mut().enumerate() {
+                let free = ledger.free(slot, h as u32).unwrap();
+                let used = caps[h].get(0) - free.get(0);
+                *key = oasis_price(0.1, 60.0, used, caps[h].get(0)) * demand.get(0);
+            }
+            sort_indices_by_keys(&mut idx, &keys, &mut scratch);
+            let best = idx[0];
+            let fit = ledger.free(slot, best).unwrap().fits(&demand).min(2);
+            if fit > 0 {
+                ledger.reserve(slot, slot + 10, best, &demand, fit).unwrap();
+            }
+            sink.record(
+                TAG_OASIS,
+                &Decision {
+                    job,
+                    server: best,
+                    workers: fit,
+                    cost: keys[best as usize],
+                },
+            )
+            .unwrap();
         }
-        sort_indices_by_keys(&mut idx, &keys, &mut scratch);
-        let best = idx[0];
-        let fit = ledger.free(slot, best).unwrap().fits(&demand).min(2);
-        if fit > 0 {
-            ledger.reserve(slot, slot + 10, best, &demand, fit).unwrap();
-        }
-        sink.record(
-            TAG_OASIS,
-            &Decision {
-                job,
-                server: best,
-                workers: fit,
-                cost: keys[best as usize],
-            },
-        )
-        .unwrap();
-    }
-    let after = ALLOCS.load(Ordering::SeqCst);
+    });
     assert_eq!(
-        after - before,
-        0,
-        "the decision path allocated {} times",
-        after - before
+        allocated, 0,
+        "the decision path allocated {allocated} times"
     );
     assert_eq!(sink.hash().records(), 50);
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // Guards every no-allocation test against a counter that silently counts nothing.
+    let (v, n) = allocations(|| vec![7u8; 64]);
+    assert_eq!(v.len(), 64);
+    assert!(n >= 1, "a Vec allocation was not counted");
 }

@@ -2,44 +2,10 @@
 //! allocator, armed only on this thread around each decision, must see zero allocations.
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::oasis::OasisScheduler;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.with(|a| a.get()) {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-// SAFETY: forwards every call to `System` unchanged; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        note();
-        System.alloc(l)
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        note();
-        System.alloc_zeroed(l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        note();
-        System.realloc(p, l, n)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-}
+use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn bundled_small() -> mlsched_kernel::model::oasis::OasisScenario {
     let (_, text) = mlsched_cli::bundled::SCENARIOS
@@ -79,12 +45,9 @@ fn a_decision_allocates_nothing() {
         let (mut admitted, mut dp) = (0, 0);
         for idx in order {
             let a = scn.jobs[idx as usize].arrival;
-            ALLOCS.store(0, Ordering::SeqCst);
-            ARMED.with(|x| x.set(true));
-            let d = s.decide_logged(a, idx, &mut sink);
-            ARMED.with(|x| x.set(false));
+            let (d, allocated) = allocations(|| s.decide_logged(a, idx, &mut sink));
             let d = d.expect("decides");
-            assert_eq!(ALLOCS.load(Ordering::SeqCst), 0, "job {idx} allocated");
+            assert_eq!(allocated, 0, "job {idx} allocated");
             admitted += d.admitted as u32;
             dp += (s.last_work() > 0) as u32;
         }

@@ -5,34 +5,10 @@ use mlsched_cli::doc::{parse, ScenarioDoc};
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::placement::Placer;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
-struct Counting;
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.realloc(p, l, n)
-    }
-}
+use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn runs_allocate_nothing() {
@@ -54,15 +30,12 @@ fn runs_allocate_nothing() {
             let mut p = Placer::new(&scn).unwrap();
             let mut sink = HashSink::new();
             let mut seen = 0u64;
-            ALLOCS.store(0, Ordering::Relaxed);
-            COUNTING.store(true, Ordering::Relaxed);
-            let r = p.run(m, &mut sink, |_| seen += 1);
-            COUNTING.store(false, Ordering::Relaxed);
+            let (r, allocated) = allocations(|| p.run(m, &mut sink, |_| seen += 1));
             // Exhaustive search refuses the larger scenarios (S^K too big): that path too.
             if m != Method::Exhaustive || name.ends_with("table2") {
                 r.unwrap();
             }
-            assert_eq!(ALLOCS.load(Ordering::Relaxed), 0, "{name} {m:?}");
+            assert_eq!(allocated, 0, "{name} {m:?}");
             checked += 1;
         }
     }

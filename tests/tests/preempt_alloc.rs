@@ -3,34 +3,10 @@
 //! a counting global allocator, for every policy.
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::preempt::{Policy, PreemptScheduler};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
-struct Counting;
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.realloc(p, l, n)
-    }
-}
+use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn decisions_allocate_nothing() {
@@ -54,9 +30,7 @@ fn decisions_allocate_nothing() {
         let mut s = PreemptScheduler::new(&scn, policy).unwrap();
         let mut decisions = 0u64;
         let (mut next, mut t) = (0usize, 0u32);
-        ALLOCS.store(0, Ordering::Relaxed);
-        COUNTING.store(true, Ordering::Relaxed);
-        loop {
+        let ((), allocated) = allocations(|| loop {
             while next < order.len() && scn.jobs[order[next] as usize].arrival == t {
                 s.on_event(t, Event::JobArrived(order[next]), &mut |_| decisions += 1)
                     .unwrap();
@@ -68,9 +42,8 @@ fn decisions_allocate_nothing() {
             if next >= order.len() && t >= s.horizon_end() {
                 break;
             }
-        }
-        COUNTING.store(false, Ordering::Relaxed);
+        });
         assert!(decisions > 1000, "{policy:?}: only {decisions} decisions");
-        assert_eq!(ALLOCS.load(Ordering::Relaxed), 0, "{policy:?} allocated");
+        assert_eq!(allocated, 0, "{policy:?} allocated");
     }
 }

@@ -6,24 +6,10 @@ use mlsched_kernel::model::route::{NodeKind, PsoParams, RouteJob, RouteScenario}
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{fat_tree, TopoParams};
 use mlsched_kernel::route::{Policy, Router};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
+use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn scenario(aggregate: bool) -> RouteScenario {
     let mut rng = SplitMix64::new(4);
@@ -75,10 +61,8 @@ fn a_whole_run_allocates_nothing_after_build() {
         let s = scenario(agg);
         let router = Router::new(&s, policy).unwrap();
         let mut sink = HashSink::new();
-        let before = ALLOCS.load(Ordering::SeqCst);
-        let out = router.run(&mut sink).unwrap();
-        let after = ALLOCS.load(Ordering::SeqCst);
-        assert_eq!(after, before, "{policy:?} (aggregate {agg}) allocated");
+        let (out, allocated) = allocations(|| router.run(&mut sink).unwrap());
+        assert_eq!(allocated, 0, "{policy:?} (aggregate {agg}) allocated");
         assert_eq!(out.plans.len(), 40);
     }
 }
