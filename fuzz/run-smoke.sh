@@ -6,15 +6,20 @@
 # nightly for -Z flags, which stable accepts that way). The kernel forbids unsafe code, so the
 # default build has no sanitizer (faster); SANITIZER=address turns ASan on.
 #
-# Seeds come from the repository (bundled scenarios, the golden corpus, kept crash inputs);
-# nothing is written inside the repository except fuzz/target and fuzz/artifacts (gitignored).
-# A crash fails the script; copy fuzz/artifacts/<target>/crash-* into
-# tests/fuzz-regressions/<target>/ so it stays a test.
+# Seeds come from the repository (bundled scenarios, fuzz/seeds/<target>/, kept crash inputs);
+# nothing is written inside the repository except fuzz/target, fuzz/artifacts and, with
+# FUZZ_CORPUS, fuzz/corpus (all gitignored). A crash fails the script; copy
+# fuzz/artifacts/<target>/crash-* into tests/fuzz-regressions/<target>/ so it stays a test.
 #
-# Longer runs: FUZZ_SECONDS=3600 bash fuzz/run-smoke.sh kernel_events
+# Longer runs (fuzz/CAMPAIGNS.md records them):
+#   FUZZ_SECONDS=3600 FUZZ_MAX_LEN=4096 FUZZ_CORPUS=1 nice -n 19 bash fuzz/run-smoke.sh scenario_json
+# FUZZ_MAX_LEN (default 16384) bounds the input length, FUZZ_RUNS stops after that many
+# executions, FUZZ_CORPUS=1 keeps the corpus in fuzz/corpus/<target>/ across runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${FUZZ_SECONDS:-20}"
+max_len="${FUZZ_MAX_LEN:-16384}"
+runs="${FUZZ_RUNS:--1}"
 sanitizer="${SANITIZER:-none}"
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events)
@@ -34,22 +39,28 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for t in "${targets[@]}"; do
+for t in scenario_json log_decode kernel_events; do
     mkdir -p "$work/$t" "artifacts/$t"
-    cp ../tests/fuzz-regressions/"$t"/* "$work/$t/" 2>/dev/null || true
+    cp ../tests/fuzz-regressions/"$t"/* seeds/"$t"/* "$work/$t/" 2>/dev/null || true
 done
-cp ../cli/scenarios/*.json "$work/scenario_json/" 2>/dev/null || true
-printf '\000\000\005\000\007' >"$work/log_decode/mutate-seed" 2>/dev/null || true
-printf '\007\000\001\002\003\004\005\006\004\002\011' >"$work/kernel_events/seed" 2>/dev/null || true
+cp ../cli/scenarios/*.json "$work/scenario_json/"
+printf '\000\000\005\000\007' >"$work/log_decode/mutate-seed"
+printf '\007\000\001\002\003\004\005\006\004\002\011' >"$work/kernel_events/seed"
 
 status=0
 for t in "${targets[@]}"; do
     echo "== fuzz: $t for ${seconds}s"
     log="$work/$t.log"
-    if "${fuzz[@]}" run "$t" -O -s "$sanitizer" "$work/$t" -- \
-        -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=16384 \
-        -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
-        grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec' "$log" | sed "s/^/   $t /"
+    dirs=("$work/$t")
+    if [ -n "${FUZZ_CORPUS:-}" ]; then
+        mkdir -p "corpus/$t"
+        dirs=("corpus/$t" "$work/$t")
+    fi
+    if "${fuzz[@]}" run "$t" -O -s "$sanitizer" "${dirs[@]}" -- \
+        -max_total_time="$seconds" -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+        -max_len="$max_len" -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
+        grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' \
+            "$log" | sed "s/^/   $t /"
     else
         status=1
         tail -40 "$log"

@@ -29,7 +29,8 @@ pub struct MapArgs {
     /// Horizon T in slots.
     #[arg(long, default_value_t = 200)]
     slots: u32,
-    /// Seconds per slot (0: arrivals span half the horizon).
+    /// Seconds per slot (0: arrivals span half the horizon for kind oasis, T/(2 alpha) for kind
+    /// online, the window A_online can reach).
     #[arg(long, default_value_t = 0.0)]
     slot_seconds: f64,
     /// Worker (GPU) servers.
@@ -131,7 +132,7 @@ pub fn import(a: &ImportArgs) -> Result<(), RunError> {
         Some(p) => std::fs::write(p, text)
             .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", p.display()))),
         None => {
-            print!("{text}");
+            out!("{text}");
             Ok(())
         }
     }
@@ -218,14 +219,14 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         pb.inc();
     }
     pb.finish();
-    println!("scenario {} (kind {})", a.scenario, d.kind());
-    print!("{}", compare::table(&reports));
+    outln!("scenario {} (kind {})", a.scenario, d.kind());
+    out!("{}", compare::table(&reports));
     if let Some(dir) = &a.out {
         if a.no_timing {
             reports.iter_mut().for_each(|r| r.timing = None);
         }
         compare::output::write_all(dir, &a.scenario, &reports)?;
-        println!(
+        outln!(
             "wrote {}/{{compare.json,compare.csv,bars.svg,jct_cdf.svg,utilisation.svg}}",
             dir.display()
         );
@@ -239,6 +240,9 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
 }
 
 fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError> {
+    if a.threads == Some(0) {
+        return Err(InputError::new("option", "threads", "must be at least 1").into());
+    }
     if !a.scenario.starts_with("import:") {
         return Err(InputError::new(
             "option",
@@ -254,21 +258,21 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     let tick = || pb.inc();
     let sw = match a.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n)
             .build()
             .map_err(|e| RunError::Runtime(format!("thread pool: {e}")))?
             .install(|| sweep::sweep(seeds, &policies, make, tick)),
         None => sweep::sweep(seeds, &policies, make, tick),
     }?;
     pb.finish();
-    println!(
+    outln!(
         "sweep {} over seeds {}..{} (kind {}): mean ± 95% CI",
         a.scenario,
         seeds.first().copied().unwrap_or(0),
         seeds.last().copied().unwrap_or(0),
         first.kind()
     );
-    print!("{}", sweep::table(&sw));
+    out!("{}", sweep::table(&sw));
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| RunError::Runtime(format!("cannot create {}: {e}", dir.display())))?;
@@ -279,7 +283,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         std::fs::write(&p, text)
             .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", p.display())))?;
         write_sweep_csv(&dir.join("sweep.csv"), &sw)?;
-        println!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
+        outln!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
     }
     Ok(())
 }

@@ -14,12 +14,12 @@ pub fn run(quiet: bool) -> Result<(), RunError> {
         let d = doc::parse(text)?;
         let list: Vec<String> = policies(d.kind()).iter().map(|s| s.to_string()).collect();
         let reports = compare::compare(&d, &list);
-        println!("== {name} (kind {}) ==", d.kind());
-        print!("{}", compare::table(&reports));
-        println!();
+        outln!("== {name} (kind {}) ==", d.kind());
+        out!("{}", compare::table(&reports));
+        outln!();
     }
     if !quiet {
-        println!(
+        outln!(
             "{} scenarios in {:.2} s; `mlsched compare FILE --out DIR` writes JSON, CSV and SVG plots",
             SCENARIOS.len(),
             start.elapsed().as_secs_f64()

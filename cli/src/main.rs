@@ -8,6 +8,32 @@ use mlsched_kernel::log::HashSink;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Writes formatted text to stdout. A closed pipe (`mlsched run x.json | head -1`) ends the
+/// process quietly with success, as Unix filters do, instead of the panic `print!` gives; any
+/// other write error is reported and exits with status 1.
+fn write_stdout(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_fmt(args).and_then(|()| o.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// `print!` that survives a closed pipe (see [`write_stdout`]).
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*)) };
+}
+
+/// `println!` that survives a closed pipe (see [`write_stdout`]).
+macro_rules! outln {
+    () => { $crate::write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 mod cmd;
 mod demo;
 use cmd::{CompareArgs, ImportArgs};
@@ -88,7 +114,7 @@ fn read(path: &Path) -> Result<String, RunError> {
 
 fn write(path: &Path, text: &str) -> Result<(), RunError> {
     if path == Path::new("-") {
-        print!("{text}");
+        out!("{text}");
         return Ok(());
     }
     std::fs::write(path, text)
@@ -132,7 +158,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             }
             .map_err(|e| in_file(&scenario, e))?;
             if json.as_deref() != Some(Path::new("-")) {
-                println!("{}", result.summary_text());
+                outln!("{}", result.summary_text());
             }
             if let Some(out) = json {
                 write(&out, &result.to_json())?;
@@ -148,7 +174,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                 ))
             })?;
             let ok = replay::replay(&bytes).map_err(|e| in_file(&log, e.into()))?;
-            println!("{ok}");
+            outln!("{ok}");
             Ok(())
         }
         Command::Demo => demo::run(cli.quiet),

@@ -308,3 +308,47 @@ fn sweep_is_identical_whatever_the_thread_count() {
         serde_json::from_str(&std::fs::read_to_string(a.join("sweep.json")).unwrap()).unwrap();
     assert_eq!(v["per_seed"].as_array().unwrap().len(), 6);
 }
+
+/// A reader that closes the pipe early (`mlsched demo | head -1`) must not make mlsched panic:
+/// it stops quietly with status 0, as Unix filters do.
+#[test]
+fn closed_stdout_pipe_is_not_a_panic() {
+    use std::io::Read;
+    let mut child = bin()
+        .arg("demo")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn mlsched");
+    let mut first = [0u8; 8];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let (_, err) = text(&out);
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
+}
+
+/// `compare --threads 0` is refused with the option named, not silently run on one thread.
+#[test]
+fn zero_threads_is_refused() {
+    let o = run(&[
+        "compare",
+        "import:philly",
+        "--seeds",
+        "1..2",
+        "--threads",
+        "0",
+    ]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("threads") && err.contains("at least 1"),
+        "{err}"
+    );
+}

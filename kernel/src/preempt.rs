@@ -24,6 +24,7 @@ pub mod plan;
 mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
+mod snapshot;
 
 use crate::api::{Event, Scheduler};
 use crate::error::{CapacityError, Limit};

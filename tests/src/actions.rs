@@ -140,6 +140,11 @@ pub struct CoreState {
     pub held: Vec<Held>,
 }
 
+/// Decoded straight by `snapshot::restore`: the ledger and PRNG re-check their invariants in
+/// `Deserialize`; `held` is only handed back to that checked ledger, whose release refuses a
+/// bad entry with a typed error (which this harness then asserts on).
+impl snapshot::RawRestore for CoreState {}
+
 impl CoreState {
     /// A ledger with capacities derived from `seed`, and the PRNG seeded with it.
     pub fn new(seed: u64) -> Self {

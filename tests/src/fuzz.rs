@@ -23,14 +23,20 @@ pub fn run_target(name: &str, data: &[u8]) {
     }
 }
 
-/// Scenario JSON of any kind: parse, validate, run; when it runs, the written log must replay
-/// to the same records and the same `log_hash`, and a second run must give the same bytes.
+/// Scenario JSON of any kind: parse and validate every input; run it when its work is within
+/// the harness bound ([`too_large_to_fuzz`]); when it runs, the written log must replay to the
+/// same records and the same `log_hash`, and a second run must give the same bytes.
 pub fn scenario_json(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if too_large_to_fuzz(text) {
+    // Parsing and validation run on every input, whatever its size.
+    let Ok(doc) = mlsched_cli::doc::parse(text) else {
         return;
+    };
+    match too_large_to_fuzz(&doc) {
+        Ok(false) => {}
+        Ok(true) | Err(_) => return,
     }
     let opts = RunOptions::default();
     let first = run_json(text, &opts);
@@ -47,19 +53,84 @@ pub fn scenario_json(data: &[u8]) {
     );
 }
 
-/// Placement categories C(K-1, S-1) above which the harness skips an input.
-pub const FUZZ_CATEGORIES_MAX: u128 = 500;
-/// Exhaustive-search assignments S^K above which the harness skips an input.
-pub const FUZZ_ASSIGNMENTS_MAX: u128 = 20_000;
+/// Placement categories C(K-1, S-1) above which the harness does not run an input.
+pub const FUZZ_CATEGORIES_MAX: u128 = 64;
+/// Exhaustive-search assignments S^K above which the harness does not run an input.
+pub const FUZZ_ASSIGNMENTS_MAX: u128 = 4096;
+/// OASiS DP cells, sum over jobs of window x (workload + 1) x (servers + 1), above which the
+/// harness does not run an input (Alg. 2 fills one row of workload + 1 cells per slot, and
+/// prices every server per slot).
+pub const FUZZ_OASIS_CELLS_MAX: u128 = 1 << 15;
+/// A_online search steps, sum over jobs of window^2 x worker types x max(PS types, 1) x
+/// servers, above which the harness does not run an input (durations x start slots x type
+/// pairs x servers in A_mincost).
+pub const FUZZ_ONLINE_STEPS_MAX: u128 = 1 << 15;
+/// Preemptive dispatch steps, jobs x slots x (servers + 1), above which the harness does not
+/// run an input.
+pub const FUZZ_PREEMPT_STEPS_MAX: u128 = 1 << 13;
+/// CSRP particle evaluations, (3 jobs + 2) scheduling events x particles x iterations x
+/// (workers + jobs) x (1 + (nodes + links) / 16), above which the harness does not run an input.
+pub const FUZZ_ROUTE_STEPS_MAX: u128 = 1 << 12;
 
-/// The harness explores semantics on small inputs: a placement problem with many categories (or
-/// a large exhaustive search) is valid but takes seconds per run in an instrumented build, which
-/// libFuzzer reports as a timeout rather than a bug. Such inputs are covered by the golden and
-/// property tests instead.
-pub fn too_large_to_fuzz(text: &str) -> bool {
-    let Ok(mlsched_cli::doc::ScenarioDoc::Placement(p)) = mlsched_cli::doc::parse(text) else {
-        return false;
-    };
+/// The harness explores semantics on small inputs: every input is parsed and validated, but a
+/// valid scenario whose work is above the bound of its kind (the `FUZZ_*_MAX` constants) is
+/// not run. Such a run is correct but takes milliseconds to seconds in an instrumented build,
+/// so a campaign would spend its time on a few big inputs (or report them as timeouts) instead
+/// of exploring; big scenarios are covered by the golden and property tests instead.
+/// `Err` is the validation error (the input does not run either way).
+pub fn too_large_to_fuzz(
+    doc: &mlsched_cli::doc::ScenarioDoc,
+) -> Result<bool, mlsched_cli::error::InputError> {
+    use mlsched_cli::doc::ScenarioDoc;
+    Ok(match doc {
+        ScenarioDoc::Oasis(d) => oasis_cells(&d.validate()?) > FUZZ_OASIS_CELLS_MAX,
+        ScenarioDoc::Online(d) => online_steps(&d.validate()?) > FUZZ_ONLINE_STEPS_MAX,
+        ScenarioDoc::Placement(d) => placement_too_large(&d.validate()?),
+        ScenarioDoc::Preempt(d) => preempt_steps(&d.validate()?) > FUZZ_PREEMPT_STEPS_MAX,
+        ScenarioDoc::Route(d) => route_steps(&d.validate()?) > FUZZ_ROUTE_STEPS_MAX,
+    })
+}
+
+fn oasis_cells(s: &mlsched_kernel::model::oasis::OasisScenario) -> u128 {
+    let servers = (s.worker_servers.len() + s.ps_servers.len()) as u128 + 1;
+    s.jobs.iter().fold(0u128, |acc, j| {
+        let window = u128::from(s.slots.saturating_sub(j.arrival));
+        let row = u128::from(j.workload()) + 1;
+        acc.saturating_add(window.saturating_mul(row).saturating_mul(servers))
+    })
+}
+
+fn online_steps(s: &mlsched_kernel::model::online::OnlineScenario) -> u128 {
+    let types = s.worker_types.len() as u128 * s.ps_types.len().max(1) as u128;
+    let per_window = types.saturating_mul(s.servers.len() as u128);
+    s.jobs.iter().fold(0u128, |acc, j| {
+        let window = u128::from(s.slots.saturating_sub(j.arrival));
+        acc.saturating_add(window.saturating_mul(window).saturating_mul(per_window))
+    })
+}
+
+fn preempt_steps(s: &mlsched_kernel::model::preempt::PreemptScenario) -> u128 {
+    let servers = s.servers.len() as u128 + 1;
+    (s.jobs.len() as u128)
+        .saturating_mul(u128::from(s.slots))
+        .saturating_mul(servers)
+}
+
+fn route_steps(s: &mlsched_kernel::model::route::RouteScenario) -> u128 {
+    let jobs = s.jobs.len() as u128;
+    let workers = s
+        .jobs
+        .iter()
+        .fold(0u128, |acc, j| acc.saturating_add(u128::from(j.workers)));
+    let graph = (s.topology.nodes.len() + s.topology.links.len()) as u128;
+    (3 * jobs + 2)
+        .saturating_mul(u128::from(s.pso.particles))
+        .saturating_mul(u128::from(s.pso.iterations))
+        .saturating_mul(workers.saturating_add(jobs))
+        .saturating_mul(1 + graph / 16)
+}
+
+fn placement_too_large(p: &mlsched_kernel::model::placement::PlacementScenario) -> bool {
     let (k, s) = (p.workers.len() as u128, p.jobs.len() as u128);
     if k == 0 || s == 0 {
         return false;
@@ -75,7 +146,10 @@ pub fn too_large_to_fuzz(text: &str) -> bool {
     for _ in 0..k {
         assignments = assignments.saturating_mul(s);
         if assignments > FUZZ_ASSIGNMENTS_MAX {
-            return matches!(p.method, mlsched_cli::doc::placement::MethodDoc::Exhaustive);
+            return matches!(
+                p.method,
+                mlsched_kernel::model::placement::Method::Exhaustive
+            );
         }
     }
     false
@@ -140,4 +214,33 @@ pub fn kernel_events(data: &[u8]) {
     let whole = actions::run(seed as u64, &acts, None);
     let cut = actions::run(seed as u64, &acts, Some(acts.len() / 2));
     assert_eq!(whole, cut, "a snapshot/restore changed the decisions");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every seed under `fuzz/seeds/scenario_json/` is valid and within the harness bound, so a
+    /// campaign starts from inputs of every kind that run (not only validate).
+    #[test]
+    fn scenario_seeds_run() {
+        let dir = crate::repo_root().join("fuzz/seeds/scenario_json");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let mut kinds = BTreeSet::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let doc = mlsched_cli::doc::parse(&text).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            let large = too_large_to_fuzz(&doc).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            assert!(!large, "{f:?} is above the harness bound: it would not run");
+            run_json(&text, &RunOptions::default()).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            scenario_json(text.as_bytes());
+            kinds.insert(doc.kind());
+        }
+        assert_eq!(kinds.len(), mlsched_cli::doc::KINDS.len(), "{kinds:?}");
+    }
 }

@@ -17,7 +17,7 @@ fn same(seed: u64, arch: Architecture) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
     #[test]
     fn fast_equals_literal_ps(seed in any::<u64>()) {
         same(seed, Architecture::Ps)?;

@@ -1,12 +1,17 @@
 #!/bin/sh
 # Builds the npm package `mlsched` into wasm/pkg/{web,node} with the wasm-bindgen CLI, and
 # copies the browser build next to the visualiser (wasm/www/mlsched/).
-#   env: CARGO_TARGET_DIR (default <workspace>/target), MLSCHED_PROFILE (release|dev, default release)
+# The wasm is compiled with the workspace profile `wasm-release` (opt-level 3, fat LTO, one
+# codegen unit, panic=abort) and then optimised with `wasm-opt -O3` from the npm package
+# `binaryen` (a devDependency: run `npm ci` in wasm/ first).
+#   env: CARGO_TARGET_DIR (default <workspace>/target),
+#        MLSCHED_PROFILE (wasm-release|release|dev, default wasm-release),
+#        MLSCHED_WASM_OPT (1 = run wasm-opt, the default; 0 = skip it, for quick local builds)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)          # wasm/
 ws=${MLSCHED_WORKSPACE:-$(cd "$here/.." && pwd)}  # workspace root
 target=${CARGO_TARGET_DIR:-$ws/target}
-profile=${MLSCHED_PROFILE:-release}
+profile=${MLSCHED_PROFILE:-wasm-release}
 [ "$profile" = dev ] && dir=debug || dir=$profile
 
 need=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$here/Cargo.toml")
@@ -16,12 +21,26 @@ if [ "$need" != "$have" ]; then
   exit 1
 fi
 
+wasm_opt="$here/node_modules/.bin/wasm-opt"
+if [ "${MLSCHED_WASM_OPT:-1}" != 0 ] && [ ! -x "$wasm_opt" ]; then
+  echo "FAIL build: $wasm_opt missing (run \`npm ci\` in wasm/: binaryen is a devDependency)" >&2
+  exit 1
+fi
+
 (cd "$ws" && cargo build -p mlsched-wasm --lib --target wasm32-unknown-unknown --profile "$profile")
 wasm="$target/wasm32-unknown-unknown/$dir/mlsched_wasm.wasm"
 
 rm -rf "$here/pkg"
 wasm-bindgen "$wasm" --target web --out-dir "$here/pkg/web" --out-name mlsched --no-typescript
 wasm-bindgen "$wasm" --target nodejs --out-dir "$here/pkg/node" --out-name mlsched --no-typescript
+if [ "${MLSCHED_WASM_OPT:-1}" != 0 ]; then
+  # The same optimisation of both builds' module (they differ only in import names).
+  for b in web node; do
+    "$wasm_opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+      --enable-mutable-globals --enable-multivalue --enable-reference-types \
+      "$here/pkg/$b/mlsched_bg.wasm" -o "$here/pkg/$b/mlsched_bg.wasm"
+  done
+fi
 printf '{ "type": "module" }\n' > "$here/pkg/web/package.json"
 printf '{ "type": "commonjs" }\n' > "$here/pkg/node/package.json"
 # One API on both builds: the node build is ready at require() time, so its init is a no-op.
@@ -35,7 +54,7 @@ JS
 # ESM entry of the node build (so `import init, { run } from "mlsched"` works as in the browser).
 cat > "$here/pkg/node/mlsched.mjs" <<'JS'
 import m from "./mlsched.js";
-export const { run, runWith, bundledScenarios, policies, version, Simulation, init, initSync } = m;
+export const { run, runWith, bundledScenarios, policies, version, Simulation, DecisionBench, init, initSync } = m;
 export default m.init;
 JS
 cat >> "$here/pkg/web/mlsched.js" <<'JS'

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Everything CI needs for the wasm package and the visualiser (issue 9), in one script:
-#   build (wasm-bindgen CLI) -> npm ci -> npm pack -> node tests (tarball install, native = wasm)
-#   -> native replay tests -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium).
+#   npm ci (devDependencies: binaryen's wasm-opt, typescript, playwright-core) -> build
+#   (wasm-bindgen CLI + wasm-opt) -> tsc --noEmit of a typed usage example against the package's
+#   .d.ts -> npm pack -> node tests (tarball install, native = wasm) -> native replay/trace tests
+#   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium).
 # Needs: cargo + the wasm32-unknown-unknown target, wasm-bindgen-cli (= the version pinned in
 # wasm/Cargo.toml, also provides wasm-bindgen-test-runner), node >= 18 with npm, Chromium
 # (/usr/bin/chromium or $MLSCHED_CHROMIUM). Screenshots: $MLSCHED_SCREENSHOTS
@@ -34,9 +36,11 @@ for tool in cargo wasm-bindgen wasm-bindgen-test-runner node npm; do
 done
 
 cd "$here"
-step build sh scripts/build.sh
 step "npm ci" npm ci --no-audit --no-fund
 must
+step build sh scripts/build.sh
+must
+step "types: tsc --noEmit (test/types/usage.ts against types/mlsched.d.ts)" node node_modules/typescript/bin/tsc -p test/types
 step "native results" sh -c "cd '$ws' && cargo run -q -p mlsched-wasm --example native_results > '$tmp/native.json'"
 export MLSCHED_NATIVE_RESULTS="$tmp/native.json"
 mkdir -p "$tmp/pack"

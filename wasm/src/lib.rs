@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod replay;
 
 use mlsched_cli::run::{run_json, RunOptions};
@@ -161,6 +162,29 @@ pub fn policies(kind: &str) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// `new DecisionBench(scenarioJson, policy?)`: the decision benchmark of `scripts/bench.mjs`
+/// (see [`bench`]); the scenario is parsed once, `run(n)` schedules it `n` times.
+#[wasm_bindgen]
+pub struct DecisionBench {
+    inner: bench::DecisionBench,
+}
+
+#[wasm_bindgen]
+impl DecisionBench {
+    /// Parses the scenario and schedules it once (throws like `run`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario_json: &str, policy: Option<String>) -> Result<DecisionBench, JsError> {
+        Ok(DecisionBench {
+            inner: bench::DecisionBench::new(scenario_json, policy.as_deref()).map_err(js_err)?,
+        })
+    }
+
+    /// Schedules the scenario `iterations` times; the last run's `log_hash`.
+    pub fn run(&self, iterations: u32) -> Result<String, JsError> {
+        self.inner.run(iterations).map_err(js_err)
+    }
 }
 
 /// A simulation to step through: the decisions of one run replayed slot by slot.

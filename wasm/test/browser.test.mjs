@@ -1,11 +1,14 @@
 // The visualiser in Debian's Chromium (playwright-core, no downloaded browser): each bundled
 // scenario runs in the page, and the summary the page renders must equal the native result
-// (same log_hash and summary values) or show the native error message. Fixture results are
-// replayed too, so every kind's drawing code runs. Screenshots go to $MLSCHED_SCREENSHOTS
+// (same log_hash and summary values) or show the native error message; the kernel's prices
+// (OASiS, Zhou) and matching-market rounds (HAS, JPS) are drawn. The native results of every
+// policy (generated at test time, no stored fixtures) are replayed too, so every kind's drawing
+// code runs on both the kernel path and the result-only path. Screenshots go to $MLSCHED_SCREENSHOTS
 // (default <workspace>/artifacts/wasm-screenshots), printed at the end.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -66,6 +69,17 @@ test("every bundled scenario: the page's summary equals the native result", asyn
         : want.summary;
       for (const [k, raw] of rows) assert.deepEqual(JSON.parse(raw), summary[k], `${c.name}: summary.${k}`);
       assert.equal(rows.length, Object.values(summary).filter((v) => v !== null && v !== undefined).length, `${c.name}: every summary field shown`);
+      if (want.kind === "oasis" || want.kind === "online") {
+        assert.equal(await page.isHidden("#heat-price-box"), false, `${c.name}: price heatmap shown`);
+        assert.match(await page.textContent("#price-formula"), /the kernel's/, `${c.name}: prices from the kernel`);
+        assert.ok(await page.$$eval("#heat-price svg rect", (r) => r.length) > 0, `${c.name}: price heatmap drawn`);
+        assert.ok(await page.$$eval("#decisions .src", (l) => l.length) > 0 || want.kind === "online", `${c.name}: kernel records`);
+      }
+      if (want.kind === "placement" && (want.policy === "has" || want.policy === "jps")) {
+        await page.evaluate((t) => window.mlschedViz.seek(t), 1e9);
+        assert.ok(await page.$$eval("#market tr[data-round]", (r) => r.length) > 0, `${c.name}: market rounds shown`);
+        assert.equal(await page.$$eval("#market tr.cleared", (r) => r.length), 1, `${c.name}: the chosen category's market clears`);
+      }
       await page.click("#step");
     } else {
       assert.equal(ready, "error", `${c.name}: page shows the error`);
@@ -77,22 +91,28 @@ test("every bundled scenario: the page's summary equals the native result", asyn
   console.log(`page = native on ${native.length} bundled scenarios`);
 });
 
-test("fixture results replay and draw for every kind", async () => {
-  const dir = join(WASM_DIR, "test", "fixtures");
+test("saved results of every policy replay and draw", async () => {
+  const bundled = createRequire(import.meta.url)(join(WASM_DIR, "pkg/node/mlsched.js")).bundledScenarios();
+  const cases = nativeResults().filter((c) => "ok" in c);
   const page = await open();
-  for (const f of readdirSync(dir).filter((f) => f.endsWith(".result.json"))) {
-    const name = f.replace(".result.json", "");
-    const scenario = readFileSync(join(dir, `${name}.scenario.json`), "utf8");
-    const result = readFileSync(join(dir, f), "utf8");
-    const ready = await page.evaluate(([s, r, n]) => window.mlschedViz.replay(s, r, n), [scenario, result, name]);
+  const kinds = new Set();
+  for (const c of cases) {
+    const name = `${c.name}-${c.policy ?? "own"}${c.all_categories ? "-all" : ""}`;
+    const scenario = bundled.find((b) => b.name === c.name).scenario;
+    const ready = await page.evaluate(([s, r, n]) => window.mlschedViz.replay(s, r, n), [scenario, c.ok, name]);
     assert.equal(ready, "ok", `${name}: replay shown (error: ${await page.textContent("#error")})`);
-    assert.ok(await page.$$eval("#timeline svg rect", (r) => r.length) > 0, `${name}: timeline drawn`);
+    const kind = JSON.parse(c.ok).kind;
+    kinds.add(kind);
+    if (kind !== "placement") assert.ok(await page.$$eval("#timeline svg rect", (r) => r.length) > 0, `${name}: timeline drawn`);
     const steps = Number(await page.getAttribute("#scrub", "max"));
     await page.evaluate((t) => window.mlschedViz.seek(t), Math.min(6, steps));
     assert.equal(await page.evaluate(() => document.body.dataset.step), String(Math.min(6, steps)));
     assert.ok(await page.$$eval("#decisions li", (l) => l.length) > 0, `${name}: decisions listed`);
-    await page.screenshot({ path: join(SHOTS, `fixture-${name}.png`), fullPage: true });
+    assert.equal(await page.textContent("#log-hash"), JSON.parse(c.ok).log_hash, `${name}: summary of the replayed result`);
+    if (!c.policy && !c.all_categories) await page.screenshot({ path: join(SHOTS, `replay-${name}.png`), fullPage: true });
   }
+  assert.equal(kinds.size, 5, "every kind replayed");
+  console.log(`page replayed ${cases.length} saved results (every policy)`);
   // play advances the clock
   await page.click("#reset");
   await page.click("#play");

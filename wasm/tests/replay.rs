@@ -1,19 +1,17 @@
-//! Replays of hand-written result documents (`test/fixtures/`) for copies of the bundled
-//! scenarios (the bundled ones and the algorithms' results change as they land; these fixtures
-//! pin the replay logic itself). Runs natively and,
-//! under wasm-bindgen-test-runner, on wasm32.
+//! Replays of hand-written result documents for the bundled scenarios: they pin the replay
+//! logic itself (usage, prices, bars, queues, explanations from the result alone), whatever the
+//! algorithms decide. Their `log_hash` is not the kernel's, so the replay does not use the
+//! kernel's trace here (`tests/trace.rs` covers that path). Runs natively and, under
+//! wasm-bindgen-test-runner, on wasm32.
 use mlsched_wasm::replay::timeline;
 
-/// Scenario copies kept with the fixtures (the bundled ones evolve with the algorithms).
+/// The bundled scenario `name` (`cli/scenarios/<name>.json`).
 fn scenario(name: &str) -> &'static str {
-    match name {
-        "oasis-small" => include_str!("../test/fixtures/oasis-small.scenario.json"),
-        "online-ps-small" => include_str!("../test/fixtures/online-ps-small.scenario.json"),
-        "placement-table2" => include_str!("../test/fixtures/placement-table2.scenario.json"),
-        "preempt-small" => include_str!("../test/fixtures/preempt-small.scenario.json"),
-        "route-small" => include_str!("../test/fixtures/route-small.scenario.json"),
-        _ => unreachable!("no fixture {name}"),
-    }
+    mlsched_cli::bundled::SCENARIOS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+        .unwrap_or_else(|| panic!("no bundled scenario {name}"))
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
@@ -23,7 +21,9 @@ fn oasis_usage_prices_and_decisions() {
       "jobs":[{"id":"resnet-1","admitted":true,"completion_slot":2,"utility":48.1,"cost":12.3,"payoff":35.8,
         "placements":[{"slot":0,"workers":[[0,2]],"ps":[[0,1]]},{"slot":1,"workers":[[0,2]],"ps":[[0,1]]}]},
         {"id":"vgg-2","admitted":false,"placements":[]},{"id":"bert-3","admitted":false,"placements":[]},
-        {"id":"lstm-4","admitted":false,"placements":[]},{"id":"gan-5","admitted":false,"placements":[]}],"log_hash":"x"}"#;
+        {"id":"lstm-4","admitted":false,"placements":[]},{"id":"gan-5","admitted":false,"placements":[]},
+        {"id":"resnet-6","admitted":false,"placements":[]},{"id":"vgg-7","admitted":false,"placements":[]},
+        {"id":"late-8","admitted":false,"placements":[]}],"log_hash":"x"}"#;
     let t = timeline(scenario("oasis-small"), res).unwrap();
     assert_eq!(t.steps, 20);
     assert_eq!(t.servers.len(), 5);
@@ -33,8 +33,8 @@ fn oasis_usage_prices_and_decisions() {
     assert_eq!(t.usage[1][0][2], 0.0);
     assert_eq!(t.usage[2][3][0], 16.0); // PS on ps0 (row 3)
                                         // Price at zero use is L, at 8/32 cpu it is L (U/L)^(1/4).
-    assert_eq!(t.price[1][0][2], 0.1);
-    let want = 0.1 * libm_pow(55.0 / 0.1, 0.25);
+    assert_eq!(t.price[1][0][2], 0.004);
+    let want = 0.004 * libm_pow(10.0 / 0.004, 0.25);
     assert!((t.price[1][0][0] - want).abs() < 1e-9);
     assert_eq!(t.bars.len(), 2);
     assert_eq!((t.bars[0].start, t.bars[0].end), (0, 2));
@@ -43,7 +43,7 @@ fn oasis_usage_prices_and_decisions() {
     assert!(f.decisions[0].text.contains("payoff 35.8"));
     assert_eq!(
         f.status,
-        ["running", "waiting", "waiting", "waiting", "waiting"]
+        ["running", "waiting", "waiting", "waiting", "waiting", "waiting", "waiting", "waiting"]
     );
     assert_eq!(
         t.frame(19).status[..4],
@@ -63,7 +63,9 @@ fn online_usage_and_zhou_price() {
         "colocated":true,"placement":[[0,2,1]],"round":2},
         {"id":"j2","scheduled":false,"colocated":false,"placement":[]},
         {"id":"j3","scheduled":false,"colocated":false,"placement":[]},
-        {"id":"j4","scheduled":false,"colocated":false,"placement":[]}],"log_hash":"x"}"#;
+        {"id":"j4","scheduled":false,"colocated":false,"placement":[]},
+        {"id":"j5","scheduled":false,"colocated":false,"placement":[]},
+        {"id":"j6","scheduled":false,"colocated":false,"placement":[]}],"log_hash":"x"}"#;
     let t = timeline(scenario("online-ps-small"), res).unwrap();
     // 2 x [1,4,1] + 1 x [0,4,5] on h0 during slots 1..4.
     assert_eq!(t.usage[0][0][1], 2.0);

@@ -44,11 +44,12 @@ fn bundled_list_has_every_kind() {
 
 #[wasm_bindgen_test]
 fn simulation_steps_a_saved_result() {
-    let scn = include_str!("../test/fixtures/oasis-small.scenario.json");
+    let scn = include_str!("../../cli/scenarios/oasis-small.json");
     let res = r#"{"kind":"oasis","policy":"oasis","summary":{"admitted":1,"rejected":4,"total_utility":1},
       "jobs":[{"id":"resnet-1","admitted":true,"placements":[{"slot":1,"workers":[[0,1]],"ps":[]}]},
         {"id":"vgg-2","admitted":false},{"id":"bert-3","admitted":false},{"id":"lstm-4","admitted":false},
-        {"id":"gan-5","admitted":false}],"log_hash":"x"}"#;
+        {"id":"gan-5","admitted":false},{"id":"resnet-6","admitted":false},{"id":"vgg-7","admitted":false},
+        {"id":"late-8","admitted":false}],"log_hash":"x"}"#;
     let mut sim = Simulation::from_result(scn, res)
         .map_err(JsValue::from)
         .unwrap();

@@ -56,6 +56,17 @@ export class Simulation {
   free(): void;
 }
 
+/** The decision benchmark of `scripts/bench.mjs`: the scenario is parsed once; `run(n)` schedules
+ *  it n times (validate, build the scheduler, every decision, the result document; no JSON). */
+export class DecisionBench {
+  /** Parses the scenario and schedules it once (throws like `run`). */
+  constructor(scenarioJson: string, policy?: string | null);
+  /** Schedules the scenario `iterations` times; the last run's `log_hash`. */
+  run(iterations: number): string;
+  /** Frees the wasm memory of this benchmark. */
+  free(): void;
+}
+
 export interface Server {
   id: string;
   /** worker | ps | server | edge | cloud | gpu | compute */
@@ -73,8 +84,53 @@ export interface Decision {
   job: string;
   /** admit | reject | schedule | start | complete | preempt | resume | route | category | best */
   action: string;
-  /** Explanation with the result's numbers. */
+  /** Explanation: from the kernel's decision record when `record` is present, else from the result's numbers. */
   text: string;
+  /** The kernel's decision record behind `text` (OASiS `Decision`, Zhou `OnlineDecision`), when the
+   *  page re-ran the kernel's own algorithm and got the result's `log_hash`. */
+  record?: OasisRecord | OnlineRecord;
+}
+
+/** OASiS (Alg. 1) decision on one job, as the kernel took it. */
+export interface OasisRecord {
+  job: number; arrival: number; admitted: boolean;
+  /** 0 admitted, 1 no feasible schedule before T, 2 best payoff <= 0 */
+  reason: number;
+  completion_slot: number | null; utility: number; cost: number; payoff: number;
+}
+
+/** Zhou et al. A_online decision on one job in one round / A_dual window. */
+export interface OnlineRecord {
+  job: number; round: number; tau: number; iota: number; feasible: boolean; scheduled: boolean;
+  colocated: boolean; worker_type: number; ps_type: number | null; start: number; duration: number;
+  workers: number; cost: number; utility: number;
+}
+
+/** One round of the HAS / JPS matching market (Algorithm 2) as the kernel ran it. */
+export interface MarketRound {
+  /** price updates before this round */
+  round: number;
+  /** p_c per worker class, at which the demands were computed */
+  prices: number[];
+  /** per job: classes strictly preferred, classes tied at its K_i-th valuation, units needed from the tie */
+  demand: { strict: number[]; tied: number[]; need: number }[];
+  /** class whose price rises next; null when the market clears */
+  over: number | null;
+  constricted: boolean;
+  constricted_set?: number[];
+  /** x_ic (jobs x classes) when cleared */
+  counts?: number[];
+}
+
+/** The market of one category K. */
+export interface CategoryMarket {
+  category: number[];
+  rounds: MarketRound[];
+  total_rounds: number;
+  unit_rounds: number;
+  cleared: boolean;
+  /** only the first rounds are kept */
+  truncated: boolean;
 }
 
 export interface JobInfo { id: string; arrival: number; start: number | null; end: number | null; accepted: boolean }
@@ -96,7 +152,8 @@ export interface Timeline {
   jobs: JobInfo[];
   /** The result's `summary` (`best` for placement). */
   summary: Record<string, unknown>;
-  /** route: {topology, routes, link_load, aggregate}; placement: {workers, rounds, categories_examined};
+  /** route: {topology, routes, link_load, aggregate}; placement: {workers, rounds, categories_examined,
+   *  method, market_stats, market: {classes: {workers: number[]}[], categories: (CategoryMarket | null)[]} | null};
    *  preempt: {queues, preemptions_replayed}; otherwise null. */
   extra: Record<string, unknown> | null;
 }
@@ -118,4 +175,6 @@ export interface SimState {
   decisions: Decision[];
   /** per job: waiting | pending | running | done | rejected */
   status: string[];
+  /** placement (HAS / JPS, kernel path): the matching market of this step's category */
+  market?: CategoryMarket | null;
 }

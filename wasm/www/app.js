@@ -348,7 +348,8 @@ function renderDecisions(st) {
       el("span", { class: "t", text: `${state.tl.step_unit === "slot" ? "t=" : "#"}${d.step}` }),
       el("span", { class: "tag " + d.action, text: d.action }),
       d.job ? el("b", { text: d.job + " " }) : null,
-      document.createTextNode(d.text)));
+      document.createTextNode(d.text),
+      d.record ? el("span", { class: "src", title: "from the kernel's decision record: " + JSON.stringify(d.record), text: " ⚙" }) : null));
   }
   if (!past.length) ol.append(el("li", { class: "empty", text: "no decision yet" }));
 }
@@ -417,7 +418,39 @@ function renderPlacement(p, st) {
     t.append(tr);
   });
   p.append(el("h3", { text: `Categories examined: ${tl.extra?.categories_examined ?? rounds.length} — each row is one matching-market outcome (GPU → job)` }), t);
-  if (tl.extra?.market_rounds) p.append(el("h3", { text: "Matching-market rounds reported by the scheduler" }), el("pre", { text: JSON.stringify(tl.extra.market_rounds, null, 1) }));
+  renderMarket(p, st);
+}
+
+/** The kernel's matching-market rounds (Algorithm 2) for the current step's category. */
+function renderMarket(p, st) {
+  const tl = state.tl, ji = jobIndex();
+  const box = el("div", { id: "market" });
+  p.append(box);
+  const m = st.market;
+  const classes = tl.extra?.market?.classes;
+  if (!m || !classes) {
+    box.append(el("p", { class: "hint", text: "Matching-market rounds: only for the kernel's own HAS / JPS run of this scenario." }));
+    return;
+  }
+  const cname = (c) => `c${c}{${classes[c].workers.map((k) => "k" + k).join(",")}}`;
+  const jobs = tl.jobs.map((j) => j.id);
+  box.append(el("h3", { text: `Matching-market rounds for K = ${JSON.stringify(m.category)}: ${m.total_rounds} price update(s)` +
+    `${m.unit_rounds !== m.total_rounds ? ` (${m.unit_rounds} unit raises)` : ""}, ${m.cleared ? "cleared" : "cap reached: exact solver decided"}` +
+    `${m.truncated ? ` — first ${m.rounds.length} shown` : ""}` }));
+  const t = el("table", { class: "grid market" });
+  t.append(el("tr", {}, el("th", { text: "round" }), ...classes.map((_, c) => el("th", { text: "p " + cname(c) })),
+    ...jobs.map((j) => el("th", { text: `${j} demands` })), el("th", { text: "then" })));
+  for (const r of m.rounds) {
+    const then = r.over == null
+      ? "cleared: " + jobs.map((j, i) => `${j} ← ${classes.map((_, c) => r.counts[i * classes.length + c] ? `${r.counts[i * classes.length + c]}×${cname(c)}` : "").filter(Boolean).join(" ")}`).join("; ")
+      : r.constricted ? `constricted set {${r.constricted_set.map(cname).join(" ")}}: raise ${cname(r.over)}` : `${cname(r.over)} over-demanded: raise its price`;
+    t.append(el("tr", { "data-round": r.round, class: r.over == null ? "cleared" : "" }, el("td", { text: String(r.round) }),
+      ...r.prices.map((x) => el("td", { class: "num", text: fmt(x) })),
+      ...r.demand.map((d, i) => el("td", {}, ...d.strict.map((c) => el("span", { class: "chip", style: { background: jobColor(ji.get(jobs[i]), jobs.length) }, text: cname(c) })),
+        ...(d.need ? [el("span", { class: "tie", text: ` ${d.need} of {${d.tied.map(cname).join(" ")}}` })] : []))),
+      el("td", { text: then })));
+  }
+  box.append(t, el("p", { class: "hint", text: "Prices p_c per worker class (workers with identical throughput); a job demands its strictly preferred classes and `need` units among those tied at its K_i-th valuation (Gamma = rho − p). From the kernel's Market::run_traced." }));
 }
 
 function renderTopology(p, st) {

@@ -17,11 +17,21 @@
 //! - F = 1, alpha = 4 (both scenario fields; edit to explore Fig. 4).
 //! - Arrivals uniform in [0, T / (2 alpha)): A_online places the batch of round i in
 //!   [alpha tau_i, 2 alpha tau_i), so a job arriving after T / (2 alpha) could only be scheduled
-//!   past the horizon. Trace arrivals (`--trace`) are not supported for this kind.
+//!   past the horizon.
+//! - `--trace FILE` (the Philly per-job table `philly-via-pollux/philly_jobs_*.csv` or the
+//!   openb pod list `alibaba-openb-gpu-2023/openb_pod_list_default.csv` of `../shared/data`):
+//!   the arrivals are instead `--jobs` consecutive submit times of the trace (GPU pods only for
+//!   openb; sorted by time, the first row drawn from a stream seeded with `--seed` apart from
+//!   the main one) rescaled linearly onto the same range [0, T / (2 alpha)): only the trace's
+//!   arrival *pattern* (bursts and gaps) is kept. Every other value is drawn exactly as without
+//!   a trace (the uniform arrival is still drawn and discarded), so the two scenarios of one
+//!   seed differ in the arrivals only.
 use super::GenOptions;
 use crate::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
-use crate::error::RunError;
+use crate::error::{InputError, RunError};
+use crate::import::{read_openb_jobs, read_philly};
 use mlsched_kernel::rng::SplitMix64;
+use std::path::Path;
 
 const SLOT_SECONDS: f64 = 3600.0;
 const SLOTS: u32 = 150;
@@ -51,13 +61,13 @@ fn int(g: &mut SplitMix64, lo: u64, hi: u64) -> f64 {
 /// Generates an `"online"` scenario (PS architecture; edit `architecture` for ring, see
 /// [`to_ring`]).
 pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
-    if opts.trace.is_some() {
-        return Err(RunError::Runtime(
-            "`mlsched gen online` does not take --trace (arrivals must fall in the first T/(2 alpha) slots)".into(),
-        ));
-    }
     let mut g = SplitMix64::new(opts.seed);
     let n_jobs = opts.jobs.unwrap_or(100) as usize;
+    let window = (SLOTS / (2 * ALPHA)).max(1) as u64;
+    let traced = match &opts.trace {
+        Some(p) => Some(trace_arrivals(p, n_jobs, window, opts.seed)?),
+        None => None,
+    };
     let n_servers = opts.nodes.unwrap_or(150).max(1) as usize;
     let worker_types: Vec<TaskTypeDoc> = (0..8)
         .map(|_| {
@@ -80,7 +90,6 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
             }
         })
         .collect();
-    let window = (SLOTS / (2 * ALPHA)).max(1) as u64;
     let mut ideal_gpu_slots = 0.0;
     let jobs: Vec<OnlineJobDoc> = (0..n_jobs)
         .map(|k| {
@@ -95,7 +104,13 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
             let pi_mb = g.range_f64(30.0, 575.0);
             let job = OnlineJobDoc {
                 id: format!("j{k}"),
-                arrival: g.below(window) as f64,
+                arrival: {
+                    let uniform = g.below(window) as f64;
+                    traced
+                        .as_ref()
+                        .and_then(|t| t.get(k))
+                        .map_or(uniform, |&a| a)
+                },
                 weight: int(&mut g, 200, 5000),
                 epochs: int(&mut g, 50, 100),
                 chunks: int(&mut g, 5, 50),
@@ -141,6 +156,74 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
         jobs,
     })
 }
+
+/// Seed offset of the stream that picks the trace window (kept apart from the main stream).
+const TRACE_STREAM: u64 = 0x0054_5241_4345;
+
+/// `n` consecutive submit times of the trace at `path` (sorted; first row drawn from `seed`),
+/// rescaled linearly onto slots 0 .. `window` - 1.
+fn trace_arrivals(path: &Path, n: usize, window: u64, seed: u64) -> Result<Vec<f64>, RunError> {
+    let header = std::fs::read_to_string(path)
+        .map(|t| {
+            t.lines()
+                .next()
+                .unwrap_or("")
+                .trim_end_matches('\r')
+                .to_string()
+        })
+        .map_err(|e| {
+            InputError::new(
+                "option",
+                "trace",
+                format!(
+                    "cannot read {}: {e}; `gen online --trace` takes a CSV file: {TRACE_FILES}",
+                    path.display()
+                ),
+            )
+        })?;
+    let jobs = if header.starts_with("timestamp,duration,num_gpus") {
+        read_philly(path)?
+    } else if header.starts_with("name,cpu_milli,memory_mib,num_gpu") {
+        read_openb_jobs(path)?
+    } else {
+        return Err(InputError::new(
+            "option",
+            "trace",
+            format!(
+                "{} is neither trace kind online can take arrivals from: {TRACE_FILES}",
+                path.display()
+            ),
+        )
+        .into());
+    };
+    let mut times: Vec<f64> = jobs.iter().map(|j| j.submit).collect();
+    times.sort_by(f64::total_cmp);
+    if times.len() < n || n == 0 {
+        return Err(InputError::new(
+            "option",
+            "jobs",
+            format!("{} has {} jobs, {n} asked", path.display(), times.len()),
+        )
+        .into());
+    }
+    let first = SplitMix64::new(seed ^ TRACE_STREAM).below((times.len() - n) as u64 + 1) as usize;
+    let times = &times[first..first + n];
+    let (t0, t1) = (times[0], times[n - 1]);
+    Ok(times
+        .iter()
+        .map(|&t| {
+            let x = if t1 > t0 {
+                (t - t0) / (t1 - t0) * window as f64
+            } else {
+                0.0
+            };
+            x.floor().clamp(0.0, window as f64 - 1.0)
+        })
+        .collect())
+}
+
+/// The trace files `--trace` accepts (for error messages).
+const TRACE_FILES: &str = "the Philly per-job table (philly-via-pollux/philly_jobs_*.csv) or the openb pod list (alibaba-openb-gpu-2023/openb_pod_list_default.csv) of ../shared/data";
 
 /// GPU-slots of a job's ideal configuration: D_j workers of its fastest type for
 /// ceil(E K (v + U + 2 pi / b)) slots (eq. 1 with PS type 0).

@@ -1,14 +1,14 @@
 //! From trace jobs and servers to scenario documents (the mapping of the module docs).
 use super::{GavelType, ImportOptions, Server, TraceJob};
 use crate::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
-use crate::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
+use crate::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc, ALPHA_DEFAULT};
 use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
 
 const RESOURCES: [&str; 4] = ["gpu", "cpu", "mem_gb", "bw_gbps"];
 
-/// Seconds per slot: the option, or arrivals spanning half the horizon.
-fn slot_seconds(jobs: &[TraceJob], opts: &ImportOptions) -> f64 {
+/// Seconds per slot: the option, or the submit times spanning `span_slots` slots.
+fn slot_seconds(jobs: &[TraceJob], opts: &ImportOptions, span_slots: f64) -> f64 {
     if opts.slot_seconds > 0.0 {
         return opts.slot_seconds;
     }
@@ -16,15 +16,29 @@ fn slot_seconds(jobs: &[TraceJob], opts: &ImportOptions) -> f64 {
     let last = jobs.last().map_or(0.0, |j| j.submit);
     let span = last - first;
     if span > 0.0 {
-        span / (opts.slots as f64 / 2.0)
+        span / span_slots
     } else {
         60.0
     }
 }
 
+/// Slots the arrivals span by default on kind "oasis": half the horizon.
+fn oasis_span(opts: &ImportOptions) -> f64 {
+    opts.slots as f64 / 2.0
+}
+
+/// Slots the arrivals span by default on kind "online": T / (2 alpha) (alpha = the default the
+/// document leaves implicit). A_online runs the batch of round i (the jobs that arrived before
+/// tau_i = 2^(i-1)) from slot alpha tau_i on, so a job is reachable only if some power of two
+/// tau > a_j has alpha tau < T: a_j below T / alpha at best, about T / (2 alpha) at worst. The
+/// section 7 generator draws arrivals in the same range.
+fn online_span(opts: &ImportOptions) -> f64 {
+    (opts.slots as f64 / (2.0 * ALPHA_DEFAULT as f64)).max(1.0)
+}
+
 /// (arrival slot, duration in slots) of each job; jobs arriving after the horizon are dropped.
-fn timeline(jobs: &[TraceJob], opts: &ImportOptions) -> Vec<(usize, u32, f64)> {
-    let sec = slot_seconds(jobs, opts);
+fn timeline(jobs: &[TraceJob], opts: &ImportOptions, span_slots: f64) -> Vec<(usize, u32, f64)> {
+    let sec = slot_seconds(jobs, opts, span_slots);
     let first = jobs.first().map_or(0.0, |j| j.submit);
     jobs.iter()
         .enumerate()
@@ -71,7 +85,7 @@ pub fn to_oasis(
         return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
     }
     let mut out = Vec::new();
-    for (i, a, d) in timeline(jobs, opts) {
+    for (i, a, d) in timeline(jobs, opts, oasis_span(opts)) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
@@ -127,7 +141,7 @@ pub fn to_online(
         None => 1,
     };
     let mut out = Vec::new();
-    for (i, a, d) in timeline(jobs, opts) {
+    for (i, a, d) in timeline(jobs, opts, online_span(opts)) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));

@@ -20,7 +20,10 @@
 //!   `--ps-bw`; the traces carry none).
 //! - Time: arrival slot = floor((submit - first submit) / slot_seconds); duration in slots
 //!   d = max(1, ceil(duration_s / slot_seconds)). `--slot-seconds 0` (default) picks the slot so
-//!   that the arrivals span half the horizon `--slots`.
+//!   that the arrivals span half the horizon `--slots` (kind "oasis") or T / (2 alpha) slots
+//!   with alpha = 4 (kind "online": A_online runs the batch of the jobs that arrived before
+//!   tau_i from slot alpha tau_i on, so later arrivals could never be scheduled by the horizon;
+//!   see docs/online.md).
 //! - Work: a job that ran g GPUs for d slots has g d worker-slots of work. Kind "oasis": N_i =
 //!   g x `--max-scale` chunks (the most workers it may use), M_i = 1, E_i = ceil(g d / N_i) epochs,
 //!   chunk time m_i = g d / (E_i N_i) <= 1 slot split into tau_i = m_i / (1 + 2 c) and

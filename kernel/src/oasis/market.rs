@@ -147,6 +147,79 @@ impl Pool {
     }
 }
 
+/// Field names of one pool in [`crate::snapshot::SnapshotError::Invalid`].
+struct PoolFields {
+    shape: &'static str,
+    usage: &'static str,
+    price: &'static str,
+}
+
+impl Pool {
+    /// Checks a restored pool against `fresh` (the same pool as built from the scenario):
+    /// same shape, capacities and bounds; every usage finite, >= 0 and within capacity (float
+    /// dust of 1e-6 relative allowed); every price exactly eq. (22) of its usage.
+    fn check_restored(
+        &self,
+        fresh: &Pool,
+        f: &PoolFields,
+    ) -> Result<(), crate::snapshot::SnapshotError> {
+        use crate::snapshot::{ensure, invalid_at};
+        let same_shape = self.servers == fresh.servers
+            && self.resources == fresh.resources
+            && self.capacity == fresh.capacity
+            && self.upper == fresh.upper
+            && self.lower.to_bits() == fresh.lower.to_bits()
+            && self.usage.len() == fresh.usage.len()
+            && self.price.len() == fresh.price.len();
+        ensure(same_shape, f.shape)?;
+        let r = (self.resources as usize).max(1);
+        let per_slot = (self.servers as usize * self.resources as usize).max(1);
+        for (i, (&g, &p)) in self.usage.iter().zip(&self.price).enumerate() {
+            let c = self.capacity.get(i % per_slot).copied().unwrap_or(0.0);
+            let dust = 1e-6 * libm::fabs(c).max(1.0);
+            if !(g.is_finite() && g >= 0.0 && g <= c.max(0.0) + dust) {
+                return Err(invalid_at(f.usage, i));
+            }
+            let want = oasis_price(self.lower, self.upper.get(i % r), g, c);
+            if p.to_bits() != want.to_bits() {
+                return Err(invalid_at(f.price, i));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Market {
+    /// Checks a market restored from a snapshot against `fresh`, a market of the same scenario
+    /// (only its shape, bounds and capacities are read: they never change after the build), in
+    /// [`crate::snapshot`]: shape, bounds, capacities, usage and eq. (22) prices.
+    pub fn check_restored(&self, fresh: &Market) -> Result<(), crate::snapshot::SnapshotError> {
+        use crate::snapshot::ensure;
+        ensure(
+            self.slots == fresh.slots
+                && self.resources == fresh.resources
+                && self.bounds == fresh.bounds,
+            "market.shape",
+        )?;
+        self.workers.check_restored(
+            &fresh.workers,
+            &PoolFields {
+                shape: "market.workers.shape",
+                usage: "market.workers.usage",
+                price: "market.workers.price",
+            },
+        )?;
+        self.ps.check_restored(
+            &fresh.ps,
+            &PoolFields {
+                shape: "market.ps.shape",
+                usage: "market.ps.usage",
+                price: "market.ps.price",
+            },
+        )
+    }
+}
+
 /// The whole priced cluster: T slots, the worker pool and the PS pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Market {

@@ -8,6 +8,7 @@ use crate::limits::{self, JOBS_MAX, OASIS_DP_CELLS_MAX};
 use crate::log::{LogSink, TAG_OASIS};
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
 use crate::num::canon;
+use crate::snapshot::{self, Snapshot, SnapshotError};
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -80,6 +81,14 @@ pub struct OasisState {
     pub decided: Vec<bool>,
     /// The last slot seen.
     pub now: u32,
+}
+
+/// [`OasisState`] by reference: the same postcard bytes, written without cloning.
+#[derive(Serialize)]
+struct OasisStateRef<'a> {
+    market: &'a Market,
+    decided: &'a [bool],
+    now: u32,
 }
 
 /// OASiS (Alg. 1) over one scenario: feed [`Event::JobArrived`] with the job's index at its
@@ -156,22 +165,27 @@ impl OasisScheduler {
     }
 
     /// Rebuilds the scheduler of `scn` in a saved state; [`OasisError::Shape`] if the state
-    /// does not belong to this scenario (job count or cluster shape differ).
+    /// does not belong to this scenario or is inconsistent (see [`Self::check_state`]).
     pub fn restore(scn: &OasisScenario, state: OasisState) -> Result<Self, OasisError> {
         let mut s = Self::new(scn)?;
-        let same_shape = state.decided.len() == s.decided.len()
-            && state.market.slots() == s.market.slots()
-            && state.market.resources() == s.market.resources()
-            && state.market.workers.servers() == s.market.workers.servers()
-            && state.market.ps.servers() == s.market.ps.servers()
-            && state.market.bounds() == s.market.bounds();
-        if !same_shape {
-            return Err(OasisError::Shape);
-        }
-        s.market = state.market;
-        s.decided = state.decided;
-        s.now = state.now;
+        s.check_state(&state).map_err(|_| OasisError::Shape)?;
+        s.set_state(state);
         Ok(s)
+    }
+
+    /// Checks a saved state against the scenario this scheduler was built from: one decided
+    /// flag per job, and a market of the same shape, bounds and capacities whose usage is
+    /// finite and within capacity and whose prices are eq. (22) of that usage.
+    pub fn check_state(&self, state: &OasisState) -> Result<(), SnapshotError> {
+        snapshot::ensure(state.decided.len() == self.decided.len(), "decided")?;
+        // Shape, bounds and capacities never change after the build: the live market is the model.
+        state.market.check_restored(&self.market)
+    }
+
+    fn set_state(&mut self, state: OasisState) {
+        self.market = state.market;
+        self.decided = state.decided;
+        self.now = state.now;
     }
 
     /// The priced cluster (usage and prices) as it stands.
@@ -306,6 +320,36 @@ impl Scheduler for OasisScheduler {
                 self.now = now;
             }
         }
+        Ok(())
+    }
+}
+
+impl OasisScheduler {
+    fn state_ref(&self) -> OasisStateRef<'_> {
+        OasisStateRef {
+            market: &self.market,
+            decided: &self.decided,
+            now: self.now,
+        }
+    }
+}
+
+/// Snapshots of kind [`TAG_OASIS`]: the body is an [`OasisState`].
+impl Snapshot for OasisScheduler {
+    const KIND: u8 = TAG_OASIS;
+
+    fn snapshot_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b [u8], SnapshotError> {
+        snapshot::save_into(Self::KIND, &self.state_ref(), buf)
+    }
+
+    fn snapshot(&self) -> Result<Vec<u8>, SnapshotError> {
+        snapshot::save(Self::KIND, &self.state_ref())
+    }
+
+    fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), SnapshotError> {
+        let state: OasisState = snapshot::restore(Self::KIND, bytes)?;
+        self.check_state(&state)?;
+        self.set_state(state);
         Ok(())
     }
 }

@@ -339,6 +339,40 @@ fn validate(scn: &OnlineScenario) -> Result<(), OnlineError> {
     Ok(())
 }
 
+/// Phi_max of every worker type: sum over servers of fit(C_h, e_m). Servers come in a few
+/// shapes, so a server whose capacities have the same bits as one of the first distinct shapes
+/// reuses that shape's fit counts (the same inputs give the same counts).
+fn phi_max_of(scn: &OnlineScenario) -> Vec<u32> {
+    const SHAPES: usize = 16;
+    let mm = scn.worker_types.len();
+    let mut sums = vec![0u64; mm];
+    let mut shapes: Vec<(usize, Vec<u32>)> = Vec::with_capacity(SHAPES);
+    for (h, c) in scn.servers.iter().enumerate() {
+        let same = |&(k, _): &(usize, Vec<u32>)| {
+            let d = &scn.servers[k];
+            d.len() == c.len() && (0..c.len()).all(|r| d.get(r).to_bits() == c.get(r).to_bits())
+        };
+        let known = shapes.iter().position(same);
+        let fits: Vec<u32> = match known {
+            Some(i) => shapes[i].1.clone(),
+            None => scn
+                .worker_types
+                .iter()
+                .map(|e| fit(c.as_slice(), e))
+                .collect(),
+        };
+        for (s, f) in sums.iter_mut().zip(&fits) {
+            *s = s.saturating_add(*f as u64);
+        }
+        if known.is_none() && shapes.len() < SHAPES {
+            shapes.push((h, fits));
+        }
+    }
+    sums.iter()
+        .map(|&s| s.min(u32::MAX as u64) as u32)
+        .collect()
+}
+
 impl<'a> OnlineScheduler<'a> {
     /// Builds the scheduler and all its scratch (the only allocations it ever makes).
     pub fn new(scn: &'a OnlineScenario, mode: Search) -> Result<Self, OnlineError> {
@@ -353,18 +387,7 @@ impl<'a> OnlineScheduler<'a> {
             (mm + pp) * h * (wcap + 1),
             LEDGER_CELLS_MAX,
         )?;
-        let phi_max: Vec<u32> = scn
-            .worker_types
-            .iter()
-            .map(|e| {
-                let s: u64 = scn
-                    .servers
-                    .iter()
-                    .map(|c| fit(c.as_slice(), e) as u64)
-                    .sum();
-                s.min(u32::MAX as u64) as u32
-            })
-            .collect();
+        let phi_max = phi_max_of(scn);
         let phis = if scn.architecture == Architecture::Ring {
             let dmax = scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0);
             dmax.min(phi_max.iter().copied().max().unwrap_or(0)) as usize
@@ -372,6 +395,11 @@ impl<'a> OnlineScheduler<'a> {
             0
         };
         check(Limit::LedgerCells, mm * phis, LEDGER_CELLS_MAX)?;
+        let ring_cap = if phis > 0 {
+            fast::ring_options_max(scn, &phi_max, wcap as u32, phis as u32)
+        } else {
+            0
+        };
         let n = scn.jobs.len();
         Ok(OnlineScheduler {
             scn,
@@ -386,7 +414,7 @@ impl<'a> OnlineScheduler<'a> {
                 next_round: 1,
                 last_now: 0,
             },
-            fast: FastScratch::new(h, r, mm, pp, wcap, phis),
+            fast: FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap),
             batch: Vec::with_capacity(n),
             decision: OnlineDecision::empty(),
         })
@@ -399,14 +427,14 @@ impl<'a> OnlineScheduler<'a> {
 
     /// Restores a state taken from a scheduler built on the same scenario.
     pub fn restore(&mut self, st: OnlineState) -> Result<(), OnlineError> {
-        let same = st.usage.len() == self.state.usage.len()
-            && st.arrived.len() == self.state.arrived.len()
-            && st.scheduled.len() == self.state.scheduled.len()
-            && st.pending.len() <= self.state.pending.capacity();
-        if !same {
+        if let Err(e) = self.check_state(&st) {
+            let index = match e {
+                crate::snapshot::SnapshotError::Invalid { index, .. } => index.unwrap_or(0),
+                _ => 0,
+            };
             return Err(OnlineError::Model {
                 what: "state does not match the scenario",
-                index: 0,
+                index,
             });
         }
         self.state.usage.copy_from_slice(&st.usage);
@@ -551,15 +579,7 @@ impl<'a> OnlineScheduler<'a> {
         }
         self.state.scheduled[j] = true;
         if self.mode == Search::Fast {
-            let cx = Ctx {
-                scn,
-                lambda: self.lambda,
-                usage: &self.state.usage,
-                h: h_n,
-                r: r_n,
-                phi_max: &self.phi_max,
-            };
-            self.fast.touched(&cx, w, &self.decision.placement);
+            self.fast.touched(w, &self.decision.placement);
         }
     }
 }
@@ -626,4 +646,72 @@ pub fn run_scenario(
         }
     }
     Ok(())
+}
+
+impl OnlineScheduler<'_> {
+    /// Checks a saved state against this scheduler's scenario ([`crate::snapshot`]): lengths of
+    /// the model (T H R usage cells, one flag per job); every usage finite, >= 0 and within its
+    /// server's capacity (1e-6 relative float dust allowed); `pending` = distinct arrived,
+    /// unscheduled jobs within the reserved capacity; scheduled jobs arrived; `next_round` the
+    /// first round with tau_i > `last_now` (what every event leaves).
+    pub fn check_state(&self, st: &OnlineState) -> Result<(), crate::snapshot::SnapshotError> {
+        use crate::snapshot::{ensure, invalid_at};
+        let (h, r) = (self.scn.servers.len(), self.scn.resources as usize);
+        ensure(st.usage.len() == self.state.usage.len(), "usage")?;
+        for (i, &u) in st.usage.iter().enumerate() {
+            let c = self
+                .scn
+                .servers
+                .get(i / r.max(1) % h.max(1))
+                .map_or(0.0, |c| c.get(i % r.max(1)));
+            let dust = 1e-6 * libm::fabs(c).max(1.0);
+            if !(u.is_finite() && u >= 0.0 && u <= c.max(0.0) + dust) {
+                return Err(invalid_at("usage", i));
+            }
+        }
+        let n = self.state.arrived.len();
+        ensure(st.arrived.len() == n, "arrived")?;
+        ensure(st.scheduled.len() == n, "scheduled")?;
+        if let Some(j) = (0..n).find(|&j| st.scheduled[j] && !st.arrived[j]) {
+            return Err(invalid_at("scheduled", j));
+        }
+        ensure(st.pending.len() <= self.state.pending.capacity(), "pending")?;
+        let mut seen = vec![false; n];
+        for (i, &j) in st.pending.iter().enumerate() {
+            let j = j as usize;
+            let ok = j < n && st.arrived[j] && !st.scheduled[j] && !seen[j];
+            if !ok {
+                return Err(invalid_at("pending", i));
+            }
+            seen[j] = true;
+        }
+        let mut round = 1u32;
+        while round <= ROUNDS_MAX && (1u64 << (round - 1)) <= st.last_now as u64 {
+            round += 1;
+        }
+        ensure(st.next_round == round, "next_round")
+    }
+}
+
+/// Snapshots of kind [`TAG_ONLINE`]: the body is an [`OnlineState`].
+impl crate::snapshot::Snapshot for OnlineScheduler<'_> {
+    const KIND: u8 = TAG_ONLINE;
+
+    fn snapshot_into<'b>(
+        &self,
+        buf: &'b mut [u8],
+    ) -> Result<&'b [u8], crate::snapshot::SnapshotError> {
+        crate::snapshot::save_into(Self::KIND, &self.state, buf)
+    }
+
+    fn snapshot(&self) -> Result<Vec<u8>, crate::snapshot::SnapshotError> {
+        crate::snapshot::save(Self::KIND, &self.state)
+    }
+
+    fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), crate::snapshot::SnapshotError> {
+        let st: OnlineState = crate::snapshot::restore(Self::KIND, bytes)?;
+        self.check_state(&st)?;
+        self.restore(st)
+            .map_err(|_| crate::snapshot::invalid("state"))
+    }
 }

@@ -22,7 +22,11 @@ fn improves(cand: f64, old: f64) -> bool {
 /// Scratch of the exact solver, sized once for an instance.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Exact {
+    /// S (`u32` in a snapshot).
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     s: usize,
+    /// C, the worker classes (`u32` in a snapshot).
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     c: usize,
     /// x_ic: workers of class c given to job i (S x C).
     pub counts: Vec<u32>,

@@ -45,9 +45,11 @@ impl Classes {
 /// One placement problem: S jobs, K workers (Liu et al., Table I symbols).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Instance {
-    /// S
+    /// S (`u32` in a snapshot)
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     pub s: usize,
-    /// K
+    /// K (`u32` in a snapshot)
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     pub k: usize,
     /// rho_{i,k}: S x K, row-major (samples/s).
     pub rho: Vec<f64>,

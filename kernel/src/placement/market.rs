@@ -46,10 +46,63 @@ pub struct MarketOutcome {
     pub cleared: bool,
 }
 
+/// One round of a market run as [`Market::run_traced`] shows it: the prices p_c, every job's
+/// demand D_i(p) at them (Algorithm 2, lines 6-8) and what happens next: the over-demanded class
+/// whose price rises (eqs. 20-22), or `over == None` when the market clears with
+/// [`Market::counts`]. Borrows the market's scratch (no allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct MarketRound<'a> {
+    /// Price updates made before this round (0 for the first).
+    pub round: u32,
+    /// The over-demanded class raised after this round (lowest index); `None`: cleared.
+    pub over: Option<u32>,
+    /// True when `over` is the lowest class of a constricted set of the tie b-matching (the
+    /// whole set may rise), false when two jobs strictly demand it.
+    pub constricted: bool,
+    market: &'a Market,
+}
+
+impl MarketRound<'_> {
+    /// p_c of every class at this round (before its update).
+    pub fn prices(&self) -> &[f64] {
+        &self.market.price
+    }
+
+    /// Job i's demand at these prices: the classes it strictly prefers (all units of each),
+    /// the classes tied at its K_i-th valuation theta_i, and the units it needs from the tie.
+    pub fn demand(&self, i: usize) -> (&[u32], &[u32], u32) {
+        let m = self.market;
+        let (t0, t1) = match (m.t0.get(i), m.t1.get(i)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => return (&[], &[], 0),
+        };
+        let row = m.order.get(i * m.c..(i + 1) * m.c).unwrap_or(&[]);
+        (
+            row.get(..t0).unwrap_or(&[]),
+            row.get(t0..t1).unwrap_or(&[]),
+            m.need.get(i).copied().unwrap_or(0),
+        )
+    }
+
+    /// True when class c belongs to the constricted set found this round.
+    pub fn in_constricted_set(&self, c: usize) -> bool {
+        self.constricted && self.market.class_seen.get(c).copied().unwrap_or(false)
+    }
+
+    /// x_ic (S x C) once the market has cleared (`over == None`).
+    pub fn counts(&self) -> &[u32] {
+        &self.market.counts
+    }
+}
+
 /// Scratch of the market, sized once for an instance (no allocation per run).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Market {
+    /// S (`u32` in a snapshot).
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     s: usize,
+    /// C, the worker classes (`u32` in a snapshot).
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     c: usize,
     price: Vec<f64>,
     gamma: Vec<f64>,
@@ -107,6 +160,20 @@ impl Market {
 
     /// Runs the market for category `cat` (K_i per job) with at most `cap` price updates.
     pub fn run(&mut self, inst: &Instance, cat: &[u32], cap: u32) -> MarketOutcome {
+        self.run_traced(inst, cat, cap, |_| {})
+    }
+
+    /// [`Market::run`], showing every round of Algorithm 2 (lines 5-15) to `observe` before its
+    /// price update, and the clearing round last. The observer only reads borrowed scratch, so
+    /// the run (and every decision built on it) is the same as [`Market::run`]'s, allocation
+    /// free; it serves the visualiser's matching-market panel.
+    pub fn run_traced<F: FnMut(&MarketRound<'_>)>(
+        &mut self,
+        inst: &Instance,
+        cat: &[u32],
+        cap: u32,
+        mut observe: F,
+    ) -> MarketOutcome {
         self.reset(inst);
         let mut out = MarketOutcome::default();
         while out.rounds < cap {
@@ -117,11 +184,23 @@ impl Market {
                     None => {
                         self.fill_counts(inst);
                         out.cleared = true;
+                        observe(&MarketRound {
+                            round: out.rounds,
+                            over: None,
+                            constricted: false,
+                            market: self,
+                        });
                         return out;
                     }
                     Some(c) => (c, true),
                 },
             };
+            observe(&MarketRound {
+                round: out.rounds,
+                over: Some(over),
+                constricted,
+                market: self,
+            });
             out.unit_rounds =
                 out.unit_rounds
                     .saturating_add(self.raise(inst, cat, over as usize, constricted));

@@ -39,13 +39,14 @@ pub mod optimus;
 pub mod records;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
+mod snapshot;
 pub mod workload;
 
 pub use error::PlacementError;
 pub use exact::Exact;
 pub use instance::{Classes, Instance};
 pub use jct::Assignment;
-pub use market::{Market, MarketOutcome};
+pub use market::{Market, MarketOutcome, MarketRound};
 pub use workload::Split;
 
 /// Market price updates allowed per category before the exact fallback.

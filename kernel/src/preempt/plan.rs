@@ -5,6 +5,7 @@
 //! never overlapping, one chunk each. All segments live in one pool allocated when the scheduler
 //! is built (at most two new segments per dispatched chunk), so inserting allocates nothing.
 use crate::error::{CapacityError, Limit};
+use crate::snapshot::{ensure, invalid_at, SnapshotError};
 use crate::Slot;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -99,8 +100,11 @@ pub struct Plans {
     /// Second pool of the same capacity for [`Plans::compact`] (not part of a snapshot).
     #[serde(skip)]
     spare: Vec<Segment>,
+    /// Pool capacity: two segments per chunk (`u32` in a snapshot).
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     cap: usize,
     /// Segments created since the last compaction.
+    #[serde(with = "crate::snapshot::usize_as_u32")]
     fresh: usize,
     workers: Vec<WorkerList>,
     /// Per global chunk: its gamma, weight and current end.
@@ -501,6 +505,105 @@ impl Plans {
     }
 }
 
+impl Plans {
+    /// Checks plans restored from a snapshot against `model`, the plans of a scheduler built
+    /// from the same scenario (only its shape is read): pool capacity and lengths; every
+    /// segment non-empty, within [`crate::limits::PREEMPT_PLAN_SLOTS_MAX`], of a known chunk and
+    /// carrying that chunk's gamma and weight; each worker's list acyclic, slot-ordered and
+    /// disjoint from the others, covering the pool; `live` on the list with `live_prev` its
+    /// predecessor; summaries within the buffer. Then no later Q, insertion, compaction or
+    /// summary can index out of range, overflow or loop.
+    pub fn check_restored(&self, model: &Plans) -> Result<(), SnapshotError> {
+        let max = crate::limits::PREEMPT_PLAN_SLOTS_MAX;
+        ensure(self.cap == model.cap, "plans.cap")?;
+        ensure(self.segs.len() <= self.cap, "plans.segs")?;
+        ensure(self.fresh <= self.segs.len(), "plans.fresh")?;
+        ensure(self.workers.len() == model.workers.len(), "plans.workers")?;
+        ensure(self.chunks.len() == model.chunks.len(), "plans.chunks")?;
+        ensure(self.max_end as usize <= max, "plans.max_end")?;
+        ensure(self.summary.len() <= self.cap, "plans.summary")?;
+        ensure(
+            self.summary_at.len() == model.summary_at.len(),
+            "plans.summary_at",
+        )?;
+        for (i, c) in self.chunks.iter().enumerate() {
+            let ok = c.gamma.is_finite()
+                && c.gamma >= 0.0
+                && c.inv_d.is_finite()
+                && (0.0..=1.0).contains(&c.inv_d)
+                && c.end <= self.max_end;
+            if !ok {
+                return Err(invalid_at("plans.chunks", i));
+            }
+        }
+        for (i, s) in self.segs.iter().enumerate() {
+            let meta = self.chunks.get(s.chunk as usize);
+            let ok = meta.is_some_and(|m| {
+                s.gamma.to_bits() == m.gamma.to_bits() && s.weight == weight(m.inv_d)
+            }) && s.start < s.end
+                && s.end <= self.max_end
+                && (s.next == NIL || (s.next as usize) < self.segs.len());
+            if !ok {
+                return Err(invalid_at("plans.segs", i));
+            }
+        }
+        let mut seen = alloc::vec![false; self.segs.len()];
+        let mut count = 0usize;
+        for (w, wl) in self.workers.iter().enumerate() {
+            self.check_list(wl, &mut seen, &mut count)
+                .map_err(|f| invalid_at(f, w))?;
+        }
+        ensure(count == self.segs.len(), "plans.segs")?;
+        for (w, &(off, len, _)) in self.summary_at.iter().enumerate() {
+            if off as usize + len as usize > self.summary.len() {
+                return Err(invalid_at("plans.summary_at", w));
+            }
+        }
+        Ok(())
+    }
+
+    /// One worker's list: acyclic, not shared, slot-ordered; `live` / `live_prev` on it.
+    fn check_list(
+        &self,
+        wl: &WorkerList,
+        seen: &mut [bool],
+        count: &mut usize,
+    ) -> Result<(), &'static str> {
+        let (mut i, mut prev, mut prev_end) = (wl.head, NIL, 0);
+        let mut live_ok = wl.live == NIL;
+        let mut live_prev = NIL;
+        while i != NIL {
+            let s = self.segs.get(i as usize).ok_or("plans.workers.head")?;
+            let mark = seen.get_mut(i as usize).ok_or("plans.workers.head")?;
+            if *mark {
+                return Err("plans.segs.next");
+            }
+            *mark = true;
+            *count += 1;
+            if s.start < prev_end {
+                return Err("plans.segs.order");
+            }
+            if i == wl.live {
+                live_ok = true;
+                live_prev = prev;
+            }
+            prev_end = s.end;
+            prev = i;
+            i = s.next;
+        }
+        if wl.live == NIL {
+            live_prev = prev; // ran off the end: the last segment (NIL for an empty list)
+        }
+        if !live_ok {
+            return Err("plans.workers.live");
+        }
+        if wl.live_prev != live_prev {
+            return Err("plans.workers.live_prev");
+        }
+        Ok(())
+    }
+}
+
 /// Sorts one worker's summary by gamma (highest first, ties by chunk), merges the segments of
 /// a chunk, and turns the entries into prefix sums (rem), prefix max (end) and suffix sums
 /// (weight). Returns the merged length.
@@ -550,5 +653,86 @@ impl Iterator for SegmentIter<'_> {
         let s = *self.plans.seg(self.next)?;
         self.next = s.next;
         Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two workers, four chunks: chunk 0 then chunk 1 (higher gamma, preempting) on worker 0,
+    /// chunk 2 on worker 1; advanced past the first slots.
+    fn plans() -> Plans {
+        let mut p = Plans::new(2, 4);
+        for (c, gamma) in [(0u32, 1.0), (1, 2.0), (2, 1.5)] {
+            p.chunks[c as usize].gamma = gamma;
+            p.chunks[c as usize].inv_d = 0.5;
+        }
+        p.insert(0, 0, 0, 4).unwrap();
+        assert_eq!(p.insert(0, 1, 2, 3).unwrap(), 1);
+        p.insert(1, 2, 1, 2).unwrap();
+        p.advance(3);
+        p.rebuild_summaries(4);
+        p
+    }
+
+    fn refused(p: &Plans, field: &str) {
+        match p.check_restored(&Plans::new(2, 4)) {
+            Err(SnapshotError::Invalid { field: f, .. }) => assert_eq!(f, field),
+            other => panic!("expected Invalid({field}), got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn valid_plans_pass_and_compacted_too() {
+        let mut p = plans();
+        p.check_restored(&Plans::new(2, 4)).unwrap();
+        p.compact();
+        p.check_restored(&Plans::new(2, 4)).unwrap();
+    }
+
+    #[test]
+    fn inconsistent_plans_are_typed_errors() {
+        let mut p = plans();
+        p.segs[1].next = p.workers[0].head; // a cycle
+        refused(&p, "plans.segs.next");
+        let mut p = plans();
+        p.workers[1].head = p.workers[0].head; // two lists share segments
+        refused(&p, "plans.segs.next");
+        let mut p = plans();
+        p.segs[0].next = 99;
+        refused(&p, "plans.segs");
+        let mut p = plans();
+        p.segs[2].gamma = f64::NAN;
+        refused(&p, "plans.segs");
+        let mut p = plans();
+        p.chunks[1].gamma = f64::NAN;
+        refused(&p, "plans.chunks");
+        let mut p = plans();
+        p.segs[0].end = p.segs[0].start;
+        refused(&p, "plans.segs");
+        let mut p = plans();
+        p.summary_at[0] = (u32::MAX, 2, 5);
+        refused(&p, "plans.summary_at");
+        let mut p = plans();
+        p.workers[0].live_prev = NIL;
+        refused(&p, "plans.workers.live_prev");
+        let mut p = plans();
+        p.workers[1].live = 0;
+        refused(&p, "plans.workers.live");
+        let mut p = plans();
+        p.fresh = usize::MAX;
+        refused(&p, "plans.fresh");
+        let mut p = plans();
+        p.cap = 2;
+        refused(&p, "plans.cap");
+        let mut p = plans();
+        p.max_end = u32::MAX;
+        refused(&p, "plans.max_end");
+        let mut p = plans();
+        let first = p.workers[0].head as usize;
+        let second = p.segs[first].next as usize;
+        p.segs[second].start = 0; // overlaps its predecessor
+        refused(&p, "plans.segs.order");
     }
 }

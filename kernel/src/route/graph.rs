@@ -137,4 +137,18 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// BW_u of every link, by link index (for snapshots).
+    pub fn used_all(&self) -> &[f64] {
+        &self.used
+    }
+
+    /// Sets BW_u of every link (a snapshot restore; the caller checked the length).
+    pub(crate) fn set_used_all(&mut self, used: &[f64]) {
+        for (u, &x) in self.used.iter_mut().zip(used) {
+            *u = x;
+        }
+    }
+}
+
 const NONE_PAIR: u32 = super::NONE;

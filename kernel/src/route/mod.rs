@@ -26,7 +26,10 @@ pub mod pso;
 pub mod sim;
 pub mod topo;
 
-pub use sim::{JobPlan, Policy, RouteOutcome, RouteSummary, Router};
+pub use sim::{
+    AggRec, DecisionRec, JobPlan, Policy, PsoRec, RouteDecision, RouteOutcome, RouteSummary,
+    Router, RouterState,
+};
 
 /// Bits of the particle's start dimension p_{i0} (eq. 12): the start is `now + delta`,
 /// delta in `0..2^START_BITS`.
@@ -81,6 +84,23 @@ pub enum RouteError {
     Scratch,
     /// The decision log refused a record.
     Log(crate::log::LogError),
+    /// An event named a job index outside the scenario.
+    UnknownJob {
+        /// index given
+        job: u32,
+    },
+    /// A job was released twice.
+    AlreadyReleased {
+        /// job index
+        job: u32,
+    },
+    /// An event came before the previous one, or a job before its release time.
+    EventTime {
+        /// job index ([`NONE`] for a clock event)
+        job: u32,
+        /// slot of the event
+        now: u32,
+    },
 }
 
 impl fmt::Display for RouteError {
@@ -103,6 +123,15 @@ impl fmt::Display for RouteError {
             ),
             RouteError::Scratch => f.write_str("internal scratch buffer too small"),
             RouteError::Log(e) => write!(f, "{e}"),
+            RouteError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
+            RouteError::AlreadyReleased { job } => write!(f, "job index {job} was released twice"),
+            RouteError::EventTime { job, now } if job == NONE => {
+                write!(f, "event at slot {now} is earlier than the previous event")
+            }
+            RouteError::EventTime { job, now } => write!(
+                f,
+                "job index {job} released at slot {now}, before its release time or the previous event"
+            ),
         }
     }
 }

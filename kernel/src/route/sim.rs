@@ -27,6 +27,7 @@ use super::pso::Swarm;
 use super::{
     RouteError, HOP_BITS, NODE_BITS, NODE_CHOICES, NONE, PATH_NODES_MAX, START_BITS, WORKER_DIMS,
 };
+use crate::api::{Event, Scheduler};
 use crate::error::Limit;
 use crate::limits::{check, JOBS_MAX, ROUTE_WORKERS_MAX};
 use crate::log::{LogSink, TAG_ROUTE};
@@ -35,6 +36,9 @@ use crate::num::canon;
 use crate::rng::SplitMix64;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
+
+mod state;
+pub use state::RouterState;
 
 /// Tag of a placement decision record.
 pub const TAG_ROUTE_DECISION: u8 = TAG_ROUTE;
@@ -134,37 +138,99 @@ impl RouteOutcome {
     }
 }
 
-#[derive(Serialize)]
-struct DecisionRec {
-    job: u32,
-    policy: u8,
-    start: u32,
-    nodes: heapless::Vec<u32, ROUTE_WORKERS_MAX>,
-    hops: u32,
-    network_cost: f64,
-    deadline_met: bool,
-    aggregation: u32,
+/// A placement decision (tag [`TAG_ROUTE_DECISION`]): e^r, the compute node of each worker,
+/// the hops of its paths, N (eq. 4) and the aggregation node. Floats are canonical.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DecisionRec {
+    /// Job index.
+    pub job: u32,
+    /// [`Policy`] code.
+    pub policy: u8,
+    /// e^r.
+    pub start: u32,
+    /// Compute node of each worker.
+    pub nodes: heapless::Vec<u32, ROUTE_WORKERS_MAX>,
+    /// Links over all its paths.
+    pub hops: u32,
+    /// N of the job.
+    pub network_cost: f64,
+    /// e^r + Delta <= e^d.
+    pub deadline_met: bool,
+    /// Aggregation node ([`NONE`] without).
+    pub aggregation: u32,
 }
 
-#[derive(Serialize)]
-struct PsoRec {
-    job: u32,
-    cost: f64,
-    f_part: f64,
-    network: f64,
-    start: u32,
+/// The PSO's gbest for one job (tag [`TAG_ROUTE_PSO`]): eq. (11) and its parts (-1 when
+/// infeasible).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PsoRec {
+    /// Job index.
+    pub job: u32,
+    /// Eq. (11) of the schedule with gbest.
+    pub cost: f64,
+    /// Its F-score part.
+    pub f_part: f64,
+    /// Its network cost.
+    pub network: f64,
+    /// gbest's start.
+    pub start: u32,
 }
 
-#[derive(Serialize)]
-struct AggRec {
-    job: u32,
-    node: u32,
-    weight: f64,
-    units_plain: u32,
-    units_aggregated: u32,
-    network_plain: f64,
-    network_aggregated: f64,
-    applied: bool,
+/// Algorithm 2 on one job (tag [`TAG_ROUTE_AGGREGATION`]): the aggregation node, bandwidth
+/// units and N with and without it, and whether it was applied.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AggRec {
+    /// Job index.
+    pub job: u32,
+    /// Aggregation node a.
+    pub node: u32,
+    /// Its weight (BW_u / C).
+    pub weight: f64,
+    /// Units of the plain paths.
+    pub units_plain: u32,
+    /// Units of the aggregated structure.
+    pub units_aggregated: u32,
+    /// N of the plain paths.
+    pub network_plain: f64,
+    /// N aggregated.
+    pub network_aggregated: f64,
+    /// Aggregation applied (no more units and no more N).
+    pub applied: bool,
+}
+
+/// Every decision record of a routing run, in order (what [`Router`] passes to the callback
+/// of [`Scheduler::on_event`]).
+#[derive(Clone, Debug, PartialEq)]
+// Passed by reference to the callback, never stored by the kernel: boxing the large variant
+// would allocate in the decision path.
+#[allow(clippy::large_enum_variant)]
+pub enum RouteDecision {
+    /// The PSO result for a job (CSRP).
+    Pso(PsoRec),
+    /// Algorithm 2 on a job (Aggregated CSRP).
+    Aggregation(AggRec),
+    /// A job placed.
+    Placed(DecisionRec),
+}
+
+impl RouteDecision {
+    /// The log tag (0x50 range).
+    pub fn tag(&self) -> u8 {
+        match self {
+            RouteDecision::Pso(_) => TAG_ROUTE_PSO,
+            RouteDecision::Aggregation(_) => TAG_ROUTE_AGGREGATION,
+            RouteDecision::Placed(_) => TAG_ROUTE_DECISION,
+        }
+    }
+
+    /// Records the decision's record body under [`Self::tag`].
+    pub fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        match self {
+            RouteDecision::Pso(r) => sink.record(self.tag(), r),
+            RouteDecision::Aggregation(r) => sink.record(self.tag(), r),
+            RouteDecision::Placed(r) => sink.record(self.tag(), r),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -233,6 +299,10 @@ pub struct Router {
     swarm: Swarm,
     agg: AggScratch,
     sc: Scratch,
+    /// Per job: released into the queue ([`Event::JobArrived`]).
+    released: Vec<bool>,
+    /// Slot of the last event.
+    now: u32,
 }
 
 impl Router {
@@ -378,6 +448,8 @@ impl Router {
                 dims,
             ),
             agg: AggScratch::new(n, max_w),
+            released: alloc::vec![false; nj],
+            now: 0,
             sc: Scratch {
                 sorted: alloc::vec![0; computes],
                 cand: alloc::vec![0; DELTAS * CAND_MAX],
@@ -401,7 +473,9 @@ impl Router {
         &self.g
     }
 
-    /// Runs the whole scenario, recording every decision in `sink`.
+    /// Runs the whole scenario, recording every decision in `sink`: the event loop of
+    /// [`Scheduler::on_event`] driven over the scenario's own event times (releases, reserved
+    /// starts, completions), then [`Router::finish`].
     pub fn run<S: LogSink>(mut self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
         let nj = self.jobs.len();
         let mut next_release = 0usize;
@@ -411,26 +485,24 @@ impl Router {
         };
         // Each iteration handles one distinct event time; there are at most 3 per job.
         for _ in 0..3 * nj + 2 {
-            self.advance_links(t);
             while next_release < nj && self.jobs[self.order[next_release] as usize].release <= t {
                 let j = self.order[next_release];
-                self.enqueue(j);
+                self.release(t, j)?;
                 next_release += 1;
             }
-            self.refresh_free_at(t);
-            self.schedule(t, sink)?;
-            let mut next = u32::MAX;
-            if next_release < nj {
-                next = self.jobs[self.order[next_release] as usize].release;
+            let mut failed = None;
+            let mut log = |d: &RouteDecision| {
+                if failed.is_none() {
+                    failed = d.log(sink).err();
+                }
+            };
+            self.step(t, &mut log)?;
+            if let Some(e) = failed {
+                return Err(e.into());
             }
-            for &j in &self.live {
-                let p = &self.plans[j as usize];
-                let e = if self.applied[j as usize] {
-                    p.start.saturating_add(self.jobs[j as usize].duration)
-                } else {
-                    p.start
-                };
-                next = next.min(e);
+            let mut next = self.next_event().unwrap_or(u32::MAX);
+            if next_release < nj {
+                next = next.min(self.jobs[self.order[next_release] as usize].release);
             }
             if next == u32::MAX {
                 if let Some(&j) = self.queue.first() {
@@ -448,7 +520,75 @@ impl Router {
         Err(RouteError::Scratch)
     }
 
-    fn finish<S: LogSink>(&mut self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
+    /// The next time something happens on its own: the earliest reserved start of a placed
+    /// job or completion of a running one (`None` when nothing is placed and unfinished).
+    /// Releases come from the caller.
+    pub fn next_event(&self) -> Option<u32> {
+        let mut next: Option<u32> = None;
+        for &j in &self.live {
+            let (Some(p), Some(jb)) = (self.plans.get(j as usize), self.jobs.get(j as usize))
+            else {
+                continue;
+            };
+            let e = if self.applied.get(j as usize) == Some(&true) {
+                p.start.saturating_add(jb.duration)
+            } else {
+                p.start
+            };
+            next = Some(next.map_or(e, |n| n.min(e)));
+        }
+        next
+    }
+
+    /// Jobs released and not yet placed, in the policy's queue order.
+    pub fn queued(&self) -> &[u32] {
+        &self.queue
+    }
+
+    /// Job indices by release time (ties by index): the order to release them in.
+    pub fn release_order(&self) -> &[u32] {
+        &self.order
+    }
+
+    fn check_time(&mut self, now: u32) -> Result<(), RouteError> {
+        if now < self.now {
+            return Err(RouteError::EventTime { job: NONE, now });
+        }
+        self.now = now;
+        Ok(())
+    }
+
+    /// Releases job `j` into the queue at `now` (its release time or later).
+    fn release(&mut self, now: u32, j: u32) -> Result<(), RouteError> {
+        let ju = j as usize;
+        let release = self
+            .jobs
+            .get(ju)
+            .ok_or(RouteError::UnknownJob { job: j })?
+            .release;
+        if now < release {
+            return Err(RouteError::EventTime { job: j, now });
+        }
+        match self.released.get_mut(ju) {
+            Some(r) if !*r => *r = true,
+            _ => return Err(RouteError::AlreadyReleased { job: j }),
+        }
+        self.check_time(now)?;
+        self.enqueue(j);
+        Ok(())
+    }
+
+    /// One event time `t`: link loads of jobs starting / ending by `t`, then the policy places
+    /// what it can from the queue; every decision record goes to `out`.
+    fn step(&mut self, t: u32, out: &mut dyn FnMut(&RouteDecision)) -> Result<(), RouteError> {
+        self.check_time(t)?;
+        self.advance_links(t);
+        self.refresh_free_at(t);
+        self.schedule(t, out)
+    }
+
+    /// Ends the run: logs the summary record (eqs. 2, 3, 11) and returns every plan and path.
+    pub fn finish<S: LogSink>(mut self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
         let t = &self.totals;
         let summary = RouteSummary {
             deadline_violation_rate: super::cost::violation_rate(t.violations, t.jobs),
@@ -537,7 +677,7 @@ impl Router {
         }
     }
 
-    fn schedule<S: LogSink>(&mut self, t: u32, sink: &mut S) -> Result<(), RouteError> {
+    fn schedule(&mut self, t: u32, sink: &mut dyn FnMut(&RouteDecision)) -> Result<(), RouteError> {
         match self.policy {
             Policy::Fifo => {
                 while let Some(&j) = self.queue.first() {
@@ -618,11 +758,11 @@ impl Router {
 
     /// Baselines: nearest free compute nodes (hops from the PS, ties by index), hop-shortest
     /// paths, start now. Returns false if fewer than `workers` slots are free now.
-    fn try_baseline<S: LogSink>(
+    fn try_baseline(
         &mut self,
         j: u32,
         t: u32,
-        sink: &mut S,
+        sink: &mut dyn FnMut(&RouteDecision),
     ) -> Result<bool, RouteError> {
         let jb = self.jobs[j as usize];
         if jb.workers as u64 > self.free_at[0] {
@@ -675,7 +815,12 @@ impl Router {
     }
 
     /// CSRP for job `j` at time `t`: candidate lists, the PSO, then commit gbest if feasible.
-    fn try_csrp<S: LogSink>(&mut self, j: u32, t: u32, sink: &mut S) -> Result<bool, RouteError> {
+    fn try_csrp(
+        &mut self,
+        j: u32,
+        t: u32,
+        sink: &mut dyn FnMut(&RouteDecision),
+    ) -> Result<bool, RouteError> {
         let jb = self.jobs[j as usize];
         self.dj_load.run(&self.g, jb.ps, Weight::Load)?;
         self.build_candidates(j, t);
@@ -708,16 +853,13 @@ impl Router {
             beta: *beta,
         };
         let best = swarm.run(pso, dims, rng, |bits| decode(&ctx, bits, sc))?;
-        sink.record(
-            TAG_ROUTE_PSO,
-            &PsoRec {
-                job: j,
-                cost: canon(finite(best.cost)),
-                f_part: canon(finite(best.f_part)),
-                network: canon(finite(best.network)),
-                start: best.start,
-            },
-        )?;
+        sink(&RouteDecision::Pso(PsoRec {
+            job: j,
+            cost: canon(finite(best.cost)),
+            f_part: canon(finite(best.f_part)),
+            network: canon(finite(best.network)),
+            start: best.start,
+        }));
         if best.infeasible {
             return Ok(false);
         }
@@ -793,12 +935,12 @@ impl Router {
     }
 
     /// Takes lanes, records paths and links, updates totals, logs the decision.
-    fn commit<S: LogSink>(
+    fn commit(
         &mut self,
         j: u32,
         t: u32,
         start: u32,
-        sink: &mut S,
+        sink: &mut dyn FnMut(&RouteDecision),
     ) -> Result<(), RouteError> {
         let jb = self.jobs[j as usize];
         let w = jb.workers as usize;
@@ -898,28 +1040,25 @@ impl Router {
                 .map_err(|_| RouteError::Scratch)?;
             hops += self.sc.wlen[k].saturating_sub(1);
         }
-        sink.record(
-            TAG_ROUTE_DECISION,
-            &DecisionRec {
-                job: j,
-                policy: self.policy.code(),
-                start,
-                nodes,
-                hops,
-                network_cost: canon(network),
-                deadline_met: met,
-                aggregation: agg_node,
-            },
-        )?;
+        sink(&RouteDecision::Placed(DecisionRec {
+            job: j,
+            policy: self.policy.code(),
+            start,
+            nodes,
+            hops,
+            network_cost: canon(network),
+            deadline_met: met,
+            aggregation: agg_node,
+        }));
         Ok(())
     }
 
     /// Algorithm 2 on the decoded paths; on success writes the aggregated paths and links and
     /// returns (node, N, bandwidth units).
-    fn try_aggregate<S: LogSink>(
+    fn try_aggregate(
         &mut self,
         j: u32,
-        sink: &mut S,
+        sink: &mut dyn FnMut(&RouteDecision),
         n_plain: f64,
         units_plain: u32,
     ) -> Result<Option<(u32, f64, u32)>, RouteError> {
@@ -971,19 +1110,16 @@ impl Router {
         }
         let units_agg = set_len as u32;
         let applied = units_agg <= units_plain && n_agg <= n_plain;
-        sink.record(
-            TAG_ROUTE_AGGREGATION,
-            &AggRec {
-                job: j,
-                node: choice.node,
-                weight: canon(choice.weight),
-                units_plain,
-                units_aggregated: units_agg,
-                network_plain: canon(n_plain),
-                network_aggregated: canon(n_agg),
-                applied,
-            },
-        )?;
+        sink(&RouteDecision::Aggregation(AggRec {
+            job: j,
+            node: choice.node,
+            weight: canon(choice.weight),
+            units_plain,
+            units_aggregated: units_agg,
+            network_plain: canon(n_plain),
+            network_aggregated: canon(n_agg),
+            applied,
+        }));
         if !applied {
             return Ok(None);
         }
@@ -1016,6 +1152,31 @@ impl Router {
             push_path(&mut self.paths, &mut self.path_nodes, &buf[..len])?;
         }
         Ok(Some((choice.node, n_agg, units_agg)))
+    }
+}
+
+/// CSRP and the baselines as an embeddable [`Scheduler`]: `JobArrived(j)` releases job j
+/// into the queue (at its release time or later); `SlotAdvanced` at t applies the link load
+/// of jobs starting by t, releases that of jobs ended by t, and lets the policy place what it
+/// can (PSO, aggregation and placement records go to `out`); `JobFinished` is ignored (the
+/// router knows each job's duration). Call `SlotAdvanced` at every release time and at every
+/// [`Router::next_event`]; [`Router::run`] is exactly that loop. [`Router::finish`] ends a run.
+impl Scheduler for Router {
+    type Job = u32;
+    type Decision = RouteDecision;
+    type Error = RouteError;
+
+    fn on_event(
+        &mut self,
+        now: u32,
+        event: Event<u32>,
+        out: &mut dyn FnMut(&RouteDecision),
+    ) -> Result<(), RouteError> {
+        match event {
+            Event::JobArrived(j) => self.release(now, j),
+            Event::SlotAdvanced => self.step(now, out),
+            Event::JobFinished(_) => self.check_time(now),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! Working from the result document (not from a scheduler's internals) keeps the visualisation
 //! exactly consistent with what `run` returns, whatever algorithm produced it: the page shows the
 //! decisions the CLI would print, never a re-derivation that could drift from them.
+pub mod kernel;
 mod oasis;
 mod online;
 mod placement;
@@ -56,8 +57,13 @@ pub struct Decision {
     pub job: String,
     /// `admit`, `reject`, `schedule`, `start`, `complete`, `preempt`, `resume`, `route`, `category`...
     pub action: String,
-    /// Human explanation with the result's numbers.
+    /// Human explanation: from the kernel's decision record when the visualiser re-ran the
+    /// kernel (`record` is then set), else from the result document's numbers.
     pub text: String,
+    /// The kernel's decision record behind `text` (OASiS `Decision`, Zhou `OnlineDecision`),
+    /// as JSON; absent when the explanation comes from the result document only.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub record: Value,
 }
 
 /// Per-job facts for the job list.
@@ -105,7 +111,8 @@ pub struct Timeline {
     pub jobs: Vec<JobInfo>,
     /// `summary` of the result (or `best` for placement).
     pub summary: Value,
-    /// Kind-specific extras: `topology` + `routes` (route), `rounds` + `workers` (placement),
+    /// Kind-specific extras: `topology` + `routes` (route), `rounds` + `workers` + `market`
+    /// (placement: the kernel's matching-market rounds per step, see [`Frame::market`]),
     /// `queues` (preempt).
     pub extra: Value,
 }
@@ -162,6 +169,11 @@ pub struct Frame {
     pub decisions: Vec<Decision>,
     /// `status[j]`: `waiting` (not arrived), `pending`, `running`, `done`, `rejected`.
     pub status: Vec<String>,
+    /// Placement (HAS / JPS): the matching-market rounds of this step's category as the kernel
+    /// ran them (`extra.market.categories[step]`: prices, demands, raised class, final counts);
+    /// absent elsewhere.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub market: Value,
 }
 
 impl Timeline {
@@ -207,6 +219,13 @@ impl Timeline {
             .cloned()
             .collect();
         let status = self.jobs.iter().map(|j| status(j, t).to_string()).collect();
+        let market = self
+            .extra
+            .get("market")
+            .and_then(|m| m.get("categories"))
+            .and_then(|c| c.get(ti))
+            .cloned()
+            .unwrap_or(Value::Null);
         Frame {
             step: t,
             steps: self.steps,
@@ -218,6 +237,7 @@ impl Timeline {
             queues,
             decisions,
             status,
+            market,
         }
     }
 

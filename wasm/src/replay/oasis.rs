@@ -21,6 +21,7 @@ pub(super) fn build(d: &OasisDoc, res: &Value) -> Result<Timeline, String> {
         servers.push(server(format!("ps{k}"), "ps", c));
     }
     let ns = servers.len();
+    let trace = super::kernel::oasis(d, res);
     let mut usage = zeros(nr, ns, steps);
     let mut bars = Vec::new();
     let mut decisions = Vec::new();
@@ -82,11 +83,18 @@ pub(super) fn build(d: &OasisDoc, res: &Value) -> Result<Timeline, String> {
                 });
             }
         }
-        decisions.push(explain(jd.id.as_str(), arrival, admitted, jr, first, last));
+        let kd = trace
+            .as_ref()
+            .and_then(|tr| tr.decisions.iter().find(|k| k.job as usize == i));
+        decisions.push(match kd {
+            Some(k) => explain_kernel(jd.id.as_str(), k, first, last),
+            None => explain(jd.id.as_str(), arrival, admitted, jr, first, last),
+        });
         if let (Some(done), true) = (u32_of(jr, "completion_slot"), admitted) {
             decisions.push(Decision {
                 step: done.min(steps - 1),
                 job: jd.id.clone(),
+                record: Value::Null,
                 action: "complete".into(),
                 text: format!("completes its {} epochs in slot {done}", num(jd.epochs)),
             });
@@ -99,7 +107,24 @@ pub(super) fn build(d: &OasisDoc, res: &Value) -> Result<Timeline, String> {
             accepted: admitted,
         });
     }
-    let (price, price_note) = prices(d, &usage, &servers, steps);
+    let (price, price_note) = match trace {
+        Some(tr) if tr.price.iter().all(|per_s| per_s.len() == ns) => {
+            let from = if tr.bounds_derived {
+                "U, L derived by eqs. (23)-(26)"
+            } else {
+                "U, L from the scenario"
+            };
+            (
+                tr.price,
+                format!(
+                    "p(t) = L * (U/L)^(used/capacity), eq. (22): the kernel's prices after every \
+                     decision ({from}); a slot's prices are final once the jobs arriving by then \
+                     are decided"
+                ),
+            )
+        }
+        _ => prices(d, &usage, &servers, steps),
+    };
     Ok(Timeline {
         kind: "oasis".into(),
         policy: String::new(),
@@ -123,6 +148,39 @@ fn server(id: String, group: &str, c: &[f64]) -> Server {
         id,
         group: group.into(),
         capacity: c.to_vec(),
+    }
+}
+
+/// The explanation of the kernel's decision record (OASiS Alg. 1 lines 6-15).
+fn explain_kernel(
+    id: &str,
+    k: &mlsched_kernel::oasis::Decision,
+    first: Option<u32>,
+    last: Option<u32>,
+) -> Decision {
+    let text = if k.admitted {
+        let span = match (first, last) {
+            (Some(a), Some(b)) => format!("; runs in slots {a}..{}", b - 1),
+            _ => String::new(),
+        };
+        format!(
+            "admitted at slot {}: best schedule l* completes in slot {} with utility f_i = {} - \
+             priced cost DP_COST = {} = payoff mu_i = {} > 0{span}",
+            k.arrival,
+            k.completion_slot.map_or("?".into(), |t| t.to_string()),
+            num(k.utility),
+            num(k.cost),
+            num(k.payoff)
+        )
+    } else {
+        format!("rejected at slot {}: {}", k.arrival, k.reason.text())
+    };
+    Decision {
+        step: k.arrival,
+        job: id.into(),
+        record: super::kernel::oasis_record(k),
+        action: if k.admitted { "admit" } else { "reject" }.into(),
+        text,
     }
 }
 
@@ -153,6 +211,7 @@ fn explain(
     Decision {
         step: arrival,
         job: id.into(),
+        record: Value::Null,
         action: if admitted { "admit" } else { "reject" }.into(),
         text,
     }

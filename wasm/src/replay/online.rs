@@ -22,6 +22,7 @@ pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {
         .collect();
     let ns = servers.len();
     let ps_types = d.ps_types.as_deref().unwrap_or(&[]);
+    let trace = super::kernel::online(d, res);
     let mut usage = zeros(nr, ns, steps);
     let (mut bars, mut decisions, mut jobs) = (Vec::new(), Vec::new(), Vec::new());
     for (i, jd) in d.jobs.iter().enumerate() {
@@ -66,16 +67,20 @@ pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {
                     label,
                 });
             }
-            decisions.push(Decision {
-                step: arrival,
-                job: jd.id.clone(),
-                action: "schedule".into(),
-                text: explain_schedule(jr, jd.weight, a, b),
-            });
+            if trace.is_none() {
+                decisions.push(Decision {
+                    step: arrival,
+                    job: jd.id.clone(),
+                    record: Value::Null,
+                    action: "schedule".into(),
+                    text: explain_schedule(jr, jd.weight, a, b),
+                });
+            }
             if a < steps {
                 decisions.push(Decision {
                     step: a,
                     job: jd.id.clone(),
+                    record: Value::Null,
                     action: "start".into(),
                     text: format!("starts on {} server(s)", arr(jr, "placement").len()),
                 });
@@ -83,6 +88,7 @@ pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {
             decisions.push(Decision {
                 step: b.min(steps - 1),
                 job: jd.id.clone(),
+                record: Value::Null,
                 action: "complete".into(),
                 text: format!(
                     "completes in slot {b}: weighted completion {} x {b} = {}",
@@ -90,10 +96,11 @@ pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {
                     num(jd.weight * b as f64)
                 ),
             });
-        } else {
+        } else if trace.is_none() {
             decisions.push(Decision {
                 step: arrival,
                 job: jd.id.clone(),
+                record: Value::Null,
                 action: "reject".into(),
                 text: "not scheduled: no schedule within the horizon pays for its dual prices"
                     .into(),
@@ -107,7 +114,36 @@ pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {
             accepted: scheduled,
         });
     }
-    // lambda = 2 T H R F + 1 (eq. 11).
+    if let Some(tr) = &trace {
+        for k in &tr.decisions {
+            if let Some(jd) = d.jobs.get(k.job as usize) {
+                decisions.push(explain_kernel(&jd.id, jd.weight, k, steps));
+            }
+        }
+    }
+    if let Some(tr) = trace.filter(|tr| tr.price.iter().all(|per_s| per_s.len() == ns)) {
+        return Ok(Timeline {
+            kind: "online".into(),
+            policy: String::new(),
+            steps,
+            step_unit: "slot".into(),
+            resources: d.resources.clone(),
+            servers,
+            bars,
+            usage,
+            price: tr.price,
+            price_note: format!(
+                "p(t) = lambda^(used/capacity) - 1, eq. (11), lambda = {}: the kernel's dual prices \
+                 of its usage; a slot's prices are final once it has run",
+                num(tr.lambda)
+            ),
+            decisions,
+            jobs,
+            summary: res.get("summary").cloned().unwrap_or(Value::Null),
+            extra: Value::Null,
+        });
+    }
+    // Not the kernel's own run: prices of the replayed usage, lambda = 2 T H R F + 1 (eq. 11).
     let lambda = 2.0 * steps as f64 * ns as f64 * nr as f64 * d.f + 1.0;
     let mut price = zeros(nr, ns, steps);
     for (r, per_s) in price.iter_mut().enumerate() {
@@ -137,6 +173,65 @@ pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {
         summary: res.get("summary").cloned().unwrap_or(Value::Null),
         extra: Value::Null,
     })
+}
+
+/// The explanation of one kernel `OnlineDecision` (A_online round i, A_dual window iota).
+fn explain_kernel(
+    id: &str,
+    weight: f64,
+    k: &mlsched_kernel::online::OnlineDecision,
+    steps: u32,
+) -> Decision {
+    let at = format!("round {} (tau = {}), window {}", k.round, k.tau, k.iota);
+    let what = |k: &mlsched_kernel::online::OnlineDecision| {
+        let mut s = format!(
+            "start slot {} for {} slots on {} workers of type {}",
+            k.start, k.duration, k.workers, k.worker_type
+        );
+        if let Some(p) = k.ps_type {
+            s += &format!(", PS type {p}");
+        }
+        if k.colocated {
+            s += ", co-located";
+        }
+        s
+    };
+    let (action, text) = if !k.feasible {
+        (
+            "defer",
+            format!("{at}: no feasible schedule in the window; waits"),
+        )
+    } else if k.scheduled {
+        (
+            "schedule",
+            format!(
+                "{at}: scheduled, {}; u_j = w_j - cost = {} - {} = {} > 0 (cost at the dual prices)",
+                what(k),
+                num(weight),
+                num(k.cost),
+                num(k.utility)
+            ),
+        )
+    } else {
+        (
+            "defer",
+            format!(
+                "{at}: best schedule {} costs {} at the dual prices; u_j = {} - {} = {} <= 0, waits",
+                what(k),
+                num(k.cost),
+                num(weight),
+                num(k.cost),
+                num(k.utility)
+            ),
+        )
+    };
+    Decision {
+        step: k.tau.min(steps.saturating_sub(1)),
+        job: id.into(),
+        record: super::kernel::online_record(k),
+        action: action.into(),
+        text,
+    }
 }
 
 fn explain_schedule(jr: &Value, weight: f64, a: u32, b: u32) -> String {

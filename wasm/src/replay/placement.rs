@@ -65,6 +65,7 @@ pub(super) fn build(d: &PlacementDoc, res: &Value) -> Result<Timeline, String> {
         decisions.push(Decision {
             step: t,
             job: String::new(),
+            record: Value::Null,
             action: if is_best { "best" } else { "category" }.into(),
             text: format!(
                 "{}K = {cat:?}: {}; avg JCT {} s, fairness {}{}",
@@ -77,6 +78,17 @@ pub(super) fn build(d: &PlacementDoc, res: &Value) -> Result<Timeline, String> {
             ),
         });
     }
+    let cats: Vec<Vec<u32>> = rounds
+        .iter()
+        .map(|r| {
+            arr(r, "category")
+                .iter()
+                .filter_map(Value::as_u64)
+                .map(|k| k as u32)
+                .collect()
+        })
+        .collect();
+    let market = super::kernel::placement_market(d, res, &cats).unwrap_or(Value::Null);
     let jobs = d
         .jobs
         .iter()
@@ -112,7 +124,8 @@ pub(super) fn build(d: &PlacementDoc, res: &Value) -> Result<Timeline, String> {
             "rounds": rounds,
             "categories_examined": res.get("categories_examined").cloned().unwrap_or(Value::Null),
             "method": str_of(res, "policy"),
-            "market_rounds": res.get("rounds").cloned().unwrap_or(Value::Null),
+            "market_stats": res.get("market").cloned().unwrap_or(Value::Null),
+            "market": market,
         }),
     })
 }

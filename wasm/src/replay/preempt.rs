@@ -167,6 +167,7 @@ fn dec(step: u32, job: &str, action: &str, text: String, steps: u32) -> Decision
     Decision {
         step: step.min(steps - 1),
         job: job.into(),
+        record: Value::Null,
         action: action.into(),
         text,
     }

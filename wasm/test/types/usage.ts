@@ -1,0 +1,49 @@
+// Typed usage of the package (checked by `tsc --noEmit -p test/types` in scripts/ci.sh): if the
+// hand-written types in types/mlsched.d.ts drift from the package's API, this stops compiling.
+import init, { run, runWith, bundledScenarios, policies, version, Simulation, DecisionBench } from "mlsched";
+import type { BundledScenario, Kind, SimState, Timeline, Decision, CategoryMarket, MarketRound } from "mlsched";
+
+async function main(): Promise<void> {
+  await init();
+  const v: string = version();
+  const list: BundledScenario[] = bundledScenarios();
+  const first: BundledScenario | undefined = list[0];
+  if (!first) return;
+  const kind: Kind = first.kind;
+  const pols: string[] = policies(kind);
+  const result: string = pols.length > 1 ? runWith(first.scenario, pols[1], false) : run(first.scenario);
+  const hash: string = JSON.parse(result).log_hash;
+
+  const sim = new Simulation(first.scenario);
+  const tl: Timeline = sim.timeline();
+  const heat: number = tl.price.length ? tl.price[0][0][0] : tl.usage[0][0][0];
+  while (sim.step()) {
+    const st: SimState = sim.state();
+    const d: Decision[] = st.decisions;
+    for (const x of d) {
+      const why: string = x.text;
+      if (x.record && "payoff" in x.record) console.log(why, x.record.payoff);
+      if (x.record && "iota" in x.record) console.log(why, x.record.round, x.record.utility);
+    }
+    const m: CategoryMarket | null | undefined = st.market;
+    const rounds: MarketRound[] = m ? m.rounds : [];
+    for (const r of rounds) console.log(r.round, r.prices, r.over ?? "cleared", r.demand[0]?.need);
+  }
+  sim.seek(0);
+  const again: Simulation = Simulation.fromResult(first.scenario, sim.resultJson());
+  console.log(again.steps, again.currentStep, again.done, again.kind, tl.steps, heat);
+  again.free();
+  sim.free();
+
+  const bench = new DecisionBench(first.scenario);
+  const same: boolean = bench.run(3) === hash;
+  bench.free();
+  console.log(v, same);
+  try {
+    run('{"kind": "oasis"}');
+  } catch (e) {
+    if (e instanceof Error) console.log(e.message);
+  }
+}
+
+void main();
