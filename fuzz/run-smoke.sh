@@ -14,12 +14,14 @@
 # Longer runs (fuzz/CAMPAIGNS.md records them):
 #   FUZZ_SECONDS=3600 FUZZ_MAX_LEN=4096 FUZZ_CORPUS=1 nice -n 19 bash fuzz/run-smoke.sh scenario_json
 # FUZZ_MAX_LEN (default 16384) bounds the input length, FUZZ_RUNS stops after that many
-# executions, FUZZ_CORPUS=1 keeps the corpus in fuzz/corpus/<target>/ across runs.
+# executions, FUZZ_CORPUS=1 keeps the corpus in fuzz/corpus/<target>/ across runs, FUZZ_TIMEOUT
+# (default 30 s, wall-clock: raise it for a niced run on a busy machine) is libFuzzer's -timeout.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${FUZZ_SECONDS:-20}"
 max_len="${FUZZ_MAX_LEN:-16384}"
 runs="${FUZZ_RUNS:--1}"
+timeout="${FUZZ_TIMEOUT:-30}"
 sanitizer="${SANITIZER:-none}"
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events)
@@ -57,7 +59,7 @@ for t in "${targets[@]}"; do
         dirs=("corpus/$t" "$work/$t")
     fi
     if "${fuzz[@]}" run "$t" -O -s "$sanitizer" "${dirs[@]}" -- \
-        -max_total_time="$seconds" -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+        -max_total_time="$seconds" -runs="$runs" -timeout="$timeout" -rss_limit_mb=2048 \
         -max_len="$max_len" -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
         grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' \
             "$log" | sed "s/^/   $t /"

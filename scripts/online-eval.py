@@ -114,6 +114,8 @@ def one(binary, seed, args, value, tmp):
         gen += ["--nodes", str(nodes)]
     if args.trace:
         gen += ["--trace", args.trace]
+    if args.slots:
+        gen += ["--slots", str(args.slots)]
     doc = json.loads(subprocess.run(gen, check=True, capture_output=True, text=True).stdout)
     if args.sweep == "F":
         doc["F"] = float(value)
@@ -177,6 +179,7 @@ def main():
     ap.add_argument("--nodes", type=int, help="servers when not swept (gen default 150)")
     ap.add_argument("--F", type=float, help="F when not swept (gen default 1)")
     ap.add_argument("--alpha", type=int, help="alpha of A_dual (gen default 4)")
+    ap.add_argument("--slots", type=int, help="horizon T (gen default 150; Fig. 2 uses 300)")
     ap.add_argument("--trace", help="arrivals from a trace (gen online --trace)")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--bin", default=find_bin())

@@ -13,6 +13,7 @@ fn scenario(jobs: u32, nodes: u32, ring: bool) -> OnlineScenario {
         jobs: Some(jobs),
         nodes: Some(nodes),
         trace: None,
+        slots: None,
     };
     let mut doc = gen::generate(&opts).expect("generate");
     if ring {

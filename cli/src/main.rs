@@ -96,6 +96,9 @@ enum Command {
         /// Arrivals from a trace file (default: Poisson).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Horizon T in slots (kinds online and oasis; default: the paper's).
+        #[arg(long)]
+        slots: Option<u32>,
         /// Output file (default stdout).
         #[arg(short, long)]
         out: Option<PathBuf>,
@@ -186,6 +189,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             jobs,
             nodes,
             trace,
+            slots,
             out,
         } => {
             eprintln!("seed {seed}");
@@ -196,6 +200,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                     jobs,
                     nodes,
                     trace,
+                    slots,
                 },
             )?;
             match out {

@@ -352,3 +352,49 @@ fn zero_threads_is_refused() {
         "{err}"
     );
 }
+
+/// `gen --slots` sets the horizon T for kinds online (Fig. 2 uses T = 300) and oasis; other kinds,
+/// zero counts and horizons over the build limit are refused with the option named.
+#[test]
+fn gen_slots_and_zero_counts() {
+    let o = run(&[
+        "gen", "online", "--jobs", "5", "--nodes", "4", "--slots", "300",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["slots"].as_f64(), Some(300.0));
+    let o = run(&[
+        "gen", "oasis", "--jobs", "3", "--nodes", "2", "--slots", "120",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["slots"].as_f64(), Some(120.0));
+    for (args, field, problem) in [
+        (
+            &["gen", "placement", "--slots", "10"][..],
+            "slots",
+            "online and oasis",
+        ),
+        (
+            &["gen", "online", "--slots", "99999"][..],
+            "slots",
+            "SLOTS_MAX",
+        ),
+        (&["gen", "online", "--jobs", "0"][..], "jobs", "at least 1"),
+        (
+            &["gen", "preempt", "--nodes", "0"][..],
+            "nodes",
+            "at least 1",
+        ),
+    ] {
+        let o = run(args);
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            err.contains(field) && err.contains(problem),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -16,6 +16,7 @@ fn decisions_allocate_nothing() {
             jobs: Some(30),
             nodes: Some(30),
             trace: None,
+            slots: None,
         };
         let mut doc = gen::generate(&opts).unwrap();
         if ring {

@@ -64,6 +64,7 @@ fn fast_equals_literal_on_generated_scenarios() {
                 jobs: Some(6),
                 nodes: Some(6),
                 trace: None,
+                slots: None,
             };
             let mut doc = gen::generate(&opts).unwrap();
             if ring {

@@ -82,6 +82,7 @@ fn gen(seed: u64, trace: Option<PathBuf>) -> Result<OnlineDoc, mlsched_cli::RunE
         jobs: Some(40),
         nodes: Some(30),
         trace,
+        slots: None,
     })
 }
 

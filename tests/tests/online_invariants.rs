@@ -115,6 +115,7 @@ fn generated(seed: u64, ring: bool) -> (OnlineDoc, OnlineScenario) {
         jobs: Some(30),
         nodes: Some(40),
         trace: None,
+        slots: None,
     };
     let mut doc = gen::generate(&opts).unwrap();
     if ring {

@@ -60,6 +60,7 @@ fn gavel_scenarios_run_every_method() {
             jobs: Some(4),
             nodes: Some(3),
             trace: Some(dir.clone()),
+            slots: None,
         })
         .unwrap();
         let text = serde_json::to_string(&doc).unwrap();
@@ -120,6 +121,7 @@ fn gavel_large_cluster_uses_jps() {
         jobs: Some(4),
         nodes: Some(60),
         trace: Some(dir),
+        slots: None,
     })
     .unwrap();
     let text = serde_json::to_string(&doc).unwrap();

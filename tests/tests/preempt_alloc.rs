@@ -15,6 +15,7 @@ fn decisions_allocate_nothing() {
         jobs: Some(120),
         nodes: Some(6),
         trace: None,
+        slots: None,
     };
     let text = mlsched_cli::gen::generate_json("preempt", &opts).unwrap();
     let doc: mlsched_cli::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();

@@ -249,6 +249,7 @@ fn gen_poisson_runs() {
         jobs: Some(30),
         nodes: Some(5),
         trace: None,
+        slots: None,
     };
     let text = generate_json("preempt", &opts).unwrap();
     assert_eq!(text, generate_json("preempt", &opts).unwrap());
@@ -272,6 +273,7 @@ fn gen_philly_trace() {
         jobs: Some(40),
         nodes: None,
         trace: Some(data.join("philly-via-pollux")),
+        slots: None,
     };
     let text = generate_json("preempt", &opts).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -112,6 +112,7 @@ fn fast_dispatch_equals_reference_generated() {
         jobs: Some(60),
         nodes: Some(6),
         trace: None,
+        slots: None,
     };
     let text = mlsched_cli::gen::generate_json("preempt", &opts).unwrap();
     let doc: mlsched_cli::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();

@@ -17,7 +17,7 @@ profile=${MLSCHED_PROFILE:-wasm-release}
 need=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$here/Cargo.toml")
 have=$(wasm-bindgen --version | awk '{print $2}')
 if [ "$need" != "$have" ]; then
-  echo "FAIL build: wasm-bindgen CLI $have, Cargo.toml pins $need (cargo install wasm-bindgen-cli --version $need --locked)" >&2
+  echo "FAIL build: wasm-bindgen CLI $have, Cargo.toml pins $need (cargo install wasm-bindgen-cli --version $need, without --locked)" >&2
   exit 1
 fi
 

@@ -12,6 +12,39 @@ pub struct GenOptions {
     pub nodes: Option<u32>,
     /// Arrivals: `None` = Poisson, or a trace file from `../shared/data`.
     pub trace: Option<PathBuf>,
+    /// Horizon T in slots (kinds `online` and `oasis`; `None` = the paper's setting).
+    pub slots: Option<u32>,
+}
+
+/// Refuses option values no generator can honour, naming the option (never clamps them).
+fn check_options(kind: &str, opts: &GenOptions) -> Result<(), RunError> {
+    let bad = |field: &str, problem: String| {
+        Err(RunError::Input(crate::error::InputError::new(
+            "option", field, problem,
+        )))
+    };
+    if opts.jobs == Some(0) {
+        return bad("jobs", "must be at least 1".into());
+    }
+    if opts.nodes == Some(0) {
+        return bad("nodes", "must be at least 1".into());
+    }
+    if let Some(t) = opts.slots {
+        if !matches!(kind, "online" | "oasis") {
+            return bad(
+                "slots",
+                format!("applies to kinds online and oasis, not `{kind}`"),
+            );
+        }
+        let max = mlsched_kernel::limits::SLOTS_MAX as u32;
+        if !(2..=max).contains(&t) {
+            return bad(
+                "slots",
+                format!("{t} is outside 2..={max} (limit SLOTS_MAX of this build)"),
+            );
+        }
+    }
+    Ok(())
 }
 
 pub mod oasis;
@@ -24,6 +57,9 @@ use crate::error::RunError;
 
 /// Generates a scenario of `kind` as pretty JSON text.
 pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> {
+    if crate::doc::KINDS.contains(&kind) {
+        check_options(kind, opts)?;
+    }
     let v = match kind {
         "oasis" => serde_json::to_value(oasis::generate(opts)?),
         "online" => serde_json::to_value(online::generate(opts)?),

@@ -1,6 +1,6 @@
 //! Generator of kind `"oasis"` scenarios following Bao et al. section V-A.
 //!
-//! - T in 100..=300 slots (one slot = 1 hour), H = K = 50 (`--nodes` changes both), R = 5
+//! - T in 100..=300 slots (`--slots` fixes it; one slot = 1 hour), H = K = 50 (`--nodes` changes both), R = 5
 //!   resources: gpu, vcpu, mem_gb, storage_gb, bw_gbps.
 //! - Servers: the paper names EC2 C4 for workers and P2 / G3 for parameter servers, but its
 //!   worker demands include 0-4 GPUs, which a C4 (no GPU) cannot host; we read the two as
@@ -49,7 +49,9 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
     let mut g = SplitMix64::new(opts.seed);
     let n_jobs = opts.jobs.unwrap_or(100) as usize;
     let servers = opts.nodes.unwrap_or(50) as usize;
-    let slots = 100 + g.below(201);
+    // Drawn even when `--slots` overrides it, so the rest of the stream stays the same.
+    let drawn = 100 + g.below(201);
+    let slots = opts.slots.map_or(drawn, u64::from);
     let worker_servers = (0..servers)
         .map(|_| {
             let [gpu, cpu, mem] = pick(&mut g, GPU_SHAPES);

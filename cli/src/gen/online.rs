@@ -1,6 +1,6 @@
 //! Generator of kind `"online"` scenarios following Zhou et al. section 7.
 //!
-//! - T = 150 slots (one slot = 1 hour), H = 150 servers (`--nodes`), R = 3 resources: gpu,
+//! - T = 150 slots (`--slots`; Fig. 2 uses 300; one slot = 1 hour), H = 150 servers (`--nodes`), R = 3 resources: gpu,
 //!   vcpu, bw_gbps. Servers are EC2 P3 / P2 / G3 shapes (2xlarge..16xlarge: 1-16 GPUs, 4-64
 //!   vCPUs, 1.25-25 Gbps), drawn uniformly, then all scaled by one factor (GPU and vCPU counts
 //!   rounded, at least 1) so that the cluster's GPU-slots T sum_h C_h^gpu are a fraction
@@ -34,6 +34,7 @@ use mlsched_kernel::rng::SplitMix64;
 use std::path::Path;
 
 const SLOT_SECONDS: f64 = 3600.0;
+/// T of section 7 (`--slots` changes it).
 const SLOTS: u32 = 150;
 const ALPHA: u32 = 4;
 
@@ -63,7 +64,8 @@ fn int(g: &mut SplitMix64, lo: u64, hi: u64) -> f64 {
 pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
     let mut g = SplitMix64::new(opts.seed);
     let n_jobs = opts.jobs.unwrap_or(100) as usize;
-    let window = (SLOTS / (2 * ALPHA)).max(1) as u64;
+    let slots = opts.slots.unwrap_or(SLOTS);
+    let window = (slots / (2 * ALPHA)).max(1) as u64;
     let traced = match &opts.trace {
         Some(p) => Some(trace_arrivals(p, n_jobs, window, opts.seed)?),
         None => None,
@@ -126,7 +128,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
     let shapes: Vec<[f64; 3]> = (0..n_servers)
         .map(|_| SHAPES[g.below(SHAPES.len() as u64) as usize])
         .collect();
-    let gpu_slots: f64 = shapes.iter().map(|s| s[0]).sum::<f64>() * SLOTS as f64;
+    let gpu_slots: f64 = shapes.iter().map(|s| s[0]).sum::<f64>() * slots as f64;
     let fraction = g.range_f64(0.2, 0.5);
     let scale = if gpu_slots > 0.0 && ideal_gpu_slots > 0.0 {
         fraction * ideal_gpu_slots / gpu_slots
@@ -145,7 +147,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
         .collect();
     Ok(OnlineDoc {
         kind: "online".into(),
-        slots: SLOTS as f64,
+        slots: slots as f64,
         architecture: ArchitectureDoc::Ps,
         resources: vec!["gpu".into(), "vcpu".into(), "bw_gbps".into()],
         servers,

@@ -244,6 +244,7 @@ mod tests {
             jobs: Some(20),
             nodes: Some(4),
             trace: None,
+            slots: None,
         })
         .unwrap();
         let s = d.validate().unwrap();

@@ -346,26 +346,30 @@ fn phi_max_of(scn: &OnlineScenario) -> Vec<u32> {
     const SHAPES: usize = 16;
     let mm = scn.worker_types.len();
     let mut sums = vec![0u64; mm];
-    let mut shapes: Vec<(usize, Vec<u32>)> = Vec::with_capacity(SHAPES);
+    // (server holding the shape, its fit counts at `fits[i * M..(i + 1) * M]`).
+    let mut shapes: Vec<usize> = Vec::with_capacity(SHAPES);
+    let mut fits: Vec<u32> = Vec::with_capacity(SHAPES * mm);
     for (h, c) in scn.servers.iter().enumerate() {
-        let same = |&(k, _): &(usize, Vec<u32>)| {
+        let same = |&k: &usize| {
             let d = &scn.servers[k];
             d.len() == c.len() && (0..c.len()).all(|r| d.get(r).to_bits() == c.get(r).to_bits())
         };
-        let known = shapes.iter().position(same);
-        let fits: Vec<u32> = match known {
-            Some(i) => shapes[i].1.clone(),
-            None => scn
-                .worker_types
-                .iter()
-                .map(|e| fit(c.as_slice(), e))
-                .collect(),
-        };
-        for (s, f) in sums.iter_mut().zip(&fits) {
-            *s = s.saturating_add(*f as u64);
+        if let Some(i) = shapes.iter().position(same) {
+            for (s, f) in sums.iter_mut().zip(&fits[i * mm..(i + 1) * mm]) {
+                *s = s.saturating_add(*f as u64);
+            }
+            continue;
         }
-        if known.is_none() && shapes.len() < SHAPES {
-            shapes.push((h, fits));
+        let keep = shapes.len() < SHAPES;
+        if keep {
+            shapes.push(h);
+        }
+        for (s, e) in sums.iter_mut().zip(&scn.worker_types) {
+            let f = fit(c.as_slice(), e);
+            *s = s.saturating_add(f as u64);
+            if keep {
+                fits.push(f);
+            }
         }
     }
     sums.iter()

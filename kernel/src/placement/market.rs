@@ -25,6 +25,7 @@
 //! ([`crate::limits::PLACEMENT_MARKET_ROUNDS_MAX`]); on the cap the caller falls back to the exact
 //! solver and says so.
 use super::Instance;
+use crate::num::{max_finite, min_finite};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -32,7 +33,7 @@ const NONE: u32 = u32::MAX;
 
 /// Tolerance of valuation ties: 1e-9 relative (prices accumulate float noise).
 fn tol(x: f64) -> f64 {
-    1e-9 * libm::fabs(x).max(1.0)
+    1e-9 * max_finite(libm::fabs(x), 1.0)
 }
 
 /// How one market run ended.
@@ -432,13 +433,13 @@ impl Market {
             let gc = self.gamma[i * self.c + c];
             // sum_top(Gamma_i) - sum_top(Gamma_i \ one unit of c) = Gamma_ic - (K_i+1)-th unit.
             let diff = match self.unit_value(inst, i, cat[i] + 1) {
-                Some(next) => (gc - next).max(0.0),
-                None => gc.max(0.0),
+                Some(next) => max_finite(gc - next, 0.0),
+                None => max_finite(gc, 0.0),
             };
-            diff_max = diff_max.max(diff);
+            diff_max = max_finite(diff_max, diff);
         }
         if diff_max >= 1.0 || !constricted {
-            let inc = diff_max.max(1.0);
+            let inc = max_finite(diff_max, 1.0);
             self.price[c] += inc;
             self.update_class(inst, c);
             self.sink_class(c);
@@ -471,7 +472,7 @@ impl Market {
                     let d = self.order[row + q] as usize;
                     let gd = self.gamma[row + d];
                     if !self.class_seen[d] && gd < g - tol(g) {
-                        delta = delta.min(g - gd);
+                        delta = min_finite(delta, g - gd);
                         break;
                     }
                 }
