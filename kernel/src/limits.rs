@@ -32,6 +32,11 @@ pub const PLACEMENT_EXHAUSTIVE_MAX: usize = 1 << 22;
 pub const PLACEMENT_JPS_SAMPLES_MAX: usize = 16_384;
 /// Price updates of one matching-market run before it falls back to the exact solver (Liu et al.).
 pub const PLACEMENT_MARKET_ROUNDS_MAX: usize = 100_000;
+/// Largest throughput rho_ij of one job on one worker (Liu et al.). The matching market raises
+/// prices p_c in unit steps and compares Gamma_ic = rho_ic - p_c; f64 holds every integer only up
+/// to 2^53 (about 9e15), so beyond this bound a unit raise can vanish and the market cannot
+/// clear. Real throughputs (samples/s) are many orders of magnitude below it.
+pub const THROUGHPUT_MAX: f64 = 1e15;
 /// Edge + cloud servers of a preemptive scenario (Wang et al.).
 pub const EDGE_SERVERS_MAX: usize = 256;
 /// Workers per edge server (Wang et al.).

@@ -246,6 +246,11 @@ fn placement_malformed() {
     );
     case(
         &b,
+        |v| v["jobs"][1]["throughput"][2] = json!(1.78e26),
+        "job `vgg19`, field `throughput[2]`: must be at most 1e15 (THROUGHPUT_MAX of this build: the market's unit price steps are exact in f64 only below 2^53), got 1.78e26",
+    );
+    case(
+        &b,
         |v| v["jobs"][0]["samples"] = json!(0),
         "job `resnet18`, field `samples`: must be > 0, got 0",
     );

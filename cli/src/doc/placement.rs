@@ -1,7 +1,7 @@
 //! Kind `"placement"`: the scenario document, its validation, and the result document.
 use super::check::{self, job};
 use crate::error::InputError;
-use mlsched_kernel::limits::{PLACEMENT_JOBS_MAX, PLACEMENT_WORKERS_MAX};
+use mlsched_kernel::limits::{PLACEMENT_JOBS_MAX, PLACEMENT_WORKERS_MAX, THROUGHPUT_MAX};
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
@@ -230,6 +230,15 @@ impl PlacementJobDoc {
         }
         for (i, &x) in self.throughput.iter().enumerate() {
             check::non_negative(s, &format!("throughput[{i}]"), x)?;
+            if x > THROUGHPUT_MAX {
+                return Err(InputError::new(
+                    s,
+                    format!("throughput[{i}]"),
+                    format!(
+                        "must be at most {THROUGHPUT_MAX:e} (THROUGHPUT_MAX of this build: the market's unit price steps are exact in f64 only below 2^53), got {x:e}"
+                    ),
+                ));
+            }
         }
         if self.throughput.iter().all(|&x| x == 0.0) {
             return Err(InputError::new(

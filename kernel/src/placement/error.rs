@@ -44,6 +44,13 @@ pub enum PlacementError {
         /// job index i
         job: u32,
     },
+    /// A throughput rho_ij is not a finite number in 0..=[`crate::limits::THROUGHPUT_MAX`].
+    ThroughputValue {
+        /// job index i
+        job: u32,
+        /// worker index j
+        worker: u32,
+    },
     /// A fixed capacity of [`crate::limits`] was exceeded.
     Capacity(CapacityError),
     /// The decision log refused a record.
@@ -73,6 +80,11 @@ impl fmt::Display for PlacementError {
             PlacementError::ThroughputShape { job } => {
                 write!(f, "job {job}: throughput needs one entry per worker")
             }
+            PlacementError::ThroughputValue { job, worker } => write!(
+                f,
+                "job {job}: throughput[{worker}] must be finite and in 0..={:e} (THROUGHPUT_MAX)",
+                crate::limits::THROUGHPUT_MAX
+            ),
             PlacementError::Capacity(e) => e.fmt(f),
             PlacementError::Log(e) => e.fmt(f),
         }

@@ -91,6 +91,16 @@ impl Instance {
             if j.throughput.len() != k {
                 return Err(PlacementError::ThroughputShape { job: i as u32 });
             }
+            let bad = j
+                .throughput
+                .iter()
+                .position(|x| !(0.0..=limits::THROUGHPUT_MAX).contains(x));
+            if let Some(w) = bad {
+                return Err(PlacementError::ThroughputValue {
+                    job: i as u32,
+                    worker: w as u32,
+                });
+            }
             rho.extend_from_slice(&j.throughput);
         }
         let node: Vec<u32> = scn.workers.iter().map(|w| w.node).collect();

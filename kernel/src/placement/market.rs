@@ -43,7 +43,9 @@ pub struct MarketOutcome {
     pub rounds: u32,
     /// Paper rounds they stand for (batched unit raises counted one by one).
     pub unit_rounds: u64,
-    /// True when the market cleared within the cap.
+    /// True when the market cleared within the cap; false when it hit the cap or its prices
+    /// stopped moving (a raise below one ulp of prices near f64's range), both answered by the
+    /// exact fallback.
     pub cleared: bool,
 }
 
@@ -202,10 +204,15 @@ impl Market {
                 constricted,
                 market: self,
             });
-            out.unit_rounds =
-                out.unit_rounds
-                    .saturating_add(self.raise(inst, cat, over as usize, constricted));
+            let units = self.raise(inst, cat, over as usize, constricted);
             out.rounds += 1;
+            match units {
+                Some(u) => out.unit_rounds = out.unit_rounds.saturating_add(u),
+                // The raise left every price where it was (prices so large that the step is
+                // below one ulp): no later round can differ, so stop now rather than spin to
+                // the cap; the caller takes the exact fallback as for an uncleared market.
+                None => return out,
+            }
         }
         out
     }
@@ -423,8 +430,8 @@ impl Market {
     /// step of Easley and Kleinberg, the paper's \[21\], raises the whole set too). The unit would
     /// overshoot such ties, and on clusters with few GPU types two classes then flip-flop one
     /// unit at a time up to the throughput gap between GPU types. Returns the paper rounds the
-    /// raise stands for.
-    fn raise(&mut self, inst: &Instance, cat: &[u32], c: usize, constricted: bool) -> u64 {
+    /// raise stands for, or `None` when no price changed (the step is below one ulp).
+    fn raise(&mut self, inst: &Instance, cat: &[u32], c: usize, constricted: bool) -> Option<u64> {
         let mut diff_max = 0.0f64;
         for i in 0..self.s {
             if self.pos[i * self.c + c] >= self.t1[i] {
@@ -440,20 +447,30 @@ impl Market {
         }
         if diff_max >= 1.0 || !constricted {
             let inc = max_finite(diff_max, 1.0);
+            let before = self.price[c];
             self.price[c] += inc;
+            if self.price[c] == before {
+                return None;
+            }
             self.update_class(inst, c);
             self.sink_class(c);
-            return 1;
+            return Some(1);
         }
         let inc = self.set_step();
+        let mut moved = false;
         for cl in 0..self.c {
             if self.class_seen[cl] {
+                let before = self.price[cl];
                 self.price[cl] += inc;
+                moved |= self.price[cl] != before;
                 self.update_class(inst, cl);
             }
         }
+        if !moved {
+            return None;
+        }
         self.resort_all();
-        libm::ceil(inc).clamp(1.0, 1e18) as u64
+        Some(libm::ceil(inc).clamp(1.0, 1e18) as u64)
     }
 
     /// Least raise of the constricted set (`class_seen`) after which a demanded class of the
