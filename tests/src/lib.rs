@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 pub mod actions;
 pub mod fuzz;
+pub mod route_instances;
 
 /// `../shared/data` beside the repository, or `None` (tests then skip with a message).
 pub fn shared_data() -> Option<PathBuf> {

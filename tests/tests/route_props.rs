@@ -2,15 +2,14 @@
 //! schedule (eqs. 6-10), the fast paths against their paper-literal references (Dijkstra vs
 //! O(V^2), the incremental eq. 11 vs the set-based recomputation of eqs. 1-3), determinism.
 use mlsched_kernel::log::{HashSink, LogSink};
-use mlsched_kernel::model::route::{
-    Link, Node, NodeKind, PsoParams, RouteJob, RouteScenario, Topology,
-};
+use mlsched_kernel::model::route::{Link, Node, NodeKind, RouteScenario, Topology};
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::cost::reference_summary;
 use mlsched_kernel::route::dijkstra::{reference, Dijkstra, Weight};
 use mlsched_kernel::route::graph::Graph;
 use mlsched_kernel::route::topo::{clos, fat_tree, ClosShape, TopoParams};
 use mlsched_kernel::route::{Policy, RouteOutcome, Router, NONE};
+use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
 use proptest::prelude::*;
 
 const POLICIES: [Policy; 5] = [
@@ -43,36 +42,14 @@ fn scenario(seed: u64, jobs: usize, aggregate: bool, use_clos: bool) -> RouteSce
     } else {
         fat_tree(4, &p, &mut rng)
     };
-    let ps: Vec<u32> = (0..topology.nodes.len() as u32)
-        .filter(|&v| topology.nodes[v as usize].kind == NodeKind::Ps)
-        .collect();
-    let jobs = (0..jobs)
-        .map(|_| {
-            let release = rng.below(20) as u32;
-            let duration = 1 + rng.below(8) as u32;
-            RouteJob {
-                ps: ps[rng.below(ps.len() as u64) as usize],
-                workers: 1 + rng.below(5) as u32,
-                release,
-                duration,
-                deadline: release + duration + rng.below(10) as u32,
-                bandwidth: rng.range_f64(0.2, 3.0),
-            }
-        })
-        .collect();
-    RouteScenario {
-        seed,
-        aggregate,
-        topology,
-        jobs,
-        pso: PsoParams {
-            particles: 6,
-            iterations: 8,
-            ..PsoParams::default()
-        },
-        load_factor: 3.0,
-        beta: 4.0,
-    }
+    let r = JobRanges {
+        release: 20,
+        duration: 8,
+        workers: 5,
+        slack: 10,
+    };
+    let jobs = random_jobs(&topology, jobs, &r, &mut rng);
+    route_instances::scenario(seed, aggregate, topology, jobs, 6, 8)
 }
 
 fn run(s: &RouteScenario, p: Policy) -> (RouteOutcome, String) {

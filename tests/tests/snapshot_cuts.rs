@@ -18,7 +18,7 @@ use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
 use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::model::route::{NodeKind, PsoParams, RouteJob, RouteScenario};
+use mlsched_kernel::model::route::RouteScenario;
 use mlsched_kernel::oasis::{Decision, OasisScheduler};
 use mlsched_kernel::online::{log_decision, OnlineDecision, OnlineScheduler, OnlineState, Search};
 use mlsched_kernel::placement::Placer;
@@ -27,6 +27,7 @@ use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{fat_tree, TopoParams};
 use mlsched_kernel::route::{self, RouteDecision, RouteOutcome, Router, RouterState};
 use mlsched_kernel::snapshot::{self, Snapshot, SnapshotError, SNAPSHOT_HEADER_BYTES};
+use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -370,36 +371,14 @@ fn route_scn(seed: u64, jobs: usize, aggregate: bool) -> RouteScenario {
         ..TopoParams::default()
     };
     let topology = fat_tree(4, &p, &mut rng);
-    let ps: Vec<u32> = (0..topology.nodes.len() as u32)
-        .filter(|&v| topology.nodes[v as usize].kind == NodeKind::Ps)
-        .collect();
-    let jobs = (0..jobs)
-        .map(|_| {
-            let release = rng.below(12) as u32;
-            let duration = 1 + rng.below(6) as u32;
-            RouteJob {
-                ps: ps[rng.below(ps.len() as u64) as usize],
-                workers: 1 + rng.below(4) as u32,
-                release,
-                duration,
-                deadline: release + duration + rng.below(8) as u32,
-                bandwidth: rng.range_f64(0.2, 3.0),
-            }
-        })
-        .collect();
-    RouteScenario {
-        seed,
-        aggregate,
-        topology,
-        jobs,
-        pso: PsoParams {
-            particles: 4,
-            iterations: 5,
-            ..PsoParams::default()
-        },
-        load_factor: 3.0,
-        beta: 4.0,
-    }
+    let r = JobRanges {
+        release: 12,
+        duration: 6,
+        workers: 4,
+        slack: 8,
+    };
+    let jobs = random_jobs(&topology, jobs, &r, &mut rng);
+    route_instances::scenario(seed, aggregate, topology, jobs, 4, 5)
 }
 
 /// [`Router::run`]'s loop through [`Scheduler::on_event`]: releases, then `SlotAdvanced`, at
