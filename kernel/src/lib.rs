@@ -35,6 +35,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod api;
+pub mod driver;
 pub mod error;
 pub mod ledger;
 pub mod limits;
