@@ -38,7 +38,7 @@
 //!     type Job = u32; // the job's id
 //!     type Decision<'a> = Admission;
 //!     type Error = core::convert::Infallible;
-//!     fn on_event<F: FnMut(&Admission)>(&mut self, _now: Slot, ev: Event<u32>, out: &mut F)
+//!     fn on_event<F: FnMut(&Admission) + ?Sized>(&mut self, _now: Slot, ev: Event<u32>, out: &mut F)
 //!         -> Result<(), Self::Error> {
 //!         match ev {
 //!             Event::JobArrived(id) => {
