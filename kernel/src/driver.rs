@@ -81,7 +81,7 @@ impl<S: Scheduler<Job = u32>> Driver<S> {
         out: &mut F,
     ) -> Result<(), DriverError<S::Error>> {
         debug_assert!(
-            self.now.map_or(true, |t| now >= t),
+            self.now.is_none_or(|t| now >= t),
             "events must come in non-decreasing time"
         );
         self.now = Some(now);

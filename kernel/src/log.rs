@@ -367,7 +367,6 @@ mod tests {
             fwd.record(TAG_OASIS, &r).unwrap();
         }
         assert_eq!(fwd.hash(), direct.hash());
-        drop(fwd);
         assert_eq!(again.records, direct.records);
         assert_eq!(again.hash(), direct.hash());
     }

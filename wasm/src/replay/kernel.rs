@@ -53,7 +53,7 @@ pub fn oasis(d: &OasisDoc, res: &Value) -> Option<OasisTrace> {
             &mut sink,
             &mut |o: &OasisOutput<'_>| {
                 if let OasisOutput::Decision(d) = o {
-                    decisions.push((*d).clone());
+                    decisions.push(**d);
                 }
             },
         )
