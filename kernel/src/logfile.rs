@@ -640,6 +640,45 @@ mod tests {
         assert_eq!(r.hash(), h.hash());
     }
 
+    /// Event records (tags 0x01..=0x0F) are framed and checked but stay out of `log_hash`.
+    #[test]
+    fn event_frames_are_kept_checked_and_not_hashed() {
+        use crate::log::{TAG_EVENT_ARRIVAL, TAG_EVENT_SLOT};
+        let mut w = LogFileWriter::new(&INPUTS, 7).unwrap();
+        w.event(TAG_EVENT_ARRIVAL, &(0u32, 1u32)).unwrap();
+        w.record(TAG_OASIS, &(1u32, true)).unwrap();
+        w.event(TAG_EVENT_SLOT, &0u32).unwrap();
+        w.record(TAG_OASIS + 1, &2.5f64).unwrap();
+        let b = w.finish();
+        // The same decisions without events: the same log_hash as the golden sample.
+        let (_, hash) = verify(&b).unwrap();
+        assert_eq!(hash, verify(&sample()).unwrap().1);
+        let mut r = LogReader::open(&b).unwrap();
+        let mut kinds = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            kinds.push((rec.index, rec.is_event()));
+        }
+        assert_eq!(kinds, [(0, true), (1, false), (2, true), (3, false)]);
+        assert_eq!(r.frames(), 4);
+        for i in 0..b.len() {
+            let mut c = b.clone();
+            c[i] ^= 0x10;
+            assert!(verify(&c).is_err(), "flip byte {i} accepted");
+        }
+        // Dropping the slot event (its 1 + 4 + 1 + 8 bytes) breaks the frame count.
+        let at = b.len() - (1 + 4 + 8 + 8) - (1 + 4 + 8 + 8) - (1 + 4 + 1 + 8);
+        let mut d = b[..at].to_vec();
+        d.extend_from_slice(&b[at + 14..]);
+        assert!(matches!(
+            verify(&d).unwrap_err(),
+            LogFileError::RecordCount {
+                stored: 4,
+                read: 3,
+                ..
+            }
+        ));
+    }
+
     #[test]
     fn every_truncation_is_an_error() {
         let b = sample();
