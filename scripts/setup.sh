@@ -27,10 +27,11 @@ if ! [ -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version || true
 
-if [ -x fuzz/setup.sh ] || [ -f fuzz/setup.sh ]; then
-  step "fuzzing toolchain"
-  bash fuzz/setup.sh
+step "cargo-fuzz (fuzz smoke run)"
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked
 fi
+cargo fuzz --version
 
 if [ -f wasm/package.json ]; then
   step "npm packages of the wasm package"

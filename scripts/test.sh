@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite (the README's test command): Rust tests of every crate, the determinism
 # lint, the wasm/npm/browser tests, the golden hashes under wasm, and a fuzz smoke run.
-# Needs the tools of scripts/setup.sh.
+# Installs what it needs first (scripts/setup.sh, idempotent: a no-op when everything is there);
+# MLSCHED_SETUP_DONE=1 skips that step (.ci/run sets it after its own setup).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${MLSCHED_SETUP_DONE:-0}" != 1 ]; then
+  bash scripts/setup.sh
+fi
 passed=0
 failed=0
 stage() {
