@@ -1,6 +1,6 @@
 //! Decision-log files for every kind: [`record`] runs a scenario and writes its log
 //! (`mlsched run --log FILE`); [`replay`] re-executes the inputs stored in a log and compares
-//! every decision record (`mlsched replay FILE`).
+//! every record (`mlsched replay FILE`): the decisions and the event records that frame them.
 //!
 //! The file format is the kernel's ([`mlsched_kernel::logfile`]). A replay first verifies the
 //! whole file (every checksum and the end frame), so a truncated or corrupted log is an error
@@ -40,7 +40,7 @@ pub type RecordBytes = (u8, Vec<u8>);
 /// The first record where the re-run differs from the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Difference {
-    /// 0-based index of the record.
+    /// 0-based index of the record (event records included).
     pub index: u64,
     /// The record in the log (`None`: the log ended here).
     pub expected: Option<RecordBytes>,
@@ -110,6 +110,8 @@ impl From<ReplayError> for RunError {
 pub struct Replayed {
     /// Decision records compared.
     pub records: u64,
+    /// Event records compared (arrivals, slots, finishes the driver fed).
+    pub events: u64,
     /// The log's final checksum (the result's `log_hash`).
     pub log_hash: String,
 }
@@ -124,7 +126,9 @@ impl fmt::Display for Replayed {
     }
 }
 
-/// Verifies the log `bytes` completely, re-runs its inputs and compares every record.
+/// Verifies the log `bytes` completely, re-runs its inputs and compares every record, the
+/// event records included (a log without events, as written before the driver, no longer
+/// matches a re-run, which writes them).
 pub fn replay(bytes: &[u8]) -> Result<Replayed, ReplayError> {
     let mut reader = LogReader::open(bytes).map_err(ReplayError::Log)?;
     let mut logged = Vec::new();
@@ -151,8 +155,13 @@ pub fn replay(bytes: &[u8]) -> Result<Replayed, ReplayError> {
             }));
         }
     }
+    let events = logged
+        .iter()
+        .filter(|(t, _)| mlsched_kernel::log::is_event_tag(*t))
+        .count() as u64;
     Ok(Replayed {
-        records: logged.len() as u64,
+        records: logged.len() as u64 - events,
+        events,
         log_hash: sink.hash().hex().to_string(),
     })
 }

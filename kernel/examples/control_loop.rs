@@ -1,14 +1,17 @@
 //! A control plane driving the OASiS scheduler through the embedding API
-//! ([`mlsched_kernel::api::Scheduler`]): the loop owns the clock, feeds `SlotAdvanced` and
-//! `JobArrived` events in time order, and receives each admission decision through a callback.
+//! ([`mlsched_kernel::api::Scheduler`] behind [`mlsched_kernel::driver::Driver`]): the loop
+//! owns the clock, feeds `JobArrived` and then `SlotAdvanced` events in the documented order,
+//! and receives each admission decision through a callback; the driver logs every event and
+//! every decision record (the same bytes as `Driver::run`, i.e. `mlsched run --log`).
 //!
 //! The scenario is built in code (the kernel reads no files): 12 slots, 3 GPU worker servers,
 //! 2 parameter-server hosts, 8 jobs with seeded random shapes. Run with
 //! `cargo run -p mlsched-kernel --example control_loop`.
 use mlsched_kernel::api::{Event, Scheduler};
-use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_kernel::driver::{arrival_order, Driver};
+use mlsched_kernel::log::{LogSink, VecSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
-use mlsched_kernel::oasis::{OasisRecord, OasisScheduler, TAG_OASIS_DECISION};
+use mlsched_kernel::oasis::{OasisOutput, OasisScheduler};
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::ResourceVec;
 
@@ -59,40 +62,55 @@ fn scenario(seed: u64) -> OasisScenario {
 fn main() {
     let scn = scenario(42);
     // Built once: every buffer a decision needs is allocated here.
-    let mut sched = OasisScheduler::new(&scn).expect("scenario fits the build's limits");
-    let order = sched.arrival_order();
-    let mut sink = HashSink::new();
-    let mut next = 0;
-    for now in 0..scn.slots {
-        sched
-            .on_event(now, Event::SlotAdvanced, &mut |_| {})
-            .expect("time moves forward");
-        while let Some(&idx) = order
-            .get(next)
-            .filter(|&&i| scn.jobs[i as usize].arrival == now)
-        {
-            next += 1;
-            let mut log_err = None;
-            sched
-                .on_event(now, Event::JobArrived(idx), &mut |d| {
-                    match d.completion_slot {
-                        Some(t) => println!(
-                            "slot {now:>2}: job {idx} admitted, completes in slot {t}, utility {:.2} - cost {:.2} = payoff {:.2}",
-                            d.utility, d.cost, d.payoff
-                        ),
-                        None => println!("slot {now:>2}: job {idx} rejected: {}", d.reason.text()),
-                    }
-                    log_err = sink.record(TAG_OASIS_DECISION, &OasisRecord::from(d)).err();
-                })
-                .expect("job fed at its arrival");
-            assert!(log_err.is_none());
-            for sp in sched.last_schedule().iter() {
-                println!(
-                    "          slot {:>2}: {} chunks, workers {:?}, ps {:?}, cost {:.3}",
-                    sp.slot, sp.chunks, sp.worker_pairs, sp.ps_pairs, sp.cost
-                );
-            }
-        }
+    let sched = OasisScheduler::new(&scn).expect("scenario fits the build's limits");
+    let mut driver = Driver::new(sched);
+    let order = driver.scheduler().arrival_order();
+    let mut sink = VecSink::new();
+    let mut show = |d: &OasisOutput<'_>| {
+        match d {
+        OasisOutput::Decision(d) => match d.completion_slot.filter(|_| d.admitted) {
+            Some(t) => println!(
+                "slot {:>2}: job {} admitted, completes in slot {t}, utility {:.2} - cost {:.2} = payoff {:.2}",
+                d.arrival, d.job, d.utility, d.cost, d.payoff
+            ),
+            None => println!("slot {:>2}: job {} rejected: {}", d.arrival, d.job, d.reason.text()),
+        },
+        OasisOutput::Slot(sp) => println!(
+            "          slot {:>2}: {} chunks, workers {:?}, ps {:?}, cost {:.3}",
+            sp.slot, sp.chunks, sp.workers, sp.ps, sp.cost
+        ),
     }
+    };
+    let arrival = |k: usize| order.get(k).map(|&i| scn.jobs[i as usize].arrival);
+    let earliest = |a: Option<u32>, b: Option<u32>| a.into_iter().chain(b).min();
+    let mut next = 0;
+    let mut t = earliest(arrival(0), driver.scheduler().next_wakeup(None));
+    while let Some(now) = t {
+        // The documented order: this slot's arrivals (arrival, index), then SlotAdvanced;
+        // the next slot is the next arrival or the scheduler's next wake-up.
+        while let Some(&idx) = order.get(next).filter(|_| arrival(next) == Some(now)) {
+            next += 1;
+            driver
+                .on_event(now, Event::JobArrived(idx), &mut sink, &mut show)
+                .expect("job fed at its arrival");
+        }
+        driver
+            .on_event(now, Event::SlotAdvanced, &mut sink, &mut show)
+            .expect("time moves forward");
+        t = earliest(arrival(next), driver.scheduler().next_wakeup(Some(now)));
+    }
+    driver.finish(&mut sink, &mut show).expect("finished");
     println!("decision log hash {}", sink.hash().hex());
+
+    // The same scenario through `Driver::run`: the same log, byte for byte.
+    let mut again = VecSink::new();
+    Driver::new(OasisScheduler::new(&scn).expect("builds"))
+        .run(
+            &arrival_order(scn.jobs.iter().map(|j| j.arrival)),
+            &mut again,
+            &mut |_: &OasisOutput<'_>| {},
+        )
+        .expect("runs");
+    assert_eq!(again.records, sink.records);
+    assert_eq!(again.hash(), sink.hash());
 }

@@ -13,6 +13,10 @@
 //! | [`route`] | Song et al. 2023 (CSRP) | job start times, compute nodes and network paths (PSO) |
 //! | [`baseline`] | the papers' comparisons | FIFO, DRF, Tiresias-LAS, Optimus |
 //!
+//! Every one of them (each algorithm, each baseline, each placement method and route policy)
+//! implements [`api::Scheduler`]; [`driver::Driver`] feeds any of them events in the one
+//! documented order and writes every event and decision record through one [`log::LogSink`].
+//!
 //! ## Rules every module keeps
 //! - `#![no_std]`, `#![forbid(unsafe_code)]`; features layered `alloc` -> `std`. Without `alloc`
 //!   the core (resource vectors, the ledger over caller storage, prices, PRNG, log hashing) builds
@@ -35,6 +39,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod api;
+pub mod driver;
 pub mod error;
 pub mod ledger;
 pub mod limits;

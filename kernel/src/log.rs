@@ -6,6 +6,11 @@
 //! `tag`, the body bytes, then the body length as u32 little-endian. It streams: [`HashSink`]
 //! never buffers a record, so hashing works without `alloc` and allocates nothing.
 //!
+//! Event records (tags `0x01..=0x0F`, written by [`crate::driver`] through [`LogSink::event`])
+//! frame the decisions in a log file but never enter the checksum: `log_hash` fingerprints the
+//! decisions; event records frame them in the log and are checked by replay. [`HashSink`]
+//! ignores them, [`VecSink`] and the log file writer keep them.
+//!
 //! Tag ranges: `0x01..=0x0F` events fed to a scheduler, `0x10` OASiS, `0x20` Zhou et al.,
 //! `0x30` placement, `0x40` preemptive, `0x50` routing, `0x60` baselines (each family owns 16).
 use serde::Serialize;
@@ -157,8 +162,15 @@ impl postcard::ser_flavors::Flavor for HashFlavor<'_> {
 pub trait LogSink {
     /// Appends one record.
     fn record<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError>;
-    /// The running checksum.
+    /// The running checksum (of the decision records only).
     fn hash(&self) -> LogHash;
+    /// Appends one event record (tag `0x01..=0x0F`): kept by sinks that keep bytes (the log
+    /// file, [`VecSink`]), never hashed, so `log_hash` stays the decisions' fingerprint.
+    /// The default (hash-only sinks) ignores it.
+    fn event<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        let _ = (tag, rec);
+        Ok(())
+    }
 }
 
 /// Hash-only sink: streams each record through FNV-1a, no buffer, no allocation.
@@ -196,12 +208,13 @@ impl LogSink for HashSink {
     }
 }
 
-/// A sink that keeps every record's `(tag, body)` as well as the checksum (for log files).
+/// A sink that keeps every record's `(tag, body)` (decisions and events, in order) as well as
+/// the checksum of the decision records (for log files).
 #[cfg(feature = "alloc")]
 #[derive(Clone, Debug, Default)]
 pub struct VecSink {
     hash: LogHash,
-    /// The records in order: tag and postcard body.
+    /// The records in order (event records included): tag and postcard body.
     pub records: alloc::vec::Vec<(u8, alloc::vec::Vec<u8>)>,
 }
 
@@ -230,6 +243,85 @@ impl LogSink for VecSink {
     fn hash(&self) -> LogHash {
         self.hash
     }
+    fn event<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        let body = postcard::to_allocvec(rec).map_err(|_| LogError::Encode)?;
+        if body.len() > crate::limits::RECORD_BYTES_MAX {
+            return Err(LogError::RecordTooLarge { tag });
+        }
+        self.records.push((tag, body));
+        Ok(())
+    }
+}
+
+/// A record already encoded: its tag and postcard body, borrowed from a scratch buffer. A
+/// scheduler whose algorithm writes records to a [`LogSink`] hands them to the driver as
+/// decisions through [`ForwardSink`]; [`Encoded::log`] writes the same bytes again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Encoded<'a> {
+    /// The record's tag.
+    pub tag: u8,
+    /// The record's postcard body.
+    pub body: &'a [u8],
+}
+
+impl Encoded<'_> {
+    /// Writes the record to `sink`: the same tag and body bytes, so the same hash.
+    pub fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
+        sink.record(self.tag, &Raw(self.body))
+    }
+}
+
+/// Bytes serialised verbatim: postcard writes a tuple of `u8`s as the bytes themselves (no
+/// length prefix), so `Raw(postcard(x))` encodes exactly as `x`.
+struct Raw<'a>(&'a [u8]);
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut t = s.serialize_tuple(self.0.len())?;
+        for b in self.0 {
+            t.serialize_element(b)?;
+        }
+        t.end()
+    }
+}
+
+/// A sink that encodes each record into a caller's scratch buffer (no allocation) and passes
+/// it on as an [`Encoded`] record: how a scheduler turns an algorithm's records into decisions.
+pub struct ForwardSink<'b, F: FnMut(Encoded<'_>)> {
+    buf: &'b mut [u8],
+    out: F,
+    hash: LogHash,
+}
+
+impl<'b, F: FnMut(Encoded<'_>)> ForwardSink<'b, F> {
+    /// Records are encoded into `buf` (at most [`crate::limits::RECORD_BYTES_MAX`] bytes each
+    /// are ever needed) and passed to `out`.
+    pub fn new(buf: &'b mut [u8], out: F) -> Self {
+        ForwardSink {
+            buf,
+            out,
+            hash: LogHash::new(),
+        }
+    }
+}
+
+impl<F: FnMut(Encoded<'_>)> LogSink for ForwardSink<'_, F> {
+    fn record<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        let body: &[u8] =
+            postcard::to_slice(rec, self.buf).map_err(|_| LogError::RecordTooLarge { tag })?;
+        self.hash.record(tag, body);
+        (self.out)(Encoded { tag, body });
+        Ok(())
+    }
+    fn hash(&self) -> LogHash {
+        self.hash
+    }
+}
+
+/// `true` for the tags of event records (`0x01..=0x0F`): framed in log files, never hashed.
+pub const fn is_event_tag(tag: u8) -> bool {
+    tag >= TAG_EVENT_ARRIVAL && tag < TAG_OASIS
 }
 
 #[cfg(all(test, feature = "alloc"))]
@@ -257,5 +349,25 @@ mod tests {
         assert_eq!(h.hash(), v.hash());
         assert_eq!(h.hash().records(), 10);
         assert_eq!(LogHash::new().hex().as_str(), "cbf29ce484222325");
+    }
+
+    #[test]
+    fn forwarded_records_are_byte_identical() {
+        let mut direct = VecSink::new();
+        let mut again = VecSink::new();
+        let mut buf = [0u8; 256];
+        let mut fwd = ForwardSink::new(&mut buf, |e: Encoded<'_>| e.log(&mut again).unwrap());
+        for i in 0..5u32 {
+            let r = Rec {
+                job: i,
+                cost: i as f64 / 3.0,
+                slots: [i as u16, 300, 7],
+            };
+            direct.record(TAG_OASIS, &r).unwrap();
+            fwd.record(TAG_OASIS, &r).unwrap();
+        }
+        assert_eq!(fwd.hash(), direct.hash());
+        assert_eq!(again.records, direct.records);
+        assert_eq!(again.hash(), direct.hash());
     }
 }

@@ -1,12 +1,20 @@
 //! The decision-log file: a versioned header, the inputs of the run, then length-prefixed
-//! decision records each followed by the running checksum of [`crate::log`], then an end frame.
+//! records (decisions, and the events that caused them) each followed by a checksum, then an
+//! end frame.
 //!
 //! ```text
 //! header   magic "MLSCHLOG" (8) | version u16 LE | scenario_hash u64 LE | seed u64 LE   (26 bytes)
 //! inputs   0x00 | len u32 LE | postcard(Inputs) | check u64 LE
-//! record*  tag  | len u32 LE | postcard body    | running LogHash u64 LE
-//! end      0xFF | 8 u32 LE   | records u64 LE   | running LogHash u64 LE
+//! record*  tag  | len u32 LE | postcard body    | running LogHash u64 LE   (decision, tag >= 0x10)
+//! event*   tag  | len u32 LE | postcard body    | frame chain u64 LE       (event, tag 0x01..=0x0F)
+//! end      0xFF | 8 u32 LE   | frames u64 LE    | running LogHash u64 LE
 //! ```
+//! - Event records ([`crate::driver`] writes them: arrival, slot advanced, finish) frame the
+//!   decisions but are not part of `log_hash`: `log_hash` fingerprints the decisions; event
+//!   records frame them in the log and are checked by replay. Their checksum is a second
+//!   FNV-1a chain over every frame (decisions and events) so a flipped event byte is caught too;
+//!   the end frame counts every frame, so a dropped event is caught. A log without events (as
+//!   written before the driver existed) reads the same.
 //! - `scenario_hash` is FNV-1a 64 of the scenario text ([`scenario_hash`]); `seed` is the
 //!   scenario's seed (0 when the kind has none), stored so a reader sees it without decoding.
 //! - `check` of the inputs frame is FNV-1a over the 26 header bytes and then the inputs record
@@ -216,10 +224,10 @@ impl core::fmt::Display for LogFileError {
 #[cfg(feature = "std")]
 impl std::error::Error for LogFileError {}
 
-/// One decision record read back from a log file.
+/// One record (decision or event) read back from a log file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record<'a> {
-    /// 0-based index among the decision records.
+    /// 0-based index among the records (events included).
     pub index: u64,
     /// Offset of the frame's tag byte in the file.
     pub offset: u64,
@@ -227,6 +235,13 @@ pub struct Record<'a> {
     pub tag: u8,
     /// The record's postcard body.
     pub body: &'a [u8],
+}
+
+impl Record<'_> {
+    /// An event record (tag `0x01..=0x0F`, not part of `log_hash`)?
+    pub fn is_event(&self) -> bool {
+        crate::log::is_event_tag(self.tag)
+    }
 }
 
 /// A cursor over bytes that reports offsets and never reads past the end.
@@ -289,6 +304,7 @@ pub struct LogReader<'a> {
     header: Header,
     inputs: Inputs<'a>,
     hash: LogHash,
+    frames: LogHash,
     finished: bool,
 }
 
@@ -338,6 +354,7 @@ impl<'a> LogReader<'a> {
             header,
             inputs,
             hash: LogHash::new(),
+            frames: LogHash::new(),
             finished: false,
         })
     }
@@ -352,12 +369,17 @@ impl<'a> LogReader<'a> {
         self.inputs
     }
 
-    /// The checksum of the records read so far (after the end: the run's `log_hash`).
+    /// The checksum of the decision records read so far (after the end: the run's `log_hash`).
     pub fn hash(&self) -> LogHash {
         self.hash
     }
 
-    /// The next decision record, `Ok(None)` once the end frame has been verified (count,
+    /// Records (decisions and events) read so far.
+    pub fn frames(&self) -> u64 {
+        self.frames.records()
+    }
+
+    /// The next record (decision or event), `Ok(None)` once the end frame has been verified (count,
     /// checksum, no trailing bytes), or the first problem found.
     pub fn next_record(&mut self) -> Result<Option<Record<'a>>, LogFileError> {
         if self.finished {
@@ -382,9 +404,15 @@ impl<'a> LogReader<'a> {
         let body = self.cur.take(len as usize)?;
         let sum_at = self.cur.offset();
         let stored = self.cur.u64()?;
-        let index = self.hash.records();
-        self.hash.record(tag, body);
-        if stored != self.hash.value() {
+        let index = self.frames.records();
+        self.frames.record(tag, body);
+        let expect = if crate::log::is_event_tag(tag) {
+            self.frames.value()
+        } else {
+            self.hash.record(tag, body);
+            self.hash.value()
+        };
+        if stored != expect {
             return Err(LogFileError::Checksum {
                 offset: sum_at,
                 record: index,
@@ -409,11 +437,11 @@ impl<'a> LogReader<'a> {
         let stored = self.cur.u64()?;
         let sum_at = self.cur.offset();
         let sum = self.cur.u64()?;
-        if stored != self.hash.records() {
+        if stored != self.frames.records() {
             return Err(LogFileError::RecordCount {
                 offset: count_at,
                 stored,
-                read: self.hash.records(),
+                read: self.frames.records(),
             });
         }
         if sum != self.hash.value() {
@@ -448,6 +476,7 @@ pub fn verify(bytes: &[u8]) -> Result<(Header, LogHash), LogFileError> {
 pub struct LogFileWriter {
     bytes: alloc::vec::Vec<u8>,
     hash: LogHash,
+    frames: LogHash,
 }
 
 #[cfg(feature = "alloc")]
@@ -473,10 +502,11 @@ impl LogFileWriter {
         Ok(LogFileWriter {
             bytes,
             hash: LogHash::new(),
+            frames: LogHash::new(),
         })
     }
 
-    /// Appends one already-encoded decision record.
+    /// Appends one already-encoded record: a decision, or an event if `tag` is `0x01..=0x0F`.
     pub fn push(&mut self, tag: u8, body: &[u8]) -> Result<(), LogFileError> {
         let err = LogFileError::Encode {
             offset: self.bytes.len() as u64,
@@ -486,12 +516,17 @@ impl LogFileWriter {
             return Err(err);
         }
         let len = u32::try_from(body.len()).map_err(|_| err)?;
-        self.hash.record(tag, body);
+        self.frames.record(tag, body);
+        let check = if crate::log::is_event_tag(tag) {
+            self.frames.value()
+        } else {
+            self.hash.record(tag, body);
+            self.hash.value()
+        };
         self.bytes.push(tag);
         self.bytes.extend_from_slice(&len.to_le_bytes());
         self.bytes.extend_from_slice(body);
-        self.bytes
-            .extend_from_slice(&self.hash.value().to_le_bytes());
+        self.bytes.extend_from_slice(&check.to_le_bytes());
         Ok(())
     }
 
@@ -500,7 +535,7 @@ impl LogFileWriter {
         self.bytes.push(TAG_END);
         self.bytes.extend_from_slice(&8u32.to_le_bytes());
         self.bytes
-            .extend_from_slice(&self.hash.records().to_le_bytes());
+            .extend_from_slice(&self.frames.records().to_le_bytes());
         self.bytes
             .extend_from_slice(&self.hash.value().to_le_bytes());
         self.bytes
@@ -518,6 +553,9 @@ impl LogSink for LogFileWriter {
     }
     fn hash(&self) -> LogHash {
         self.hash
+    }
+    fn event<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        self.record(tag, rec)
     }
 }
 
@@ -600,6 +638,45 @@ mod tests {
         }
         assert_eq!(n, 50);
         assert_eq!(r.hash(), h.hash());
+    }
+
+    /// Event records (tags 0x01..=0x0F) are framed and checked but stay out of `log_hash`.
+    #[test]
+    fn event_frames_are_kept_checked_and_not_hashed() {
+        use crate::log::{TAG_EVENT_ARRIVAL, TAG_EVENT_SLOT};
+        let mut w = LogFileWriter::new(&INPUTS, 7).unwrap();
+        w.event(TAG_EVENT_ARRIVAL, &(0u32, 1u32)).unwrap();
+        w.record(TAG_OASIS, &(1u32, true)).unwrap();
+        w.event(TAG_EVENT_SLOT, &0u32).unwrap();
+        w.record(TAG_OASIS + 1, &2.5f64).unwrap();
+        let b = w.finish();
+        // The same decisions without events: the same log_hash as the golden sample.
+        let (_, hash) = verify(&b).unwrap();
+        assert_eq!(hash, verify(&sample()).unwrap().1);
+        let mut r = LogReader::open(&b).unwrap();
+        let mut kinds = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            kinds.push((rec.index, rec.is_event()));
+        }
+        assert_eq!(kinds, [(0, true), (1, false), (2, true), (3, false)]);
+        assert_eq!(r.frames(), 4);
+        for i in 0..b.len() {
+            let mut c = b.clone();
+            c[i] ^= 0x10;
+            assert!(verify(&c).is_err(), "flip byte {i} accepted");
+        }
+        // Dropping the slot event (its 1 + 4 + 1 + 8 bytes) breaks the frame count.
+        let at = b.len() - (1 + 4 + 8 + 8) - (1 + 4 + 8 + 8) - (1 + 4 + 1 + 8);
+        let mut d = b[..at].to_vec();
+        d.extend_from_slice(&b[at + 14..]);
+        assert!(matches!(
+            verify(&d).unwrap_err(),
+            LogFileError::RecordCount {
+                stored: 4,
+                read: 3,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub enum Policy {
 pub enum PreemptError {
     /// A fixed capacity was exceeded.
     Capacity(CapacityError),
+    /// A decision record could not be written.
+    Log(crate::log::LogError),
     /// A job index outside the scenario.
     UnknownJob {
         /// index
@@ -100,6 +102,7 @@ impl core::fmt::Display for PreemptError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             PreemptError::Capacity(e) => e.fmt(f),
+            PreemptError::Log(e) => write!(f, "decision log: {e}"),
             PreemptError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
             PreemptError::WrongSlot { job, arrival, now } => write!(
                 f,
@@ -448,6 +451,15 @@ impl PreemptScheduler {
         self.zeta.get(j).copied().unwrap_or(false)
     }
 
+    /// Wake-ups: every slot from 0 until every job has arrived and every chunk has finished
+    /// (A_ps runs per slot). Used by [`Scheduler::next_wakeup`].
+    fn wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        let Some(t) = after else { return Some(0) };
+        let n = t.checked_add(1)?;
+        let arriving = self.arrival_slots.last().is_some_and(|&a| a >= n);
+        (arriving || n < self.horizon_end()).then_some(n)
+    }
+
     /// The last slot + 1 any chunk is planned in.
     pub fn horizon_end(&self) -> Slot {
         self.plans.max_end.max(self.cloud_end)
@@ -465,18 +477,19 @@ impl PreemptScheduler {
 impl Scheduler for PreemptScheduler {
     /// The job's index in the scenario.
     type Job = u32;
-    type Decision = PreemptDecision;
+    type Decision<'a> = PreemptDecision;
     type Error = PreemptError;
 
     /// `JobArrived(j)` at r_j: dispatch its chunks (A_greedy or the baseline);
     /// `SlotAdvanced` at t: A_ps for slot t (call after the arrivals of t); `JobFinished` is
     /// ignored (the plans know when chunks end).
-    fn on_event(
+    fn on_event<F: FnMut(&PreemptDecision) + ?Sized>(
         &mut self,
         now: Slot,
         event: Event<u32>,
-        out: &mut dyn FnMut(&PreemptDecision),
+        out: &mut F,
     ) -> Result<(), PreemptError> {
+        let out: &mut dyn FnMut(&PreemptDecision) = &mut |d: &PreemptDecision| out(d);
         self.check_time(now)?;
         match event {
             Event::JobArrived(j) => self.dispatch_job(j, now, out),
@@ -498,37 +511,30 @@ impl Scheduler for PreemptScheduler {
             Event::JobFinished(_) => Ok(()),
         }
     }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.wakeup(after)
+    }
 }
 
-/// A_online (Algorithm 1) over the whole scenario: per slot, the arrivals of the slot in input
-/// order, then A_ps; runs until every chunk has finished. Every decision goes to `out`.
+impl crate::api::Record for PreemptDecision {
+    fn log<S: crate::log::LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        PreemptDecision::log(self, sink)
+    }
+}
+
+/// A_online (Algorithm 1) over the whole scenario through [`crate::driver::Driver`]: per slot,
+/// the arrivals of the slot in input order, then A_ps; runs until every chunk has finished.
+/// Every decision goes to `out`.
 pub fn run_all(
     sched: &mut PreemptScheduler,
     out: &mut dyn FnMut(&PreemptDecision),
 ) -> Result<(), PreemptError> {
-    let mut order: Vec<u32> = (0..sched.scn.jobs.len() as u32).collect();
-    crate::order::sort_indices_by_key(&mut order, |j| {
-        sched
-            .scn
-            .jobs
-            .get(j as usize)
-            .map_or(0.0, |x| x.arrival as f64)
-    });
-    let mut next = 0;
-    let mut t: Slot = 0;
-    loop {
-        while let Some(&j) = order.get(next) {
-            if sched.scn.jobs.get(j as usize).map(|x| x.arrival) != Some(t) {
-                break;
-            }
-            sched.on_event(t, Event::JobArrived(j), out)?;
-            next += 1;
-        }
-        sched.on_event(t, Event::SlotAdvanced, out)?;
-        t += 1;
-        // Bounded: plans end by PREEMPT_PLAN_SLOTS_MAX, arrivals by the horizon.
-        if next >= order.len() && t >= sched.horizon_end() {
-            return Ok(());
-        }
-    }
+    let order = crate::driver::arrival_order(sched.scn.jobs.iter().map(|j| j.arrival));
+    let mut d = crate::driver::Driver::new(&mut *sched);
+    d.run(&order, &mut crate::log::HashSink::new(), out)
+        .map_err(|e| match e {
+            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Log(e) => PreemptError::Log(e),
+        })
 }

@@ -25,7 +25,11 @@ fn decisions_allocate_nothing() {
         let scn = doc.validate().unwrap();
         let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
         let mut scheduled = 0u32;
-        let mut out = |d: &mlsched_kernel::online::OnlineDecision| scheduled += d.scheduled as u32;
+        let mut out = |o: &mlsched_kernel::online::OnlineOutput<'_>| {
+            if let mlsched_kernel::online::OnlineOutput::Decision(d) = o {
+                scheduled += d.scheduled as u32;
+            }
+        };
         let ((), allocated) = allocations(|| {
             for now in 0..scn.slots {
                 s.on_event(now, Event::SlotAdvanced, &mut out).unwrap();

@@ -16,7 +16,7 @@ use mlsched_kernel::log::{HashSink, LogSink, TAG_ONLINE, TAG_PLACEMENT};
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::online::{OnlineDecision, OnlineScheduler, OnlineState, Search};
+use mlsched_kernel::online::{OnlineDecision, OnlineOutput, OnlineScheduler, OnlineState, Search};
 use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{run_all, Policy, PreemptDecision, PreemptScheduler};
 use mlsched_kernel::snapshot::{self, Snapshot, SnapshotError};
@@ -114,7 +114,12 @@ fn online_run(scn: &OnlineScenario, cut: Option<u64>) -> Vec<OnlineDecision> {
                 s.restore(st).unwrap();
             }
             events += 1;
-            s.on_event(now, ev, &mut |d| out.push(d.clone())).unwrap();
+            s.on_event(now, ev, &mut |o: &OnlineOutput<'_>| {
+                if let OnlineOutput::Decision(d) = o {
+                    out.push((*d).clone());
+                }
+            })
+            .unwrap();
         }
     }
     out

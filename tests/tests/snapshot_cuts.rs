@@ -20,7 +20,9 @@ use mlsched_kernel::model::placement::{
 use mlsched_kernel::model::preempt::PreemptScenario;
 use mlsched_kernel::model::route::RouteScenario;
 use mlsched_kernel::oasis::{Decision, OasisScheduler};
-use mlsched_kernel::online::{log_decision, OnlineDecision, OnlineScheduler, OnlineState, Search};
+use mlsched_kernel::online::{
+    log_decision, OnlineDecision, OnlineOutput, OnlineScheduler, OnlineState, Search,
+};
 use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptScheduler};
 use mlsched_kernel::rng::SplitMix64;
@@ -199,9 +201,11 @@ fn online_run(scn: &OnlineScenario, cut: Option<usize>) -> (Vec<OnlineDecision>,
                 true,
             );
         }
-        s.on_event(t, ev, &mut |d| {
-            log_decision(&mut sink, d).unwrap();
-            out.push(d.clone());
+        s.on_event(t, ev, &mut |o: &OnlineOutput<'_>| {
+            if let OnlineOutput::Decision(d) = o {
+                log_decision(&mut sink, d).unwrap();
+                out.push((*d).clone());
+            }
         })
         .unwrap();
     }

@@ -2,9 +2,10 @@
 use crate::doc::oasis::{OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary};
 use crate::error::RunError;
 use crate::run::RunOptions;
+use mlsched_kernel::driver::{arrival_order, Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
-use mlsched_kernel::oasis::OasisScheduler;
+use mlsched_kernel::oasis::{OasisOutput, OasisScheduler};
 use std::fmt::Write as _;
 
 /// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
@@ -28,37 +29,48 @@ pub fn run<S: LogSink>(
     })?;
     let mut jobs: Vec<Option<OasisJobResult>> = vec![None; scn.jobs.len()];
     let (mut admitted, mut total) = (0u32, 0.0f64);
-    for idx in s.arrival_order() {
-        let i = idx as usize;
-        let a = scn.jobs[i].arrival;
-        let d = s
-            .decide_logged(a, idx, sink)
-            .map_err(|e| RunError::Runtime(format!("oasis: job `{}`: {e}", doc.jobs[i].id)))?;
-        let placements = if d.admitted {
-            s.last_schedule()
-                .iter()
-                .map(|sp| OasisPlacement {
-                    slot: sp.slot,
-                    workers: sp.worker_pairs.to_vec(),
-                    ps: sp.ps_pairs.to_vec(),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        if d.admitted {
-            admitted += 1;
-            total += d.utility;
+    let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
+    let mut last = 0usize;
+    let run = Driver::new(&mut s).run(&order, sink, &mut |o: &OasisOutput<'_>| match o {
+        OasisOutput::Decision(d) => {
+            let i = d.job as usize;
+            last = i;
+            if d.admitted {
+                admitted += 1;
+                total += d.utility;
+            }
+            jobs[i] = Some(OasisJobResult {
+                id: doc.jobs[i].id.clone(),
+                admitted: d.admitted,
+                completion_slot: d.completion_slot.filter(|_| d.admitted),
+                utility: d.admitted.then_some(d.utility),
+                cost: d.admitted.then_some(d.cost),
+                payoff: d.admitted.then_some(d.payoff),
+                reason: (!d.admitted).then(|| d.reason.text().to_string()),
+                placements: Vec::new(),
+            });
         }
-        jobs[i] = Some(OasisJobResult {
-            id: doc.jobs[i].id.clone(),
-            admitted: d.admitted,
-            completion_slot: d.completion_slot.filter(|_| d.admitted),
-            utility: d.admitted.then_some(d.utility),
-            cost: d.admitted.then_some(d.cost),
-            payoff: d.admitted.then_some(d.payoff),
-            reason: (!d.admitted).then(|| d.reason.text().to_string()),
-            placements,
+        OasisOutput::Slot(sp) => {
+            if let Some(j) = jobs.get_mut(last).and_then(Option::as_mut) {
+                j.placements.push(OasisPlacement {
+                    slot: sp.slot,
+                    workers: sp.workers.to_vec(),
+                    ps: sp.ps.to_vec(),
+                });
+            }
+        }
+    });
+    if let Err(e) = run {
+        // The job being decided when it failed: the first in arrival order without a decision.
+        let failed = order
+            .iter()
+            .map(|&(_, j)| j as usize)
+            .find(|&j| jobs[j].is_none());
+        return Err(match (e, failed) {
+            (DriverError::Scheduler(e), Some(i)) => {
+                RunError::Runtime(format!("oasis: job `{}`: {e}", doc.jobs[i].id))
+            }
+            (e, _) => RunError::Runtime(format!("oasis: {e}")),
         });
     }
     Ok(OasisResult {

@@ -3,10 +3,11 @@
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::error::RunError;
 use crate::run::RunOptions;
+use mlsched_kernel::driver::{arrival_order, Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{
-    log_decision, run_scenario, theoretical_alpha, OnlineDecision, Search,
+    theoretical_alpha, OnlineDecision, OnlineOutput, OnlineScheduler, Search,
 };
 
 /// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
@@ -30,17 +31,19 @@ pub fn decide<S: LogSink>(
     sink: &mut S,
 ) -> Result<Vec<OnlineDecision>, RunError> {
     let mut out = Vec::new();
-    let mut log_err = None;
-    run_scenario(scn, mode, &mut |d| {
-        if log_err.is_none() {
-            log_err = log_decision(sink, d).err();
-        }
-        out.push(d.clone());
-    })
-    .map_err(|e| RunError::Runtime(format!("online scheduler: {e}")))?;
-    if let Some(e) = log_err {
-        return Err(RunError::Runtime(format!("decision log: {e}")));
-    }
+    let sched = OnlineScheduler::new(scn, mode)
+        .map_err(|e| RunError::Runtime(format!("online scheduler: {e}")))?;
+    let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
+    Driver::new(sched)
+        .run(&order, sink, &mut |o: &OnlineOutput<'_>| {
+            if let OnlineOutput::Decision(d) = o {
+                out.push((*d).clone());
+            }
+        })
+        .map_err(|e| match e {
+            DriverError::Scheduler(e) => RunError::Runtime(format!("online scheduler: {e}")),
+            e => RunError::Runtime(e.to_string()),
+        })?;
     Ok(out)
 }
 

@@ -6,9 +6,12 @@ use crate::doc::placement::{
 };
 use crate::error::RunError;
 use crate::run::RunOptions;
+use mlsched_kernel::driver::Driver;
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::placement::{Method, PlacementScenario};
-use mlsched_kernel::placement::{workload, Assignment, CategoryReport, Placer};
+use mlsched_kernel::placement::{
+    workload, Assignment, CategoryReport, PlacementOutput, PlacementScheduler, Placer,
+};
 use std::collections::BTreeMap;
 
 /// Method names as written in scenarios and accepted by `--policy`.
@@ -44,17 +47,23 @@ pub fn run<S: LogSink>(
             None => return Err(crate::run::unknown_policy("placement", p, policies())),
         },
     };
-    let mut placer = Placer::new(scn).map_err(|e| RunError::Runtime(e.to_string()))?;
+    let placer = Placer::new(scn).map_err(|e| RunError::Runtime(e.to_string()))?;
     let ids: Vec<&str> = doc.jobs.iter().map(|j| j.id.as_str()).collect();
     let mut rows: Vec<PlacementCategory> = Vec::new();
     let all = opts.all_categories;
-    let summary = placer
-        .run(method, sink, |r: &CategoryReport<'_>| {
-            if all {
+    // Every job arrives at slot 0; SlotAdvanced(0) runs the method.
+    let arrivals: Vec<(u32, u32)> = (0..doc.jobs.len() as u32).map(|j| (0, j)).collect();
+    let mut driver = Driver::new(PlacementScheduler::new(placer, method));
+    driver
+        .run(&arrivals, sink, &mut |o: &PlacementOutput<'_>| {
+            if let (true, PlacementOutput::Category(r)) = (all, o) {
                 rows.push(category_row(&ids, r));
             }
         })
         .map_err(|e| RunError::Runtime(format!("placement ({}): {e}", method_name(method))))?;
+    let ps = driver.into_inner();
+    let summary = ps.summary().copied().unwrap_or_default();
+    let placer = ps.placer();
     let best = best_doc(&ids, placer.instance(), placer.best());
     let market = matches!(method, Method::Has | Method::Jps).then(|| PlacementMarketStats {
         rounds: summary.market_rounds,

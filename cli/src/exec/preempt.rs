@@ -6,9 +6,10 @@ use crate::doc::preempt::{
 };
 use crate::error::RunError;
 use crate::run::RunOptions;
+use mlsched_kernel::driver::{arrival_order, Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::preempt::{run_all, Policy, PreemptDecision, PreemptError, PreemptScheduler};
+use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptError, PreemptScheduler};
 
 /// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
 pub fn run<S: LogSink>(
@@ -42,17 +43,15 @@ pub fn run<S: LogSink>(
             }),
         })
         .collect();
-    let mut log_err = None;
-    run_all(&mut sched, &mut |d| {
-        if let Err(e) = d.log(sink) {
-            log_err.get_or_insert(e);
-        }
-        collect(&mut jobs, d);
-    })
-    .map_err(|e| kernel_error(doc, e))?;
-    if let Some(e) = log_err {
-        return Err(RunError::Runtime(format!("decision log: {e}")));
-    }
+    let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
+    Driver::new(&mut sched)
+        .run(&order, sink, &mut |d: &PreemptDecision| {
+            collect(&mut jobs, d)
+        })
+        .map_err(|e| match e {
+            DriverError::Scheduler(e) => kernel_error(doc, e),
+            e => RunError::Runtime(e.to_string()),
+        })?;
     finish(&sched, scn, &mut jobs);
     let total_jct: u64 = jobs.iter().map(|j| j.jct as u64).sum();
     let cloud_chunks = jobs

@@ -45,16 +45,69 @@ pub struct Unit {
     pub server: u32,
 }
 
-/// Decision record: job i's allocation in slot t and the chunks it processed.
-#[derive(Serialize)]
-struct SlotRec {
-    slot: u32,
-    job: u32,
-    workers: u32,
-    ps: u32,
-    chunks: u64,
-    done: bool,
-    policy: u8,
+/// Decision record (tag `TAG_BASELINE` + policy code): job i's allocation in slot t and the
+/// chunks it processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SlotRec {
+    /// t.
+    pub slot: u32,
+    /// Job index i.
+    pub job: u32,
+    /// Workers placed in t.
+    pub workers: u32,
+    /// Parameter servers placed in t.
+    pub ps: u32,
+    /// Chunks processed in t.
+    pub chunks: u64,
+    /// The job finished in t.
+    pub done: bool,
+    /// The policy's code (tag offset).
+    pub policy: u8,
+}
+
+/// What an [`OasisBaseline`] decides in a slot: each placed unit (the explanation of where;
+/// not a log record, as before the driver existed), then one [`SlotRec`] per running job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OasisBaselineOutput {
+    /// One worker or PS placed (writes no record).
+    Unit(Unit),
+    /// A job's allocation and progress in the slot (one record).
+    Slot(SlotRec),
+}
+
+impl crate::api::Record for OasisBaselineOutput {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        match self {
+            OasisBaselineOutput::Unit(_) => Ok(()),
+            OasisBaselineOutput::Slot(r) => sink.record(TAG_BASELINE + r.policy, r),
+        }
+    }
+}
+
+/// Every slot 0..T (the baselines re-decide each slot); arrivals only move the clock.
+impl crate::api::Scheduler for OasisBaseline<'_> {
+    type Job = u32;
+    type Decision<'x> = OasisBaselineOutput;
+    type Error = BaselineError;
+
+    fn on_event<F: FnMut(&OasisBaselineOutput) + ?Sized>(
+        &mut self,
+        now: Slot,
+        event: crate::api::Event<u32>,
+        out: &mut F,
+    ) -> Result<(), BaselineError> {
+        match event {
+            crate::api::Event::SlotAdvanced if now < self.scn.slots => {
+                self.step_with(now, &mut |o: &OasisBaselineOutput| out(o))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        let n = after.map_or(Some(0), |t| t.checked_add(1))?;
+        (n < self.scn.slots).then_some(n)
+    }
 }
 
 /// A baseline runner over one `"oasis"` scenario; all scratch is allocated in [`Self::new`].
@@ -72,6 +125,8 @@ pub struct OasisBaseline<'a> {
     idx: Vec<u32>,
     keys: Vec<f64>,
     scratch: Vec<u32>,
+    /// `(arrival, job)` for the driver, sized at build so a run allocates nothing.
+    arrivals: Vec<(Slot, u32)>,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -110,6 +165,7 @@ impl<'a> OasisBaseline<'a> {
             idx: vec![0; n],
             keys,
             scratch,
+            arrivals: Vec::with_capacity(n),
         })
     }
 
@@ -118,24 +174,62 @@ impl<'a> OasisBaseline<'a> {
         &self.jobs
     }
 
-    /// Runs slots 0..T, reporting every placed unit to `out`.
+    /// Runs slots 0..T through [`crate::driver::Driver`] (arrivals in (arrival, index) order),
+    /// reporting every placed unit to `out`.
     pub fn run<S: LogSink>(
         &mut self,
         sink: &mut S,
         out: &mut dyn FnMut(Unit),
     ) -> Result<(), BaselineError> {
-        for t in 0..self.scn.slots {
-            self.step(t, sink, out)?;
-        }
-        Ok(())
+        let order = core::mem::take(&mut self.order);
+        let mut arrivals = core::mem::take(&mut self.arrivals);
+        arrivals.clear();
+        arrivals.extend(
+            order
+                .iter()
+                .map(|&j| (self.scn.jobs[j as usize].arrival, j)),
+        );
+        self.order = order;
+        let r = crate::driver::Driver::new(&mut *self).run(
+            &arrivals,
+            sink,
+            &mut |o: &OasisBaselineOutput| {
+                if let OasisBaselineOutput::Unit(u) = o {
+                    out(*u);
+                }
+            },
+        );
+        self.arrivals = arrivals;
+        r.map_err(|e| match e {
+            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Log(e) => e.into(),
+        })
     }
 
-    /// Decides and runs slot `t`.
+    /// Decides and runs slot `t`: units to `out`, records to `sink`.
     pub fn step<S: LogSink>(
         &mut self,
         t: Slot,
         sink: &mut S,
         out: &mut dyn FnMut(Unit),
+    ) -> Result<(), BaselineError> {
+        let mut failed = Ok(());
+        let r = self.step_with(t, &mut |o: &OasisBaselineOutput| match o {
+            OasisBaselineOutput::Unit(u) => out(*u),
+            rec => {
+                if failed.is_ok() {
+                    failed = crate::api::Record::log(rec, sink);
+                }
+            }
+        });
+        r.and(failed.map_err(Into::into))
+    }
+
+    /// Decides and runs slot `t`, every decision to `out`.
+    fn step_with(
+        &mut self,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineOutput),
     ) -> Result<(), BaselineError> {
         self.workers.reset();
         self.ps.reset();
@@ -150,7 +244,8 @@ impl<'a> OasisBaseline<'a> {
             Policy::Drf => self.drf(t, out),
             Policy::Optimus => self.optimus(t, out),
         }
-        self.progress(t, sink)
+        self.progress(t, out);
+        Ok(())
     }
 
     /// Job j has arrived by slot t and still has work.
@@ -161,7 +256,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn fifo(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+    fn fifo(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
         for k in 0..self.order.len() {
             let j = self.order[k] as usize;
             if !self.arrived(j, t) {
@@ -177,7 +272,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn las(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+    fn las(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
         let mut n = 0;
         let span = self.scn.slots as f64 + 1.0;
         for j in 0..self.jobs.len() {
@@ -197,7 +292,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn drf(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+    fn drf(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
         for _ in 0..UNITS_PER_SLOT_MAX {
             let mut best: Option<(usize, f64)> = None;
             for j in 0..self.jobs.len() {
@@ -218,7 +313,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn optimus(&mut self, t: Slot, out: &mut dyn FnMut(Unit)) {
+    fn optimus(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
         for k in 0..self.order.len() {
             let j = self.order[k] as usize;
             if self.arrived(j, t) && !self.add_worker(j, t, out) {
@@ -264,7 +359,7 @@ impl<'a> OasisBaseline<'a> {
     }
 
     /// One more worker (and the PSs it needs) for job j, or `false` if it does not fit.
-    fn add_worker(&mut self, j: usize, t: Slot, out: &mut dyn FnMut(Unit)) -> bool {
+    fn add_worker(&mut self, j: usize, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) -> bool {
         let job = &self.scn.jobs[j];
         let x = self.jobs[j].workers;
         let z = ps_for(job, x + 1);
@@ -280,7 +375,13 @@ impl<'a> OasisBaseline<'a> {
     }
 
     /// Gang placement of n workers and their PSs for job j, all or nothing.
-    fn gang(&mut self, j: usize, n: u32, t: Slot, out: &mut dyn FnMut(Unit)) -> bool {
+    fn gang(
+        &mut self,
+        j: usize,
+        n: u32,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineOutput),
+    ) -> bool {
         let job = &self.scn.jobs[j];
         let z = ps_for(job, n);
         if n == 0
@@ -293,7 +394,14 @@ impl<'a> OasisBaseline<'a> {
         true
     }
 
-    fn place(&mut self, j: usize, n: u32, z: u32, t: Slot, out: &mut dyn FnMut(Unit)) {
+    fn place(
+        &mut self,
+        j: usize,
+        n: u32,
+        z: u32,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineOutput),
+    ) {
         let job = &self.scn.jobs[j];
         let unit = |ps, server| Unit {
             slot: t,
@@ -304,19 +412,18 @@ impl<'a> OasisBaseline<'a> {
         for _ in 0..n {
             if let Some(h) = self.workers.place(&job.worker_demand) {
                 self.jobs[j].workers += 1;
-                out(unit(false, h));
+                out(&OasisBaselineOutput::Unit(unit(false, h)));
             }
         }
         for _ in 0..z {
             if let Some(k) = self.ps.place(&job.ps_demand) {
                 self.jobs[j].ps += 1;
-                out(unit(true, k));
+                out(&OasisBaselineOutput::Unit(unit(true, k)));
             }
         }
     }
 
-    fn progress<S: LogSink>(&mut self, t: Slot, sink: &mut S) -> Result<(), BaselineError> {
-        let tag = TAG_BASELINE + policy_code(self.policy);
+    fn progress(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
         for j in 0..self.jobs.len() {
             let s = &mut self.jobs[j];
             if s.workers == 0 {
@@ -343,9 +450,8 @@ impl<'a> OasisBaseline<'a> {
                 done: s.remaining == 0,
                 policy: policy_code(self.policy),
             };
-            sink.record(tag, &rec)?;
+            out(&OasisBaselineOutput::Slot(rec));
         }
-        Ok(())
     }
 }
 

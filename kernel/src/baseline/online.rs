@@ -58,15 +58,68 @@ pub struct Placed {
     pub ps: u32,
 }
 
-/// Decision record: job j starts at t with N workers and s PSs for L slots.
-#[derive(Serialize)]
-struct StartRec {
-    slot: u32,
-    job: u32,
-    workers: u32,
-    ps: u32,
-    duration: u32,
-    policy: u8,
+/// Decision record (tag `TAG_BASELINE` + policy code): job j starts at t with N workers and
+/// s PSs for L slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StartRec {
+    /// t.
+    pub slot: u32,
+    /// Job index j.
+    pub job: u32,
+    /// N workers.
+    pub workers: u32,
+    /// s parameter servers.
+    pub ps: u32,
+    /// L slots.
+    pub duration: u32,
+    /// The policy's code (tag offset).
+    pub policy: u8,
+}
+
+/// What an [`OnlineBaseline`] decides in a slot: per started job, its per-server placement
+/// (the explanation of where; not a log record, as before the driver existed), then its
+/// [`StartRec`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnlineBaselineOutput {
+    /// A started job's share of one server (writes no record).
+    Placed(Placed),
+    /// A job started (one record).
+    Start(StartRec),
+}
+
+impl crate::api::Record for OnlineBaselineOutput {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        match self {
+            OnlineBaselineOutput::Placed(_) => Ok(()),
+            OnlineBaselineOutput::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
+        }
+    }
+}
+
+/// Every slot 0..T (the baselines re-decide each slot); arrivals only move the clock.
+impl crate::api::Scheduler for OnlineBaseline<'_> {
+    type Job = u32;
+    type Decision<'x> = OnlineBaselineOutput;
+    type Error = BaselineError;
+
+    fn on_event<F: FnMut(&OnlineBaselineOutput) + ?Sized>(
+        &mut self,
+        now: Slot,
+        event: crate::api::Event<u32>,
+        out: &mut F,
+    ) -> Result<(), BaselineError> {
+        match event {
+            crate::api::Event::SlotAdvanced if now < self.scn.slots => {
+                self.step_with(now, &mut |o: &OnlineBaselineOutput| out(o))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        let n = after.map_or(Some(0), |t| t.checked_add(1))?;
+        (n < self.scn.slots).then_some(n)
+    }
 }
 
 /// A baseline runner over one `"online"` scenario; all scratch is allocated in [`Self::new`].
@@ -87,6 +140,8 @@ pub struct OnlineBaseline<'a> {
     count: Vec<[u32; 2]>,
     /// The slot being decided.
     cur: Slot,
+    /// `(arrival, job)` sorted, the driver's arrival list (built once).
+    arrivals: Vec<(Slot, u32)>,
 }
 
 impl<'a> OnlineBaseline<'a> {
@@ -112,6 +167,16 @@ impl<'a> OnlineBaseline<'a> {
             total,
             zero: ResourceVec::zeros(r)?,
             jobs,
+            arrivals: {
+                let mut a: Vec<(Slot, u32)> = scn
+                    .jobs
+                    .iter()
+                    .enumerate()
+                    .map(|(j, x)| (x.arrival, j as u32))
+                    .collect();
+                a.sort_unstable();
+                a
+            },
             order,
             idx: vec![0; n],
             keys,
@@ -125,24 +190,54 @@ impl<'a> OnlineBaseline<'a> {
         &self.jobs
     }
 
-    /// Runs slots 0..T, reporting every started job's placement to `out`.
+    /// Runs slots 0..T through [`crate::driver::Driver`] (arrivals in (arrival, index) order),
+    /// reporting every started job's placement to `out`.
     pub fn run<S: LogSink>(
         &mut self,
         sink: &mut S,
         out: &mut dyn FnMut(Placed),
     ) -> Result<(), BaselineError> {
-        for t in 0..self.scn.slots {
-            self.step(t, sink, out)?;
-        }
-        Ok(())
+        let arrivals = core::mem::take(&mut self.arrivals);
+        let r = crate::driver::Driver::new(&mut *self).run(
+            &arrivals,
+            sink,
+            &mut |o: &OnlineBaselineOutput| {
+                if let OnlineBaselineOutput::Placed(p) = o {
+                    out(*p);
+                }
+            },
+        );
+        self.arrivals = arrivals;
+        r.map_err(|e| match e {
+            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Log(e) => e.into(),
+        })
     }
 
-    /// Decides which waiting jobs start in slot `t`.
+    /// Decides which waiting jobs start in slot `t`: placements to `out`, records to `sink`.
     pub fn step<S: LogSink>(
         &mut self,
         t: Slot,
         sink: &mut S,
         out: &mut dyn FnMut(Placed),
+    ) -> Result<(), BaselineError> {
+        let mut failed = Ok(());
+        let r = self.step_with(t, &mut |o: &OnlineBaselineOutput| match o {
+            OnlineBaselineOutput::Placed(p) => out(*p),
+            rec => {
+                if failed.is_ok() {
+                    failed = crate::api::Record::log(rec, sink);
+                }
+            }
+        });
+        r.and(failed.map_err(Into::into))
+    }
+
+    /// Decides which waiting jobs start in slot `t`, every decision to `out`.
+    fn step_with(
+        &mut self,
+        t: Slot,
+        out: &mut dyn FnMut(&OnlineBaselineOutput),
     ) -> Result<(), BaselineError> {
         self.cur = t;
         self.load_free(t)?;
@@ -166,7 +261,7 @@ impl<'a> OnlineBaseline<'a> {
             Policy::Drf => self.drf(t),
             Policy::Optimus => self.optimus(t),
         }
-        self.commit(t, sink, out)
+        self.commit(t, out)
     }
 
     fn load_free(&mut self, t: Slot) -> Result<(), BaselineError> {
@@ -389,11 +484,10 @@ impl<'a> OnlineBaseline<'a> {
 
     /// Starts the planned jobs (arrival order), placing them round-robin on the ledger's free
     /// capacity of slot t and reserving [t, t + L).
-    fn commit<S: LogSink>(
+    fn commit(
         &mut self,
         t: Slot,
-        sink: &mut S,
-        out: &mut dyn FnMut(Placed),
+        out: &mut dyn FnMut(&OnlineBaselineOutput),
     ) -> Result<(), BaselineError> {
         self.load_free(t)?;
         for k in 0..self.order.len() {
@@ -444,13 +538,13 @@ impl<'a> OnlineBaseline<'a> {
                     self.ledger.reserve(t, end, h as u32, &z, b)?;
                 }
                 if a + b > 0 {
-                    out(Placed {
+                    out(&OnlineBaselineOutput::Placed(Placed {
                         slot: t,
                         job: j as u32,
                         server: h as u32,
                         workers: a,
                         ps: b,
-                    });
+                    }));
                 }
             }
             let st = &mut self.jobs[j];
@@ -466,7 +560,7 @@ impl<'a> OnlineBaseline<'a> {
                 duration: len,
                 policy: policy_code(self.policy),
             };
-            sink.record(TAG_BASELINE + policy_code(self.policy), &rec)?;
+            out(&OnlineBaselineOutput::Start(rec));
         }
         Ok(())
     }

@@ -31,8 +31,8 @@ mod scheduler;
 pub use fast::{Schedule, SlotPlacement};
 pub use market::{JobParams, Market};
 pub use scheduler::{
-    commit, OasisRecord, OasisScheduler, OasisSlotRecord, OasisState, TAG_OASIS_DECISION,
-    TAG_OASIS_SLOT,
+    commit, OasisOutput, OasisRecord, OasisScheduler, OasisSlotRecord, OasisState,
+    TAG_OASIS_DECISION, TAG_OASIS_SLOT,
 };
 
 use crate::error::CapacityError;

@@ -2,10 +2,10 @@
 use super::fast::{DpSize, FastDp, Schedule};
 use super::market::{JobParams, Market};
 use super::{Decision, OasisError};
-use crate::api::{Event, Scheduler};
+use crate::api::{Event, Record, Scheduler};
 use crate::error::Limit;
 use crate::limits::{self, JOBS_MAX, OASIS_DP_CELLS_MAX};
-use crate::log::{LogSink, TAG_OASIS};
+use crate::log::{LogError, LogSink, TAG_OASIS};
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
 use crate::num::canon;
 use crate::snapshot::{self, Snapshot, SnapshotError};
@@ -246,7 +246,8 @@ impl OasisScheduler {
         Ok(d)
     }
 
-    /// [`Self::decide`], then logs the decision and (if admitted) every slot of its schedule.
+    /// [`Self::decide`], then logs the decision and (if admitted) every slot of its schedule:
+    /// the records [`Scheduler::on_event`] yields for the arrival, written straight to `sink`.
     pub fn decide_logged<S: LogSink>(
         &mut self,
         now: u32,
@@ -254,33 +255,50 @@ impl OasisScheduler {
         sink: &mut S,
     ) -> Result<Decision, OasisError> {
         let d = self.decide(now, idx)?;
-        log_decision(&d, &self.dp.schedule(), sink)?;
-        Ok(d)
+        let mut failed = None;
+        emit(&d, &self.dp.schedule(), &mut |o: &OasisOutput<'_>| {
+            if failed.is_none() {
+                failed = o.log(sink).err();
+            }
+        });
+        failed.map_or(Ok(d), |e| Err(OasisError::Log(e)))
     }
 }
 
-/// Logs a decision record (tag 0x10) and, if admitted, one record per used slot (tag 0x11).
-pub(crate) fn log_decision<S: LogSink>(
-    d: &Decision,
-    s: &Schedule<'_>,
-    sink: &mut S,
-) -> Result<(), OasisError> {
-    sink.record(TAG_OASIS_DECISION, &OasisRecord::from(d))
-        .map_err(OasisError::Log)?;
+/// One OASiS decision record: the admission decision of an arrival (tag 0x10), then, if
+/// admitted, one record per used slot of its schedule (tag 0x11).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OasisOutput<'a> {
+    /// x_i with its explanation ([`OasisRecord`], tag [`TAG_OASIS_DECISION`]).
+    Decision(&'a Decision),
+    /// y_ih(t), z_ik(t) of one slot t of the admitted schedule (tag [`TAG_OASIS_SLOT`]).
+    Slot(OasisSlotRecord<'a>),
+}
+
+impl Record for OasisOutput<'_> {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
+        match self {
+            OasisOutput::Decision(d) => sink.record(TAG_OASIS_DECISION, &OasisRecord::from(*d)),
+            OasisOutput::Slot(r) => sink.record(TAG_OASIS_SLOT, r),
+        }
+    }
+}
+
+/// Passes a decision and (if admitted) every slot of its schedule to `out`.
+fn emit<F: FnMut(&OasisOutput<'_>) + ?Sized>(d: &Decision, s: &Schedule<'_>, out: &mut F) {
+    out(&OasisOutput::Decision(d));
     if d.admitted {
         for sp in s.iter() {
-            let rec = OasisSlotRecord {
+            out(&OasisOutput::Slot(OasisSlotRecord {
                 job: d.job,
                 slot: sp.slot,
                 chunks: sp.chunks,
                 workers: sp.worker_pairs,
                 ps: sp.ps_pairs,
                 cost: canon(sp.cost),
-            };
-            sink.record(TAG_OASIS_SLOT, &rec).map_err(OasisError::Log)?;
+            }));
         }
     }
-    Ok(())
 }
 
 /// Adds an admitted schedule's usage and reprices the touched cells (Alg. 1 lines 8-12).
@@ -297,19 +315,20 @@ pub fn commit(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
 
 impl Scheduler for OasisScheduler {
     type Job = u32;
-    type Decision = Decision;
+    type Decision<'a> = OasisOutput<'a>;
     type Error = OasisError;
 
-    fn on_event(
+    /// `JobArrived(i)` at a_i: the decision, then the admitted schedule's slots.
+    fn on_event<F: FnMut(&OasisOutput<'_>) + ?Sized>(
         &mut self,
         now: u32,
         event: Event<u32>,
-        out: &mut dyn FnMut(&Decision),
+        out: &mut F,
     ) -> Result<(), OasisError> {
         match event {
             Event::JobArrived(i) => {
                 let d = self.decide(now, i)?;
-                out(&d);
+                emit(&d, &self.dp.schedule(), out);
             }
             // OASiS reserves a job's whole schedule at admission: nothing to do on the clock
             // or on completion (the schedule ends at t_hat by construction).

@@ -30,7 +30,8 @@ mod sched;
 
 pub use sched::{
     log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,
-    OnlineScheduler, OnlineState, PlacedRec, Search, TAG_ONLINE_DECISION, TAG_ONLINE_PLACED,
+    OnlineOutput, OnlineScheduler, OnlineState, PlacedRec, Search, TAG_ONLINE_DECISION,
+    TAG_ONLINE_PLACED,
 };
 
 use crate::model::online::{Architecture, OnlineScenario};

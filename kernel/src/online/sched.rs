@@ -37,6 +37,8 @@ pub enum Search {
 pub enum OnlineError {
     /// A build limit was exceeded.
     Capacity(CapacityError),
+    /// A decision record could not be written.
+    Log(LogError),
     /// The model is inconsistent (e.g. a job's `minibatch_time` has the wrong length).
     Model {
         /// what is wrong
@@ -67,6 +69,7 @@ impl core::fmt::Display for OnlineError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             OnlineError::Capacity(e) => e.fmt(f),
+            OnlineError::Log(e) => write!(f, "decision log: {e}"),
             OnlineError::Model { what, index } => write!(f, "{what} (index {index})"),
             OnlineError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
             OnlineError::DuplicateArrival { job } => write!(f, "job index {job} arrived twice"),
@@ -195,36 +198,71 @@ pub struct PlacedRec {
     pub ps: u32,
 }
 
-/// Records one decision (and its placement when scheduled) into `sink`.
-pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineDecision) -> Result<(), LogError> {
-    let rec = DecisionRec {
-        job: d.job,
-        round: d.round,
-        iota: d.iota,
-        feasible: d.feasible,
-        scheduled: d.scheduled,
-        colocated: d.colocated,
-        worker_type: d.worker_type,
-        ps_type: d.ps_type.unwrap_or(u32::MAX),
-        start: d.start,
-        duration: d.duration,
-        workers: d.workers,
-        cost: canon(d.cost),
-        utility: canon(d.utility),
-    };
-    sink.record(TAG_ONLINE_DECISION, &rec)?;
+/// One A_online decision record: an A_maxweight decision (tag [`TAG_ONLINE_DECISION`]), then,
+/// if scheduled, one record per server of its placement (tag [`TAG_ONLINE_PLACED`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnlineOutput<'a> {
+    /// The decision with its explanation (logged as a [`DecisionRec`]).
+    Decision(&'a OnlineDecision),
+    /// One server of a scheduled job's placement.
+    Placed(PlacedRec),
+}
+
+impl crate::api::Record for OnlineOutput<'_> {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
+        match self {
+            OnlineOutput::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
+            OnlineOutput::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
+        }
+    }
+}
+
+/// Passes a decision and (if scheduled) its placement records to `out`.
+fn emit<F: FnMut(&OnlineOutput<'_>) + ?Sized>(d: &OnlineDecision, out: &mut F) {
+    out(&OnlineOutput::Decision(d));
     if d.scheduled {
         for p in d.placement.iter() {
-            let rec = PlacedRec {
+            out(&OnlineOutput::Placed(PlacedRec {
                 job: d.job,
                 server: p.server,
                 workers: p.workers,
                 ps: p.ps,
-            };
-            sink.record(TAG_ONLINE_PLACED, &rec)?;
+            }));
         }
     }
-    Ok(())
+}
+
+impl From<&OnlineDecision> for DecisionRec {
+    fn from(d: &OnlineDecision) -> Self {
+        DecisionRec {
+            job: d.job,
+            round: d.round,
+            iota: d.iota,
+            feasible: d.feasible,
+            scheduled: d.scheduled,
+            colocated: d.colocated,
+            worker_type: d.worker_type,
+            ps_type: d.ps_type.unwrap_or(u32::MAX),
+            start: d.start,
+            duration: d.duration,
+            workers: d.workers,
+            cost: canon(d.cost),
+            utility: canon(d.utility),
+        }
+    }
+}
+
+/// Records one decision (and its placement when scheduled) into `sink`: the records
+/// [`OnlineOutput`] yields for it.
+pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineDecision) -> Result<(), LogError> {
+    use crate::api::Record;
+    let mut failed = Ok(());
+    emit(d, &mut |o: &OnlineOutput<'_>| {
+        if failed.is_ok() {
+            failed = o.log(sink);
+        }
+    });
+    failed
 }
 
 /// lambda = 2 T H R F + 1 (eq. 11).
@@ -590,14 +628,16 @@ impl<'a> OnlineScheduler<'a> {
 
 impl Scheduler for OnlineScheduler<'_> {
     type Job = u32;
-    type Decision = OnlineDecision;
+    type Decision<'a> = OnlineOutput<'a>;
     type Error = OnlineError;
 
-    fn on_event(
+    /// Every event first runs the rounds i with tau_i <= `now` not run yet (so arrivals before
+    /// or after `SlotAdvanced` in a slot see the same rounds); `JobArrived(j)` then queues j.
+    fn on_event<F: FnMut(&OnlineOutput<'_>) + ?Sized>(
         &mut self,
         now: Slot,
         event: Event<u32>,
-        out: &mut dyn FnMut(&OnlineDecision),
+        out: &mut F,
     ) -> Result<(), OnlineError> {
         if now < self.state.last_now {
             return Err(OnlineError::TimeWentBack {
@@ -606,7 +646,7 @@ impl Scheduler for OnlineScheduler<'_> {
             });
         }
         self.state.last_now = now;
-        self.catch_up(now, out);
+        self.catch_up(now, &mut |d: &OnlineDecision| emit(d, out));
         if let Event::JobArrived(j) = event {
             let seen = self.state.arrived.get_mut(j as usize);
             match seen {
@@ -626,30 +666,40 @@ impl Scheduler for OnlineScheduler<'_> {
         }
         Ok(())
     }
+
+    /// The next round time tau_i = 2^(i-1) not run yet, while it is inside the horizon T: the
+    /// rounds are what A_online does on the clock (arrivals come as events).
+    fn next_wakeup(&self, _after: Option<Slot>) -> Option<Slot> {
+        let i = self.state.next_round;
+        if i == 0 || i > ROUNDS_MAX {
+            return None;
+        }
+        let tau = 1u64 << (i - 1);
+        (tau < self.scn.slots as u64).then_some(tau as Slot)
+    }
 }
 
-/// Drives A_online over the whole scenario: at each slot `SlotAdvanced`, then `JobArrived` for
-/// the jobs arriving then (input order); every decision goes to `on_decision`.
+/// Drives A_online over the whole scenario through [`crate::driver::Driver`] (arrivals in
+/// (arrival, input index) order, `SlotAdvanced` at the round times); every decision goes to
+/// `on_decision`.
 pub fn run_scenario(
     scn: &OnlineScenario,
     mode: Search,
     on_decision: &mut dyn FnMut(&OnlineDecision),
 ) -> Result<(), OnlineError> {
-    let mut s = OnlineScheduler::new(scn, mode)?;
-    let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
-    order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));
-    let mut next = 0;
-    for now in 0..scn.slots {
-        s.on_event(now, Event::SlotAdvanced, on_decision)?;
-        while let Some(&j) = order.get(next) {
-            if scn.jobs[j as usize].arrival != now {
-                break;
-            }
-            s.on_event(now, Event::JobArrived(j), on_decision)?;
-            next += 1;
+    let s = OnlineScheduler::new(scn, mode)?;
+    let order = crate::driver::arrival_order(scn.jobs.iter().map(|j| j.arrival));
+    let mut d = crate::driver::Driver::new(s);
+    let mut sink = crate::log::HashSink::new();
+    d.run(&order, &mut sink, &mut |o: &OnlineOutput<'_>| {
+        if let OnlineOutput::Decision(x) = o {
+            on_decision(x);
         }
-    }
-    Ok(())
+    })
+    .map_err(|e| match e {
+        crate::driver::DriverError::Scheduler(e) => e,
+        crate::driver::DriverError::Log(e) => OnlineError::Log(e),
+    })
 }
 
 impl OnlineScheduler<'_> {

@@ -98,7 +98,7 @@ fn bad_events_are_typed_errors() {
     use crate::api::{Event, Scheduler};
     let scn = scenario(Architecture::Ring);
     let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
-    let mut sink = |_: &OnlineDecision| {};
+    let mut sink = |_: &super::OnlineOutput<'_>| {};
     assert_eq!(
         s.on_event(0, Event::JobArrived(9), &mut sink),
         Err(OnlineError::UnknownJob { job: 9 })

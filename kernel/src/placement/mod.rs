@@ -39,6 +39,7 @@ pub mod optimus;
 pub mod records;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
+mod scheduler;
 mod snapshot;
 pub mod workload;
 
@@ -47,6 +48,7 @@ pub use exact::Exact;
 pub use instance::{Classes, Instance};
 pub use jct::Assignment;
 pub use market::{Market, MarketOutcome, MarketRound};
+pub use scheduler::{PlacementOutput, PlacementScheduler};
 pub use workload::Split;
 
 /// Market price updates allowed per category before the exact fallback.

@@ -211,6 +211,8 @@ pub enum RouteDecision {
     Aggregation(AggRec),
     /// A job placed.
     Placed(DecisionRec),
+    /// The run's summary, once at the end ([`Scheduler::finish`]).
+    Summary(SummaryRec),
 }
 
 impl RouteDecision {
@@ -220,6 +222,7 @@ impl RouteDecision {
             RouteDecision::Pso(_) => TAG_ROUTE_PSO,
             RouteDecision::Aggregation(_) => TAG_ROUTE_AGGREGATION,
             RouteDecision::Placed(_) => TAG_ROUTE_DECISION,
+            RouteDecision::Summary(_) => TAG_ROUTE_SUMMARY,
         }
     }
 
@@ -229,16 +232,28 @@ impl RouteDecision {
             RouteDecision::Pso(r) => sink.record(self.tag(), r),
             RouteDecision::Aggregation(r) => sink.record(self.tag(), r),
             RouteDecision::Placed(r) => sink.record(self.tag(), r),
+            RouteDecision::Summary(r) => sink.record(self.tag(), r),
         }
     }
 }
 
-#[derive(Serialize)]
-struct SummaryRec {
-    rdv: f64,
-    servers: u32,
-    n_bar: f64,
-    cost: f64,
+impl crate::api::Record for RouteDecision {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        RouteDecision::log(self, sink)
+    }
+}
+
+/// The summary record (tag [`TAG_ROUTE_SUMMARY`]), floats canonical.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SummaryRec {
+    /// Deadline violation rate.
+    pub rdv: f64,
+    /// Servers used.
+    pub servers: u32,
+    /// N-bar: average network cost.
+    pub n_bar: f64,
+    /// The objective.
+    pub cost: f64,
 }
 
 /// Per-decision scratch (all sized at build).
@@ -290,6 +305,9 @@ pub struct Router {
     live: Vec<u32>,
     applied: Vec<bool>,
     order: Vec<u32>,
+    /// `(release, job)` in `order`: the driver's arrival list, built once so a run allocates
+    /// nothing.
+    arrivals: Vec<(u32, u32)>,
     group_running: Vec<u32>,
     group_share: Vec<f64>,
     free_at: [u64; DELTAS],
@@ -432,6 +450,10 @@ impl Router {
             queue: Vec::with_capacity(nj),
             live: Vec::with_capacity(nj),
             applied: alloc::vec![false; nj],
+            arrivals: order
+                .iter()
+                .map(|&j| (s.jobs[j as usize].release, j))
+                .collect(),
             order,
             group_running: alloc::vec![0; rows_u],
             group_share,
@@ -473,51 +495,18 @@ impl Router {
         &self.g
     }
 
-    /// Runs the whole scenario, recording every decision in `sink`: the event loop of
-    /// [`Scheduler::on_event`] driven over the scenario's own event times (releases, reserved
-    /// starts, completions), then [`Router::finish`].
+    /// Runs the whole scenario through [`crate::driver::Driver`], recording every decision in
+    /// `sink`: releases at their times, `SlotAdvanced` at the scenario's own event times
+    /// ([`Router::next_event`]: reserved starts, completions), then the summary.
     pub fn run<S: LogSink>(mut self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
-        let nj = self.jobs.len();
-        let mut next_release = 0usize;
-        let mut t = match self.order.first() {
-            Some(&i) => self.jobs[i as usize].release,
-            None => return self.finish(sink),
-        };
-        // Each iteration handles one distinct event time; there are at most 3 per job.
-        for _ in 0..3 * nj + 2 {
-            while next_release < nj && self.jobs[self.order[next_release] as usize].release <= t {
-                let j = self.order[next_release];
-                self.release(t, j)?;
-                next_release += 1;
-            }
-            let mut failed = None;
-            let mut log = |d: &RouteDecision| {
-                if failed.is_none() {
-                    failed = d.log(sink).err();
-                }
-            };
-            self.step(t, &mut log)?;
-            if let Some(e) = failed {
-                return Err(e.into());
-            }
-            let mut next = self.next_event().unwrap_or(u32::MAX);
-            if next_release < nj {
-                next = next.min(self.jobs[self.order[next_release] as usize].release);
-            }
-            if next == u32::MAX {
-                if let Some(&j) = self.queue.first() {
-                    // No event is left and a job still waits: it can never be placed.
-                    return Err(RouteError::Unreachable {
-                        job: j,
-                        workers: self.jobs[j as usize].workers,
-                        reachable: 0,
-                    });
-                }
-                return self.finish(sink);
-            }
-            t = next.max(t + 1);
-        }
-        Err(RouteError::Scratch)
+        let order = core::mem::take(&mut self.arrivals);
+        let mut d = crate::driver::Driver::new(self);
+        d.run(&order, sink, &mut |_: &RouteDecision| {})
+            .map_err(|e| match e {
+                crate::driver::DriverError::Scheduler(e) => e,
+                crate::driver::DriverError::Log(e) => e.into(),
+            })?;
+        Ok(d.into_inner().outcome())
     }
 
     /// The next time something happens on its own: the earliest reserved start of a placed
@@ -588,29 +577,39 @@ impl Router {
     }
 
     /// Ends the run: logs the summary record (eqs. 2, 3, 11) and returns every plan and path.
-    pub fn finish<S: LogSink>(mut self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
+    pub fn finish<S: LogSink>(self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
+        sink.record(TAG_ROUTE_SUMMARY, &self.summary_rec())?;
+        Ok(self.outcome())
+    }
+
+    fn summary(&self) -> RouteSummary {
         let t = &self.totals;
-        let summary = RouteSummary {
+        RouteSummary {
             deadline_violation_rate: super::cost::violation_rate(t.violations, t.jobs),
             servers_used: t.servers,
             avg_network_cost: t.n_bar(),
             cost: t.cost(self.beta),
-        };
-        sink.record(
-            TAG_ROUTE_SUMMARY,
-            &SummaryRec {
-                rdv: canon(summary.deadline_violation_rate),
-                servers: summary.servers_used,
-                n_bar: canon(summary.avg_network_cost),
-                cost: canon(summary.cost),
-            },
-        )?;
-        Ok(RouteOutcome {
+        }
+    }
+
+    fn summary_rec(&self) -> SummaryRec {
+        let summary = self.summary();
+        SummaryRec {
+            rdv: canon(summary.deadline_violation_rate),
+            servers: summary.servers_used,
+            n_bar: canon(summary.avg_network_cost),
+            cost: canon(summary.cost),
+        }
+    }
+
+    /// The run's plans, paths and summary (after the driver has finished it).
+    pub fn outcome(mut self) -> RouteOutcome {
+        RouteOutcome {
+            summary: self.summary(),
             plans: core::mem::take(&mut self.plans),
             paths: core::mem::take(&mut self.paths),
             path_nodes: core::mem::take(&mut self.path_nodes),
-            summary,
-        })
+        }
     }
 
     /// Applies bandwidth of jobs starting by `t` and releases that of jobs ended by `t`.
@@ -1163,20 +1162,39 @@ impl Router {
 /// [`Router::next_event`]; [`Router::run`] is exactly that loop. [`Router::finish`] ends a run.
 impl Scheduler for Router {
     type Job = u32;
-    type Decision = RouteDecision;
+    type Decision<'a> = RouteDecision;
     type Error = RouteError;
 
-    fn on_event(
+    fn on_event<F: FnMut(&RouteDecision) + ?Sized>(
         &mut self,
         now: u32,
         event: Event<u32>,
-        out: &mut dyn FnMut(&RouteDecision),
+        out: &mut F,
     ) -> Result<(), RouteError> {
         match event {
             Event::JobArrived(j) => self.release(now, j),
-            Event::SlotAdvanced => self.step(now, out),
+            Event::SlotAdvanced => self.step(now, &mut |d: &RouteDecision| out(d)),
             Event::JobFinished(_) => self.check_time(now),
         }
+    }
+
+    /// [`Router::next_event`]: the earliest reserved start or completion.
+    fn next_wakeup(&self, _after: Option<u32>) -> Option<u32> {
+        self.next_event()
+    }
+
+    /// The summary record; a job still queued when nothing is left to happen can never be
+    /// placed ([`RouteError::Unreachable`]).
+    fn finish<F: FnMut(&RouteDecision) + ?Sized>(&mut self, out: &mut F) -> Result<(), RouteError> {
+        if let Some(&j) = self.queue.first() {
+            return Err(RouteError::Unreachable {
+                job: j,
+                workers: self.jobs[j as usize].workers,
+                reachable: 0,
+            });
+        }
+        out(&RouteDecision::Summary(self.summary_rec()));
+        Ok(())
     }
 }
 

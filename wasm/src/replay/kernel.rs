@@ -14,12 +14,12 @@
 use mlsched_cli::doc::oasis::OasisDoc;
 use mlsched_cli::doc::online::OnlineDoc;
 use mlsched_cli::doc::placement::PlacementDoc;
-use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::driver::{arrival_order, Driver};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::placement::Method;
-use mlsched_kernel::oasis::{Decision as OasisDecision, OasisScheduler};
-use mlsched_kernel::online::{log_decision, OnlineDecision, OnlineScheduler, Search};
-use mlsched_kernel::placement::{Market, Placer, MARKET_CAP};
+use mlsched_kernel::oasis::{Decision as OasisDecision, OasisOutput, OasisScheduler};
+use mlsched_kernel::online::{OnlineDecision, OnlineOutput, OnlineScheduler, Search};
+use mlsched_kernel::placement::{Market, PlacementOutput, PlacementScheduler, Placer, MARKET_CAP};
 use mlsched_kernel::price::zhou_price;
 use serde_json::{json, Value};
 
@@ -47,10 +47,17 @@ pub fn oasis(d: &OasisDoc, res: &Value) -> Option<OasisTrace> {
     let mut s = OasisScheduler::new(&scn).ok()?;
     let mut sink = HashSink::new();
     let mut decisions = Vec::new();
-    for idx in s.arrival_order() {
-        let a = scn.jobs.get(idx as usize)?.arrival;
-        decisions.push(s.decide_logged(a, idx, &mut sink).ok()?);
-    }
+    Driver::new(&mut s)
+        .run(
+            &arrival_order(scn.jobs.iter().map(|j| j.arrival)),
+            &mut sink,
+            &mut |o: &OasisOutput<'_>| {
+                if let OasisOutput::Decision(d) = o {
+                    decisions.push(**d);
+                }
+            },
+        )
+        .ok()?;
     if !same_run(res, "oasis", &sink) {
         return None;
     }
@@ -84,31 +91,24 @@ pub struct OnlineTrace {
     pub lambda: f64,
 }
 
-/// Re-runs A_online (as `mlsched_kernel::online::run_scenario`, which `exec::online` calls).
+/// Re-runs A_online through the kernel's driver (as `exec::online` does).
 pub fn online(d: &OnlineDoc, res: &Value) -> Option<OnlineTrace> {
     let scn = d.validate().ok()?;
     let mut s = OnlineScheduler::new(&scn, Search::Fast).ok()?;
     let mut sink = HashSink::new();
     let mut decisions: Vec<OnlineDecision> = Vec::new();
-    let mut log_ok = true;
-    let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
-    order.sort_by_key(|&j| (scn.jobs.get(j as usize).map_or(0, |x| x.arrival), j));
-    let mut next = 0;
-    for now in 0..scn.slots {
-        let mut out = |dec: &OnlineDecision| {
-            log_ok &= log_decision(&mut sink, dec).is_ok();
-            decisions.push(dec.clone());
-        };
-        s.on_event(now, Event::SlotAdvanced, &mut out).ok()?;
-        while let Some(&j) = order.get(next) {
-            if scn.jobs.get(j as usize).map(|x| x.arrival) != Some(now) {
-                break;
-            }
-            s.on_event(now, Event::JobArrived(j), &mut out).ok()?;
-            next += 1;
-        }
-    }
-    if !log_ok || !same_run(res, "online", &sink) {
+    Driver::new(&mut s)
+        .run(
+            &arrival_order(scn.jobs.iter().map(|j| j.arrival)),
+            &mut sink,
+            &mut |o: &OnlineOutput<'_>| {
+                if let OnlineOutput::Decision(d) = o {
+                    decisions.push((*d).clone());
+                }
+            },
+        )
+        .ok()?;
+    if !same_run(res, "online", &sink) {
         return None;
     }
     // Later rounds place jobs only from alpha tau_i > now on, so slot t's usage is final once
@@ -149,12 +149,17 @@ pub fn placement_market(d: &PlacementDoc, res: &Value, cats: &[Vec<u32>]) -> Opt
         "jps" => Method::Jps,
         _ => return None,
     };
-    let mut placer = Placer::new(&scn).ok()?;
     let mut sink = HashSink::new();
-    placer.run(method, &mut sink, |_| {}).ok()?;
+    let arrivals: Vec<(u32, u32)> = (0..scn.jobs.len() as u32).map(|j| (0, j)).collect();
+    let mut driver = Driver::new(PlacementScheduler::new(Placer::new(&scn).ok()?, method));
+    driver
+        .run(&arrivals, &mut sink, &mut |_: &PlacementOutput<'_>| {})
+        .ok()?;
     if !same_run(res, policy, &sink) {
         return None;
     }
+    let ps = driver.into_inner();
+    let placer = ps.placer();
     let inst = placer.instance();
     let cl = &inst.classes;
     let classes: Vec<Value> = (0..cl.len())
