@@ -45,7 +45,7 @@ for t in scenario_json log_decode kernel_events; do
     mkdir -p "$work/$t" "artifacts/$t"
     cp ../tests/fuzz-regressions/"$t"/* seeds/"$t"/* "$work/$t/" 2>/dev/null || true
 done
-cp ../cli/scenarios/*.json "$work/scenario_json/"
+cp ../scenarios/*.json "$work/scenario_json/"
 printf '\000\000\005\000\007' >"$work/log_decode/mutate-seed"
 printf '\007\000\001\002\003\004\005\006\004\002\011' >"$work/kernel_events/seed"
 

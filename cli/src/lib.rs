@@ -1,19 +1,13 @@
-//! The std layer of mlsched shared by the `mlsched` binary and the wasm package:
-//! scenario and result documents (`formats.md`), their validation, and [`run::run_json`].
-//!
-//! Everything the CLI prints for bad input comes from here, so the npm package throws the very
-//! same messages.
+//! The `mlsched` command line's library: generators ([`gen`]), trace importers ([`import`]) and
+//! comparisons ([`compare`]). The document layer it runs on (scenario and result documents, the
+//! run driver, bundled scenarios, replay) is the `mlsched-scenario` crate, re-exported here under
+//! its old paths so `mlsched_cli::doc`, `mlsched_cli::run`, ... keep working.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod bundled;
 pub mod compare;
-pub mod doc;
-pub mod error;
-pub mod exec;
 pub mod gen;
 pub mod import;
-pub mod replay;
-pub mod run;
 
-pub use error::{InputError, RunError};
+pub use mlsched_scenario::{bundled, doc, error, exec, replay, run};
+pub use mlsched_scenario::{InputError, RunError};

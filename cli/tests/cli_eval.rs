@@ -20,7 +20,7 @@ fn text(o: &Output) -> (String, String) {
 }
 
 fn scenario(name: &str) -> String {
-    format!("{}/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn tmp(name: &str) -> PathBuf {

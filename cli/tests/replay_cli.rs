@@ -19,7 +19,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn scenario(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{name}.json"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../scenarios/{name}.json"))
 }
 
 #[test]

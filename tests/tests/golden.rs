@@ -1,7 +1,7 @@
 //! Golden decision-log hashes: every scenario of the corpus has a recorded `(records, hash)`
 //! pair in `tests/golden/hashes.json`, checked here natively and by the wasm package under node.
 //!
-//! The corpus: every bundled scenario (`cli/scenarios/`), the same scaled by 2 and 4
+//! The corpus: every bundled scenario (`scenarios/`), the same scaled by 2 and 4
 //! (`tests/golden/<name>-x<k>.json`: jobs replicated with suffixed ids, workers replicated for
 //! placement, `seed` shifted), and `mlsched gen` outputs (`tests/golden/gen-<kind>-j<jobs>.json`)
 //! for the kinds whose generator exists when recording. `hashes.json` maps a name to
@@ -108,7 +108,7 @@ fn write_corpus() -> Vec<(String, String)> {
     std::fs::create_dir_all(golden_dir()).unwrap();
     let mut files = Vec::new();
     for (name, text) in SCENARIOS {
-        files.push((name.to_string(), format!("cli/scenarios/{name}.json")));
+        files.push((name.to_string(), format!("scenarios/{name}.json")));
         let v: Value = serde_json::from_str(text).unwrap();
         for k in SCALES {
             let n = format!("{name}-x{k}");

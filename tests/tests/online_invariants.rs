@@ -142,7 +142,7 @@ fn invariants_on_generated_scenarios() {
 #[test]
 fn result_documents_are_consistent() {
     for name in ["online-ps-small", "online-ring-small"] {
-        let path = mlsched_tests::repo_root().join(format!("cli/scenarios/{name}.json"));
+        let path = mlsched_tests::repo_root().join(format!("scenarios/{name}.json"));
         let text = std::fs::read_to_string(path).unwrap();
         let out = mlsched_cli::run::run_json(&text, &Default::default()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -161,7 +161,7 @@ fn scheduler_api() {
 }
 
 fn bundled() -> String {
-    std::fs::read_to_string(mlsched_tests::repo_root().join("cli/scenarios/preempt-small.json"))
+    std::fs::read_to_string(mlsched_tests::repo_root().join("scenarios/preempt-small.json"))
         .unwrap()
 }
 

@@ -5,7 +5,7 @@ use mlsched_cli::gen::route::{build, parse_pods, Pod};
 use mlsched_cli::run::{run_json, RunOptions};
 use serde_json::Value;
 
-const SMALL: &str = include_str!("../../cli/scenarios/route-small.json");
+const SMALL: &str = include_str!("../../scenarios/route-small.json");
 
 fn run(text: &str, policy: Option<&str>) -> Value {
     let opts = RunOptions {

@@ -59,7 +59,7 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(200e6);
     let mut out = serde_json::Map::new();
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
         let Ok(bench) = DecisionBench::new(text, None) else {
             continue;
         };

@@ -6,13 +6,13 @@ use serde_json::{json, Value};
 
 fn main() {
     let mut out: Vec<Value> = Vec::new();
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
-        let kind = mlsched_cli::doc::parse(text)
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
+        let kind = mlsched_scenario::doc::parse(text)
             .map(|d| d.kind())
             .unwrap_or("");
         let mut cases: Vec<(Option<&str>, bool)> = vec![(None, false)];
         cases.extend(
-            mlsched_cli::run::policies(kind)
+            mlsched_scenario::run::policies(kind)
                 .iter()
                 .skip(1)
                 .map(|p| (Some(*p), false)),

@@ -4,9 +4,9 @@
 //! decision into a [`HashSink`], build the result document) with no JSON on either side of the
 //! loop. Native (`examples/bench_native.rs`) and wasm (`DecisionBench` in JS) time this very
 //! function, so the ratio compares the compiled kernel, not two serialisers.
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::run::{run_doc, RunOptions};
 use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{run_doc, RunOptions};
 
 /// A parsed scenario ready to be scheduled again and again.
 #[derive(Clone, Debug)]

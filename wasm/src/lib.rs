@@ -1,6 +1,6 @@
 //! `mlsched-wasm`: the npm package `mlsched`, a thin wasm-bindgen layer over the kernel.
 //!
-//! - [`run`] is `mlsched_cli::run::run_json` itself, so the browser, node and the CLI return the
+//! - [`run`] is `mlsched_scenario::run::run_json` itself, so the browser, node and the CLI return the
 //!   same bytes (including `log_hash`) for the same scenario; errors become JS `Error`s whose
 //!   message is the CLI's message.
 //! - [`Simulation`] is the stepping API of the visualiser: it replays the decisions of a result
@@ -15,7 +15,7 @@
 pub mod bench;
 pub mod replay;
 
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_scenario::run::{run_json, RunOptions};
 use replay::{Frame, Timeline};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -40,13 +40,13 @@ struct Bundled<'a> {
     scenario: &'a str,
 }
 
-/// `[{name, kind, scenario}]` for every bundled example scenario (`mlsched_cli::bundled`).
+/// `[{name, kind, scenario}]` for every bundled example scenario (`mlsched_scenario::bundled`).
 pub fn bundled_json() -> String {
-    let list: Vec<Bundled> = mlsched_cli::bundled::SCENARIOS
+    let list: Vec<Bundled> = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .map(|(name, text)| Bundled {
             name,
-            kind: mlsched_cli::doc::parse(text)
+            kind: mlsched_scenario::doc::parse(text)
                 .map(|d| d.kind())
                 .unwrap_or(""),
             scenario: text,
@@ -155,7 +155,7 @@ pub fn bundled_scenarios() -> Result<JsValue, JsError> {
 /// `policies(kind)`: policies `runWith` accepts for `kind` (first = the kind's own algorithm).
 #[wasm_bindgen]
 pub fn policies(kind: &str) -> Result<JsValue, JsError> {
-    to_js(&mlsched_cli::run::policies(kind))
+    to_js(&mlsched_scenario::run::policies(kind))
 }
 
 /// `version()`: the package version.

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 export const WASM_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const WORKSPACE = process.env.MLSCHED_WORKSPACE || join(WASM_DIR, "..");
 
-/** `[{name, policy, all_categories, ok | error}]` computed natively by `mlsched_cli::run::run_json`
+/** `[{name, policy, all_categories, ok | error}]` computed natively by `mlsched_scenario::run::run_json`
  *  (file from $MLSCHED_NATIVE_RESULTS, written by scripts/ci.sh, else `cargo run --example`). */
 export function nativeResults() {
   const f = process.env.MLSCHED_NATIVE_RESULTS;

@@ -1,5 +1,5 @@
 // Native = wasm: every bundled scenario with each policy its kind accepts, run natively
-// (mlsched_cli::run::run_json) and by the wasm package under node, must give the same bytes
+// (mlsched_scenario::run::run_json) and by the wasm package under node, must give the same bytes
 // (result JSON, or the error message while an algorithm is missing).
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -5,9 +5,9 @@
 //! wasm-bindgen-test-runner, on wasm32.
 use mlsched_wasm::replay::timeline;
 
-/// The bundled scenario `name` (`cli/scenarios/<name>.json`).
+/// The bundled scenario `name` (`scenarios/<name>.json`).
 fn scenario(name: &str) -> &'static str {
-    mlsched_cli::bundled::SCENARIOS
+    mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, text)| *text)

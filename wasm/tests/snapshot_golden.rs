@@ -9,7 +9,6 @@
 //! `SNAPSHOT_FORMAT_VERSION`) with
 //! `MLSCHED_RECORD_GOLDEN=1 cargo test -p mlsched-wasm --test snapshot_golden`, and commit
 //! `tests/golden/snapshots.json`.
-use mlsched_cli::doc::{self, ScenarioDoc};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::log::{HashSink, LogHash};
 use mlsched_kernel::oasis::OasisScheduler;
@@ -18,6 +17,7 @@ use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{Policy, PreemptScheduler};
 use mlsched_kernel::route::{self, Router};
 use mlsched_kernel::snapshot::Snapshot;
+use mlsched_scenario::doc::{self, ScenarioDoc};
 use std::collections::BTreeMap;
 
 const GOLDEN: &str = include_str!("../../tests/golden/snapshots.json");
@@ -36,7 +36,7 @@ const CORPUS: [&str; 8] = [
 ];
 
 fn text(name: &str) -> &'static str {
-    mlsched_cli::bundled::SCENARIOS
+    mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)

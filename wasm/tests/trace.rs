@@ -8,7 +8,7 @@ use mlsched_wasm::Stepper;
 use serde_json::Value;
 
 fn scenario(name: &str) -> &'static str {
-    mlsched_cli::bundled::SCENARIOS
+    mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, text)| *text)
@@ -142,8 +142,8 @@ fn placement_market_rounds_come_from_the_kernel() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn the_traced_market_decides_like_the_plain_one() {
-    let d = mlsched_cli::doc::parse(scenario("placement-table2")).unwrap();
-    let mlsched_cli::doc::ScenarioDoc::Placement(d) = d else {
+    let d = mlsched_scenario::doc::parse(scenario("placement-table2")).unwrap();
+    let mlsched_scenario::doc::ScenarioDoc::Placement(d) = d else {
         panic!("not placement")
     };
     let scn = d.validate().unwrap();

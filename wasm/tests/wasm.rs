@@ -7,7 +7,7 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test]
 fn run_matches_the_cli_layer_on_every_bundled_scenario() {
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
         let want = run_scenario(text, None, false);
         match (run(text), want) {
             (Ok(got), Ok(want)) => assert_eq!(got, want, "{name}"),
@@ -44,7 +44,7 @@ fn bundled_list_has_every_kind() {
 
 #[wasm_bindgen_test]
 fn simulation_steps_a_saved_result() {
-    let scn = include_str!("../../cli/scenarios/oasis-small.json");
+    let scn = include_str!("../../scenarios/oasis-small.json");
     let res = r#"{"kind":"oasis","policy":"oasis","summary":{"admitted":1,"rejected":4,"total_utility":1},
       "jobs":[{"id":"resnet-1","admitted":true,"placements":[{"slot":1,"workers":[[0,1]],"ps":[]}]},
         {"id":"vgg-2","admitted":false},{"id":"bert-3","admitted":false},{"id":"lstm-4","admitted":false},

@@ -26,7 +26,7 @@ export type Kind = "oasis" | "online" | "placement" | "preempt" | "route";
 export interface BundledScenario {
   name: string;
   kind: Kind;
-  /** Scenario JSON text, as in `cli/scenarios/<name>.json`. */
+  /** Scenario JSON text, as in `scenarios/<name>.json`. */
   scenario: string;
 }
 

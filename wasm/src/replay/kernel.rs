@@ -11,9 +11,6 @@
 //!
 //! Anything else (a baseline policy, a hand-edited result) returns `None` and the replay falls
 //! back to the result document alone.
-use mlsched_cli::doc::oasis::OasisDoc;
-use mlsched_cli::doc::online::OnlineDoc;
-use mlsched_cli::doc::placement::PlacementDoc;
 use mlsched_kernel::driver::{arrival_order, Driver};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::placement::Method;
@@ -21,6 +18,9 @@ use mlsched_kernel::oasis::{Decision as OasisDecision, OasisOutput, OasisSchedul
 use mlsched_kernel::online::{OnlineDecision, OnlineOutput, OnlineScheduler, Search};
 use mlsched_kernel::placement::{Market, PlacementOutput, PlacementScheduler, Placer, MARKET_CAP};
 use mlsched_kernel::price::zhou_price;
+use mlsched_scenario::doc::oasis::OasisDoc;
+use mlsched_scenario::doc::online::OnlineDoc;
+use mlsched_scenario::doc::placement::PlacementDoc;
 use serde_json::{json, Value};
 
 /// Market rounds kept per category (the first ones; the count of all is reported).

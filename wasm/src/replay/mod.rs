@@ -12,7 +12,7 @@ mod placement;
 mod preempt;
 mod route;
 
-use mlsched_cli::doc::{self, ScenarioDoc};
+use mlsched_scenario::doc::{self, ScenarioDoc};
 use serde::Serialize;
 use serde_json::Value;
 

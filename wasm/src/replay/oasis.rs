@@ -4,8 +4,8 @@ use super::{
     arr, f64_of, job_result, num, runs, steps_of, u32_of, zeros, Bar, Decision, JobInfo, Server,
     Timeline,
 };
-use mlsched_cli::doc::oasis::OasisDoc;
 use mlsched_kernel::price::oasis_price;
+use mlsched_scenario::doc::oasis::OasisDoc;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -3,8 +3,8 @@
 use super::{
     arr, f64_of, job_result, num, steps_of, u32_of, zeros, Bar, Decision, JobInfo, Server, Timeline,
 };
-use mlsched_cli::doc::online::{ArchitectureDoc, OnlineDoc};
 use mlsched_kernel::price::zhou_price;
+use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc};
 use serde_json::Value;
 
 pub(super) fn build(d: &OnlineDoc, res: &Value) -> Result<Timeline, String> {

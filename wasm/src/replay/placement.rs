@@ -2,7 +2,7 @@
 //! search examined (`per_category`, present with `allCategories`), then the chosen `best`. Each
 //! step shows which workers the matching assigns to which job.
 use super::{arr, f64_of, num, str_of, Bar, Decision, JobInfo, Server, Timeline};
-use mlsched_cli::doc::placement::PlacementDoc;
+use mlsched_scenario::doc::placement::PlacementDoc;
 use serde_json::{json, Value};
 
 pub(super) fn build(d: &PlacementDoc, res: &Value) -> Result<Timeline, String> {

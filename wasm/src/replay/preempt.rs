@@ -4,7 +4,7 @@
 use super::{
     arr, job_result, runs, steps_of, u32_of, zeros, Bar, Decision, JobInfo, Server, Timeline,
 };
-use mlsched_cli::doc::preempt::PreemptDoc;
+use mlsched_scenario::doc::preempt::PreemptDoc;
 use serde_json::{json, Value};
 
 pub(super) fn build(d: &PreemptDoc, res: &Value) -> Result<Timeline, String> {

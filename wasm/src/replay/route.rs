@@ -4,7 +4,7 @@ use super::{
     arr, f64_of, job_result, num, steps_of, str_of, u32_of, zeros, Bar, Decision, JobInfo, Server,
     Timeline,
 };
-use mlsched_cli::doc::route::{NodeKindDoc, RouteDoc};
+use mlsched_scenario::doc::route::{NodeKindDoc, RouteDoc};
 use serde_json::{json, Value};
 
 pub(super) fn build(d: &RouteDoc, res: &Value) -> Result<Timeline, String> {

@@ -1,0 +1,21 @@
+//! mlsched's document layer, shared by the `mlsched` binary, the wasm package and the bindings:
+//! scenario and result documents (`docs/formats.md`), their validation, the bundled example
+//! scenarios, the run driver ([`run::run_json`]) and log replay ([`replay`]).
+//!
+//! It sits between the `no_std` kernel (which knows no document and no command-line word) and
+//! every surface: everything a user sees for bad input comes from here, so the CLI, the npm
+//! package and the bindings report the very same messages. It is a crate of its own rather than
+//! kernel features because it needs `std` (serde_json, owned strings, error paths) that the
+//! kernel must never pull in, and because generators, importers and plots — CLI-only concerns —
+//! stay out of the browser build.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod bundled;
+pub mod doc;
+pub mod error;
+pub mod exec;
+pub mod replay;
+pub mod run;
+
+pub use error::{InputError, RunError};
