@@ -13,6 +13,7 @@
 
 pub mod bundled;
 pub mod doc;
+pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod replay;

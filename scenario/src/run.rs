@@ -1,9 +1,9 @@
 //! One entry point for every kind: scenario JSON in, result JSON out ([`run_json`]), the same
 //! bytes in the CLI and in the wasm package.
 use crate::doc::{self, ScenarioDoc};
+use crate::engine::{Engine, Kind};
 use crate::error::{InputError, RunError};
-use crate::exec;
-use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_kernel::log::{HashSink, LogError, LogHash, LogSink};
 use serde::Serialize;
 
 /// Options of a run beyond the scenario itself.
@@ -43,46 +43,39 @@ impl ResultDoc {
 
     /// `log_hash` of the result.
     pub fn log_hash(&self) -> &str {
-        match self {
-            ResultDoc::Oasis(r) => &r.log_hash,
-            ResultDoc::Online(r) => &r.log_hash,
-            ResultDoc::Placement(r) => &r.log_hash,
-            ResultDoc::Preempt(r) => &r.log_hash,
-            ResultDoc::Route(r) => &r.log_hash,
-        }
+        crate::dispatch_result!(self, r, K => K::log_hash(r))
     }
 
     /// A short human summary (what `mlsched run` prints).
     pub fn summary_text(&self) -> String {
-        match self {
-            ResultDoc::Oasis(r) => exec::oasis::summary_text(r),
-            ResultDoc::Online(r) => exec::online::summary_text(r),
-            ResultDoc::Placement(r) => exec::placement::summary_text(r),
-            ResultDoc::Preempt(r) => exec::preempt::summary_text(r),
-            ResultDoc::Route(r) => exec::route::summary_text(r),
-        }
+        crate::dispatch_result!(self, r, K => K::summary_text(r))
     }
 }
 
-/// Validates and runs a parsed scenario, sending every decision record to `sink`.
+/// Validates and runs a parsed scenario through the [`Engine`] (its own arrivals to the end),
+/// sending every event and decision record to `sink`.
 pub fn run_doc<S: LogSink>(
     doc: &ScenarioDoc,
     opts: &RunOptions,
     sink: &mut S,
 ) -> Result<ResultDoc, RunError> {
-    Ok(match doc {
-        ScenarioDoc::Oasis(d) => ResultDoc::Oasis(exec::oasis::run(d, &d.validate()?, opts, sink)?),
-        ScenarioDoc::Online(d) => {
-            ResultDoc::Online(exec::online::run(d, &d.validate()?, opts, sink)?)
-        }
-        ScenarioDoc::Placement(d) => {
-            ResultDoc::Placement(exec::placement::run(d, &d.validate()?, opts, sink)?)
-        }
-        ScenarioDoc::Preempt(d) => {
-            ResultDoc::Preempt(exec::preempt::run(d, &d.validate()?, opts, sink)?)
-        }
-        ScenarioDoc::Route(d) => ResultDoc::Route(exec::route::run(d, &d.validate()?, opts, sink)?),
-    })
+    let mut e = Engine::from_doc(doc, opts, Borrowed(sink), 0)?;
+    e.run_to_end(&mut |_| {})
+}
+
+/// A sink borrowed for one run (the engine owns its sink).
+struct Borrowed<'a, S>(&'a mut S);
+
+impl<S: LogSink> LogSink for Borrowed<'_, S> {
+    fn record<T: serde::Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        self.0.record(tag, rec)
+    }
+    fn hash(&self) -> LogHash {
+        self.0.hash()
+    }
+    fn event<T: serde::Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        self.0.event(tag, rec)
+    }
 }
 
 /// Parses, validates and runs `text`, returning the result document as JSON text.
@@ -106,12 +99,13 @@ pub fn unknown_policy(kind: &str, policy: &str, accepted: &[&str]) -> RunError {
 
 /// Policies accepted by `kind` (first = the kind's own algorithm), for `demo` and `compare`.
 pub fn policies(kind: &str) -> &'static [&'static str] {
+    use crate::engine::{Kind, Oasis, Online, Placement, Preempt, Route};
     match kind {
-        "oasis" => exec::oasis::policies(),
-        "online" => exec::online::policies(),
-        "placement" => exec::placement::policies(),
-        "preempt" => exec::preempt::policies(),
-        "route" => exec::route::policies(),
+        Oasis::NAME => Oasis::policies(),
+        Online::NAME => Online::policies(),
+        Placement::NAME => Placement::policies(),
+        Preempt::NAME => Preempt::policies(),
+        Route::NAME => Route::policies(),
         _ => &[],
     }
 }

@@ -2,27 +2,12 @@
 //! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::error::RunError;
-use crate::run::RunOptions;
 use mlsched_kernel::driver::{arrival_order, Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{
     theoretical_alpha, OnlineDecision, OnlineOutput, OnlineScheduler, Search,
 };
-
-/// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
-pub fn run<S: LogSink>(
-    doc: &OnlineDoc,
-    scn: &OnlineScenario,
-    opts: &RunOptions,
-    sink: &mut S,
-) -> Result<OnlineResult, RunError> {
-    if let Some(p) = opts.policy.as_deref().filter(|p| *p != "online") {
-        return super::baseline::run_online(p, doc, scn, sink);
-    }
-    let decisions = decide(scn, Search::Fast, sink)?;
-    Ok(result(doc, scn, &decisions, sink.hash().hex().to_string()))
-}
 
 /// Runs A_online with `mode`, logging every decision into `sink`.
 pub fn decide<S: LogSink>(

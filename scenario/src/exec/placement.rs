@@ -1,17 +1,8 @@
-//! Runs kind `"placement"` (Liu et al. 2024): the scenario's `method`, or the method named by
-//! `--policy` (one of [`policies`]); `--all` fills `per_category`.
-use crate::doc::placement::{
-    PlacementBest, PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats,
-    PlacementResult,
-};
-use crate::error::RunError;
-use crate::run::RunOptions;
-use mlsched_kernel::driver::Driver;
-use mlsched_kernel::log::LogSink;
-use mlsched_kernel::model::placement::{Method, PlacementScenario};
-use mlsched_kernel::placement::{
-    workload, Assignment, CategoryReport, PlacementOutput, PlacementScheduler, Placer,
-};
+//! Kind `"placement"` (Liu et al. 2024): method names, the result's assignment tables and the
+//! human summary; the engine is [`crate::engine::Placement`].
+use crate::doc::placement::{PlacementBest, PlacementCategory, PlacementResult};
+use mlsched_kernel::model::placement::Method;
+use mlsched_kernel::placement::{workload, Assignment, CategoryReport};
 use std::collections::BTreeMap;
 
 /// Method names as written in scenarios and accepted by `--policy`.
@@ -33,68 +24,6 @@ pub fn method_name(m: Method) -> &'static str {
         .map_or("has", |(n, _)| n)
 }
 
-/// Runs the scenario with the policy of `opts` (default: the scenario's `method`).
-pub fn run<S: LogSink>(
-    doc: &PlacementDoc,
-    scn: &PlacementScenario,
-    opts: &RunOptions,
-    sink: &mut S,
-) -> Result<PlacementResult, RunError> {
-    let method = match opts.policy.as_deref() {
-        None | Some("placement") => scn.method,
-        Some(p) => match METHODS.iter().find(|(n, _)| *n == p) {
-            Some((_, m)) => *m,
-            None => return Err(crate::run::unknown_policy("placement", p, policies())),
-        },
-    };
-    let placer = Placer::new(scn).map_err(|e| RunError::Runtime(e.to_string()))?;
-    let ids: Vec<&str> = doc.jobs.iter().map(|j| j.id.as_str()).collect();
-    let mut rows: Vec<PlacementCategory> = Vec::new();
-    let all = opts.all_categories;
-    // Every job arrives at slot 0; SlotAdvanced(0) runs the method.
-    let arrivals: Vec<(u32, u32)> = (0..doc.jobs.len() as u32).map(|j| (0, j)).collect();
-    let mut driver = Driver::new(PlacementScheduler::new(placer, method));
-    driver
-        .run(&arrivals, sink, &mut |o: &PlacementOutput<'_>| {
-            if let (true, PlacementOutput::Category(r)) = (all, o) {
-                rows.push(category_row(&ids, r));
-            }
-        })
-        .map_err(|e| RunError::Runtime(format!("placement ({}): {e}", method_name(method))))?;
-    let ps = driver.into_inner();
-    let summary = ps.summary().copied().unwrap_or_default();
-    let placer = ps.placer();
-    let best = best_doc(&ids, placer.instance(), placer.best());
-    let market = matches!(method, Method::Has | Method::Jps).then(|| PlacementMarketStats {
-        rounds: summary.market_rounds,
-        max_rounds: summary.market_rounds_max,
-        unit_rounds: summary.market_unit_rounds,
-        fallbacks: summary.market_fallbacks,
-        classes: placer.instance().classes.len() as u32,
-    });
-    let jps = (method == Method::Jps).then(|| PlacementJpsInfo {
-        categories: summary.category_count,
-        from: summary.jps_from,
-        priority: placer
-            .jps_order()
-            .iter()
-            .map(|&i| ids[i as usize].to_string())
-            .collect(),
-    });
-    let mut best = best;
-    best.category = placer.best().counts.clone();
-    Ok(PlacementResult {
-        kind: "placement".into(),
-        policy: method_name(method).into(),
-        best,
-        categories_examined: summary.examined,
-        per_category: all.then_some(rows),
-        market,
-        jps,
-        log_hash: sink.hash().hex().to_string(),
-    })
-}
-
 fn assignment_map(ids: &[&str], a: &Assignment) -> BTreeMap<String, Vec<u32>> {
     let mut m: BTreeMap<String, Vec<u32>> = ids.iter().map(|id| (id.to_string(), vec![])).collect();
     for (k, &i) in a.job_of.iter().enumerate() {
@@ -105,7 +34,7 @@ fn assignment_map(ids: &[&str], a: &Assignment) -> BTreeMap<String, Vec<u32>> {
     m
 }
 
-fn category_row(ids: &[&str], r: &CategoryReport<'_>) -> PlacementCategory {
+pub(crate) fn category_row(ids: &[&str], r: &CategoryReport<'_>) -> PlacementCategory {
     let a = r.assignment;
     PlacementCategory {
         category: a.counts.clone(),
@@ -118,7 +47,7 @@ fn category_row(ids: &[&str], r: &CategoryReport<'_>) -> PlacementCategory {
     }
 }
 
-fn best_doc(
+pub(crate) fn best_doc(
     ids: &[&str],
     inst: &mlsched_kernel::placement::Instance,
     a: &Assignment,

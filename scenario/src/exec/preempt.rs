@@ -1,86 +1,15 @@
 //! Runs kind `"preempt"`: A_online with A_greedy / A_ps (Wang et al. 2022) or a baseline
 //! dispatch (`--policy all-cloud | edge-fifo | random`), and builds the result document.
 use crate::doc::preempt::{
-    PreemptCandidate, PreemptChunk, PreemptDispatch, PreemptDoc, PreemptExplain, PreemptJobResult,
-    PreemptPs, PreemptResult, PreemptSummary,
+    PreemptCandidate, PreemptChunk, PreemptDispatch, PreemptDoc, PreemptJobResult, PreemptPs,
+    PreemptResult,
 };
 use crate::error::RunError;
-use crate::run::RunOptions;
-use mlsched_kernel::driver::{arrival_order, Driver, DriverError};
-use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptError, PreemptScheduler};
-
-/// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
-pub fn run<S: LogSink>(
-    doc: &PreemptDoc,
-    scn: &PreemptScenario,
-    opts: &RunOptions,
-    sink: &mut S,
-) -> Result<PreemptResult, RunError> {
-    let name = opts.policy.as_deref().unwrap_or("preempt");
-    let policy = match name {
-        "preempt" => Policy::Greedy,
-        "all-cloud" => Policy::AllCloud,
-        "edge-fifo" => Policy::EdgeFifo,
-        "random" => Policy::Random,
-        p => return Err(crate::run::unknown_policy("preempt", p, policies())),
-    };
-    let mut sched = PreemptScheduler::new(scn, policy).map_err(|e| kernel_error(doc, e))?;
-    let mut jobs: Vec<PreemptJobResult> = doc
-        .jobs
-        .iter()
-        .map(|j| PreemptJobResult {
-            id: j.id.clone(),
-            completion_slot: 0,
-            jct: 0,
-            chunks: Vec::new(),
-            ps: Vec::new(),
-            zeta: None,
-            explain: (policy == Policy::Greedy).then(|| PreemptExplain {
-                candidates: Vec::new(),
-                dispatch: Vec::new(),
-            }),
-        })
-        .collect();
-    let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
-    Driver::new(&mut sched)
-        .run(&order, sink, &mut |d: &PreemptDecision| {
-            collect(&mut jobs, d)
-        })
-        .map_err(|e| match e {
-            DriverError::Scheduler(e) => kernel_error(doc, e),
-            e => RunError::Runtime(e.to_string()),
-        })?;
-    finish(&sched, scn, &mut jobs);
-    let total_jct: u64 = jobs.iter().map(|j| j.jct as u64).sum();
-    let cloud_chunks = jobs
-        .iter()
-        .flat_map(|j| &j.chunks)
-        .filter(|c| scn.servers.get(c.server as usize).is_some_and(|s| s.cloud))
-        .count() as u64;
-    Ok(PreemptResult {
-        kind: "preempt".into(),
-        policy: name.into(),
-        summary: PreemptSummary {
-            avg_jct: if jobs.is_empty() {
-                0.0
-            } else {
-                total_jct as f64 / jobs.len() as f64
-            },
-            total_jct,
-            preemptions: sched.preemptions,
-            cloud_chunks,
-            ps_unassigned: Some(sched.ps_misses),
-            makespan: Some(sched.horizon_end()),
-        },
-        jobs,
-        log_hash: sink.hash().hex().to_string(),
-    })
-}
+use mlsched_kernel::preempt::{PreemptDecision, PreemptError, PreemptScheduler};
 
 /// Files one decision into the job results (PS per slot, explanations).
-fn collect(jobs: &mut [PreemptJobResult], d: &PreemptDecision) {
+pub(crate) fn collect(jobs: &mut [PreemptJobResult], d: &PreemptDecision) {
     match *d {
         PreemptDecision::Candidate(c) => {
             if let Some(e) = jobs
@@ -124,7 +53,11 @@ fn collect(jobs: &mut [PreemptJobResult], d: &PreemptDecision) {
 }
 
 /// Chunks (every slot each ran in), c_j and JCT from the final plans.
-fn finish(sched: &PreemptScheduler, scn: &PreemptScenario, jobs: &mut [PreemptJobResult]) {
+pub(crate) fn finish(
+    sched: &PreemptScheduler,
+    scn: &PreemptScenario,
+    jobs: &mut [PreemptJobResult],
+) {
     let mut slots: Vec<Vec<u32>> =
         vec![Vec::new(); scn.jobs.iter().map(|j| j.chunks as usize).sum()];
     for w in 0..sched.plans().workers_len() {
@@ -165,7 +98,7 @@ fn finish(sched: &PreemptScheduler, scn: &PreemptScenario, jobs: &mut [PreemptJo
 }
 
 /// The kernel's error with the job's id instead of its index.
-fn kernel_error(doc: &PreemptDoc, e: PreemptError) -> RunError {
+pub(crate) fn kernel_error(doc: &PreemptDoc, e: PreemptError) -> RunError {
     let id = |j: u32| {
         doc.jobs
             .get(j as usize)

@@ -1,31 +1,20 @@
-//! Runs kind `"route"`: CSRP / Aggregated CSRP (Song et al. 2023) or one of the paper's
-//! comparison schedulers (`--policy fifo | fair | capacity | deadline`).
+//! Kind `"route"`: the result document of CSRP / Aggregated CSRP (Song et al. 2023) or one of
+//! the paper's comparison schedulers, and the human summary; the engine is
+//! [`crate::engine::Route`].
 use crate::doc::route::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
 use crate::error::{InputError, RunError};
-use crate::run::RunOptions;
-use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::route::{NodeKind, RouteScenario};
-use mlsched_kernel::route::{Policy, RouteError, Router, NONE};
+use mlsched_kernel::route::{Policy, RouteError, RouteOutcome, NONE};
 
-/// Runs the scenario with the policy of `opts` (default: the kind's own algorithm).
-pub fn run<S: LogSink>(
+/// The result document of a finished routing run (`out`) under `policy`, named `name`.
+pub(crate) fn result(
     doc: &RouteDoc,
     scn: &RouteScenario,
-    opts: &RunOptions,
-    sink: &mut S,
-) -> Result<RouteResult, RunError> {
-    let name = opts.policy.as_deref().unwrap_or("route");
-    let policy = match name {
-        "route" => Policy::Csrp,
-        "fifo" => Policy::Fifo,
-        "fair" => Policy::Fair,
-        "capacity" => Policy::Capacity,
-        "deadline" => Policy::Deadline,
-        p => return Err(crate::run::unknown_policy("route", p, policies())),
-    };
-    let out = Router::new(scn, policy)
-        .and_then(|r| r.run(sink))
-        .map_err(|e| kernel_error(doc, e))?;
+    policy: Policy,
+    name: &str,
+    out: &RouteOutcome,
+    log_hash: String,
+) -> RouteResult {
     let node_id = |v: u32| {
         doc.topology
             .nodes
@@ -70,7 +59,7 @@ pub fn run<S: LogSink>(
         .count() as u32;
     let s = out.summary;
     let csrp = policy == Policy::Csrp;
-    Ok(RouteResult {
+    RouteResult {
         kind: "route".into(),
         policy: name.into(),
         summary: RouteSummary {
@@ -84,11 +73,11 @@ pub fn run<S: LogSink>(
             bandwidth_units_plain: (csrp && scn.aggregate).then_some(plain),
         },
         jobs,
-        log_hash: sink.hash().hex().to_string(),
-    })
+        log_hash,
+    }
 }
 
-fn kernel_error(doc: &RouteDoc, e: RouteError) -> RunError {
+pub(crate) fn kernel_error(doc: &RouteDoc, e: RouteError) -> RunError {
     let job = |i: u32| {
         format!(
             "job `{}`",

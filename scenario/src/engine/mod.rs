@@ -1,0 +1,469 @@
+//! The engine façade: one event-driven engine over the five kinds, built from a validated
+//! scenario document.
+//!
+//! Every surface runs through it: `mlsched run` ([`crate::run::run_doc`]) is an [`Engine`] fed
+//! the scenario's own arrivals to the end ([`Engine::run_to_end`]); a control plane (Rust, the
+//! wasm `Engine`, the C ABI, Python) feeds the same events one at a time with
+//! [`Engine::on_event`] and gets the same decisions, the same log and the same result document.
+//!
+//! - **Events** are the kernel's [`Event`]s with the current slot as an argument, in the order
+//!   of [`mlsched_kernel::api`]: per slot, finishes, arrivals in (arrival, index) order, then
+//!   `SlotAdvanced`. The engine refuses, with a typed [`RunError`] naming the field, an event
+//!   whose slot goes back in time, an unknown job, a second arrival of a job, an arrival before
+//!   the job's `arrival`, a finish of a job that never arrived, and any event after
+//!   [`Engine::finish`].
+//! - **Decisions** come back as [`Decision`]s: the record's name, the job it concerns and the
+//!   kernel's decision record as JSON (its explanation included).
+//! - **Snapshots** are the events fed so far ([`Engine::snapshot`]): restoring rebuilds the
+//!   engine from the same scenario and options and replays them, so the restored engine's
+//!   scheduler, collected results and log are exactly those of the original (the kernel's own
+//!   algorithm snapshots, `mlsched_kernel::snapshot`, stay available to Rust embedders).
+//! - **One per-kind trait**: each kind implements [`Kind`] (its documents, policies, engine and
+//!   summary); [`dispatch!`](crate::dispatch) is the single place that matches on the kind.
+mod decision;
+mod oasis;
+mod online;
+mod placement;
+mod preempt;
+mod route;
+mod snapshot;
+
+pub use decision::Decision;
+
+use crate::doc::{self, ScenarioDoc};
+use crate::error::{InputError, RunError};
+use crate::run::{ResultDoc, RunOptions};
+use mlsched_kernel::api::Event;
+use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_kernel::Slot;
+
+/// One scenario kind: its documents, its policies, its engine and its human summary.
+///
+/// Implemented by [`oasis::Oasis`], [`online::Online`], [`placement::Placement`],
+/// [`preempt::Preempt`] and [`route::Route`]; [`dispatch!`](crate::dispatch) selects one.
+pub trait Kind {
+    /// The `kind` string of its documents.
+    const NAME: &'static str;
+    /// The scenario document.
+    type Doc;
+    /// The result document.
+    type Result;
+    /// Policies accepted by `--policy` (the first is the kind's own algorithm).
+    fn policies() -> &'static [&'static str];
+    /// Validates `doc` and builds the engine running the policy of `opts`.
+    fn engine<L: LogSink>(doc: &Self::Doc, opts: &RunOptions) -> Result<Built<L>, RunError>;
+    /// The human summary `mlsched run` prints.
+    fn summary_text(r: &Self::Result) -> String;
+    /// The result's `log_hash`.
+    fn log_hash(r: &Self::Result) -> &str;
+}
+
+/// What a [`Kind`] builds: the engine and the scenario facts the façade checks events against.
+pub struct Built<L> {
+    pub(crate) inner: Box<dyn KindEngine<L>>,
+    /// Arrival slot of every job, input order.
+    pub(crate) arrivals: Vec<Slot>,
+    /// Job ids, input order.
+    pub(crate) ids: Vec<String>,
+    /// The policy's document name.
+    pub(crate) policy: String,
+}
+
+/// A kind's engine behind the façade: feeds one event through the kernel's driver, collects
+/// what the result document needs, and writes that document at the end.
+pub(crate) trait KindEngine<L> {
+    /// Feeds `ev` at `now`: event record and decision records to `sink`, decisions to `out`.
+    fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<(), RunError>;
+    /// The scheduler's next wake-up after `after` ([`mlsched_kernel::api::Scheduler::next_wakeup`]).
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot>;
+    /// Ends the run: final decisions, then the result document.
+    fn finish(
+        &mut self,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<ResultDoc, RunError>;
+}
+
+/// Matches a [`ScenarioDoc`] once for every kind: `dispatch!(doc, d, K => expr)` evaluates
+/// `expr` with `d` bound to the kind's document and `K` to its [`Kind`] type.
+#[macro_export]
+macro_rules! dispatch {
+    ($doc:expr, $d:ident, $k:ident => $body:expr) => {
+        match $doc {
+            $crate::doc::ScenarioDoc::Oasis($d) => {
+                type $k = $crate::engine::Oasis;
+                $body
+            }
+            $crate::doc::ScenarioDoc::Online($d) => {
+                type $k = $crate::engine::Online;
+                $body
+            }
+            $crate::doc::ScenarioDoc::Placement($d) => {
+                type $k = $crate::engine::Placement;
+                $body
+            }
+            $crate::doc::ScenarioDoc::Preempt($d) => {
+                type $k = $crate::engine::Preempt;
+                $body
+            }
+            $crate::doc::ScenarioDoc::Route($d) => {
+                type $k = $crate::engine::Route;
+                $body
+            }
+        }
+    };
+}
+
+/// Matches a [`ResultDoc`] once for every kind: `dispatch_result!(res, r, K => expr)`.
+#[macro_export]
+macro_rules! dispatch_result {
+    ($res:expr, $r:ident, $k:ident => $body:expr) => {
+        match $res {
+            $crate::run::ResultDoc::Oasis($r) => {
+                type $k = $crate::engine::Oasis;
+                $body
+            }
+            $crate::run::ResultDoc::Online($r) => {
+                type $k = $crate::engine::Online;
+                $body
+            }
+            $crate::run::ResultDoc::Placement($r) => {
+                type $k = $crate::engine::Placement;
+                $body
+            }
+            $crate::run::ResultDoc::Preempt($r) => {
+                type $k = $crate::engine::Preempt;
+                $body
+            }
+            $crate::run::ResultDoc::Route($r) => {
+                type $k = $crate::engine::Route;
+                $body
+            }
+        }
+    };
+}
+
+pub use oasis::Oasis;
+pub use online::Online;
+pub use placement::Placement;
+pub use preempt::Preempt;
+pub use route::Route;
+
+/// An event as fed to the engine (kept for [`Engine::snapshot`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Fed {
+    pub(crate) now: Slot,
+    /// 0 = arrived, 1 = slot advanced, 2 = finished.
+    pub(crate) what: u8,
+    pub(crate) job: u32,
+}
+
+impl Fed {
+    fn of(now: Slot, ev: Event<u32>) -> Fed {
+        let (what, job) = match ev {
+            Event::JobArrived(j) => (0, j),
+            Event::SlotAdvanced => (1, 0),
+            Event::JobFinished(j) => (2, j),
+        };
+        Fed { now, what, job }
+    }
+
+    fn event(self) -> Option<Event<u32>> {
+        match self.what {
+            0 => Some(Event::JobArrived(self.job)),
+            1 => Some(Event::SlotAdvanced),
+            2 => Some(Event::JobFinished(self.job)),
+            _ => None,
+        }
+    }
+}
+
+/// The engine of one scenario run: see the module docs.
+pub struct Engine<L: LogSink = HashSink> {
+    kind: &'static str,
+    policy: String,
+    inner: Box<dyn KindEngine<L>>,
+    sink: L,
+    /// `(arrival, job)` sorted: the scenario's own arrival order.
+    order: Vec<(Slot, u32)>,
+    arrivals: Vec<Slot>,
+    ids: Vec<String>,
+    arrived: Vec<bool>,
+    events: Vec<Fed>,
+    fingerprint: u64,
+    now: Option<Slot>,
+    /// `SlotAdvanced` was fed at `now`.
+    advanced: bool,
+    result: Option<ResultDoc>,
+}
+
+impl Engine<HashSink> {
+    /// Parses and validates `scenario` and builds the engine for the policy of `opts`; the log
+    /// is kept as its hash only.
+    pub fn new(scenario: &str, opts: &RunOptions) -> Result<Self, RunError> {
+        Self::with_sink(scenario, opts, HashSink::new())
+    }
+}
+
+impl<L: LogSink> Engine<L> {
+    /// As [`Engine::new`], writing every event and decision record to `sink`.
+    pub fn with_sink(scenario: &str, opts: &RunOptions, sink: L) -> Result<Self, RunError> {
+        let d = doc::parse(scenario)?;
+        Self::from_doc(&d, opts, sink, snapshot::fingerprint(scenario, opts))
+    }
+
+    /// Builds the engine of a parsed document; `fingerprint` identifies the scenario and options
+    /// in snapshots.
+    pub fn from_doc(
+        d: &ScenarioDoc,
+        opts: &RunOptions,
+        sink: L,
+        fingerprint: u64,
+    ) -> Result<Self, RunError> {
+        let (kind, built) = crate::dispatch!(d, x, K => (K::NAME, K::engine::<L>(x, opts)?));
+        let mut order: Vec<(Slot, u32)> = built
+            .arrivals
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| (a, i as u32))
+            .collect();
+        order.sort_unstable();
+        Ok(Engine {
+            kind,
+            policy: built.policy,
+            inner: built.inner,
+            sink,
+            order,
+            arrived: vec![false; built.arrivals.len()],
+            arrivals: built.arrivals,
+            ids: built.ids,
+            events: Vec::new(),
+            fingerprint,
+            now: None,
+            advanced: false,
+            result: None,
+        })
+    }
+
+    /// The scenario's kind.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// The policy running (its document name, e.g. `oasis`, `fifo`, `has`).
+    pub fn policy(&self) -> &str {
+        &self.policy
+    }
+
+    /// Number of jobs in the scenario.
+    pub fn jobs(&self) -> u32 {
+        self.ids.len() as u32
+    }
+
+    /// The id of job `j` (input order).
+    pub fn job_id(&self, j: u32) -> Option<&str> {
+        self.ids.get(j as usize).map(String::as_str)
+    }
+
+    /// The scenario's `(arrival slot, job)` pairs in the order a run feeds them.
+    pub fn arrival_order(&self) -> &[(Slot, u32)] {
+        &self.order
+    }
+
+    /// The slot of the last event fed (`None` before the first).
+    pub fn now(&self) -> Option<Slot> {
+        self.now
+    }
+
+    /// The earliest slot after the current one at which the scheduler wants a `SlotAdvanced`
+    /// although no job arrives (`None`: never).
+    pub fn next_wakeup(&self) -> Option<Slot> {
+        self.inner.next_wakeup(self.now)
+    }
+
+    /// The sink holding the log (its hash is the run's `log_hash`).
+    pub fn sink(&self) -> &L {
+        &self.sink
+    }
+
+    /// The sink back, e.g. a log file writer to finish.
+    pub fn into_sink(self) -> L {
+        self.sink
+    }
+
+    /// The result document, once [`Engine::finish`] has run.
+    pub fn result(&self) -> Option<&ResultDoc> {
+        self.result.as_ref()
+    }
+
+    /// Feeds one event at slot `now`; every decision it causes goes to `out`, in order.
+    pub fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<(), RunError> {
+        self.check(now, ev)?;
+        self.inner.on_event(now, ev, &mut self.sink, out)?;
+        if self.now != Some(now) {
+            self.advanced = false;
+        }
+        self.now = Some(now);
+        match ev {
+            Event::JobArrived(j) => self.arrived[j as usize] = true,
+            Event::SlotAdvanced => self.advanced = true,
+            Event::JobFinished(_) => {}
+        }
+        self.events.push(Fed::of(now, ev));
+        Ok(())
+    }
+
+    /// [`Engine::on_event`] returning the decisions as a vector.
+    pub fn feed(&mut self, now: Slot, ev: Event<u32>) -> Result<Vec<Decision>, RunError> {
+        let mut v = Vec::new();
+        self.on_event(now, ev, &mut |d| v.push(d))?;
+        Ok(v)
+    }
+
+    /// Refuses an event the kernel must never see, naming the field.
+    fn check(&self, now: Slot, ev: Event<u32>) -> Result<(), RunError> {
+        let bad =
+            |field: &str, why: String| Err(RunError::Input(InputError::new("event", field, why)));
+        if self.result.is_some() {
+            return bad("event", "the run is finished".into());
+        }
+        if let Some(t) = self.now.filter(|&t| now < t) {
+            return bad(
+                "now",
+                format!("slot {now} is before the last event's slot {t}"),
+            );
+        }
+        let job = match ev {
+            Event::JobArrived(j) | Event::JobFinished(j) => j,
+            Event::SlotAdvanced => return Ok(()),
+        };
+        let Some(&arrival) = self.arrivals.get(job as usize) else {
+            return bad(
+                "job",
+                format!("no job {job}: the scenario has {} jobs", self.ids.len()),
+            );
+        };
+        let id = &self.ids[job as usize];
+        match ev {
+            Event::JobArrived(_) if self.arrived[job as usize] => {
+                bad("job", format!("job `{id}` has already arrived"))
+            }
+            Event::JobArrived(_) if now < arrival => bad(
+                "now",
+                format!("job `{id}` arrives at slot {arrival}, not before (got {now})"),
+            ),
+            Event::JobFinished(_) if !self.arrived[job as usize] => {
+                bad("job", format!("job `{id}` finished but never arrived"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Feeds, from the current state, every scenario arrival not fed yet and every wake-up, in
+    /// the documented order, as [`mlsched_kernel::driver::Driver::run`] does; then
+    /// [`Engine::finish`]. On a fresh engine this is exactly `mlsched run`.
+    pub fn run_to_end(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
+        let mut next = 0usize;
+        let pending = |next: &mut usize, arrived: &[bool], order: &[(Slot, u32)]| {
+            while order.get(*next).is_some_and(|a| arrived[a.1 as usize]) {
+                *next += 1;
+            }
+            order.get(*next).copied()
+        };
+        let mut t = match self.now {
+            Some(now) if !self.advanced => Some(now),
+            now => {
+                let wake = self
+                    .inner
+                    .next_wakeup(now)
+                    .map(|w| now.map_or(w, |n| w.max(n.saturating_add(1))));
+                let arr = pending(&mut next, &self.arrived, &self.order)
+                    .map(|a| now.map_or(a.0, |n| a.0.max(n.saturating_add(1))));
+                earliest(arr, wake)
+            }
+        };
+        while let Some(now) = t {
+            while let Some((_, j)) =
+                pending(&mut next, &self.arrived, &self.order).filter(|a| a.0 <= now)
+            {
+                self.on_event(now, Event::JobArrived(j), out)?;
+            }
+            self.on_event(now, Event::SlotAdvanced, out)?;
+            let wake = self
+                .inner
+                .next_wakeup(Some(now))
+                .map(|w| w.max(now.saturating_add(1)));
+            let arr = pending(&mut next, &self.arrived, &self.order).map(|a| a.0.max(now));
+            t = earliest(arr, wake);
+            if t == Some(now) {
+                break;
+            }
+        }
+        self.finish(out)
+    }
+
+    /// Ends the run: the scheduler's final decisions, then the result document (kept, see
+    /// [`Engine::result`]). Later events are refused.
+    pub fn finish(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
+        if let Some(r) = &self.result {
+            return Ok(r.clone());
+        }
+        let r = self.inner.finish(&mut self.sink, out)?;
+        self.result = Some(r.clone());
+        Ok(r)
+    }
+
+    /// The engine's state as bytes: format version, the scenario-and-options fingerprint and
+    /// every event fed so far ([`Engine::restore`] replays them).
+    pub fn snapshot(&self) -> Vec<u8> {
+        snapshot::encode(self.fingerprint, &self.events, self.result.is_some())
+    }
+
+    /// Rebuilds the engine of `scenario` with `opts` and replays the events of `bytes` (a
+    /// snapshot of an engine of the same scenario and options; anything else is refused).
+    pub fn restore(
+        scenario: &str,
+        opts: &RunOptions,
+        sink: L,
+        bytes: &[u8],
+    ) -> Result<Self, RunError> {
+        let (fp, events, finished) = snapshot::decode(bytes)?;
+        if fp != snapshot::fingerprint(scenario, opts) {
+            return Err(RunError::Input(InputError::new(
+                "snapshot",
+                "fingerprint",
+                "taken from another scenario or other options",
+            )));
+        }
+        let mut e = Self::with_sink(scenario, opts, sink)?;
+        for f in events {
+            let ev = f.event().ok_or_else(|| {
+                RunError::Input(InputError::new("snapshot", "events", "unknown event code"))
+            })?;
+            e.on_event(f.now, ev, &mut |_| {})?;
+        }
+        if finished {
+            e.finish(&mut |_| {})?;
+        }
+        Ok(e)
+    }
+}
+
+fn earliest(a: Option<Slot>, b: Option<Slot>) -> Option<Slot> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}

@@ -1,0 +1,161 @@
+//! Kind `"placement"` behind the façade: HAS / JPS / exact / exhaustive (Liu et al. 2024) or
+//! the Optimus, Optimus-LB and LAS placements. Every job arrives at slot 0 and `SlotAdvanced`
+//! at 0 runs the method.
+use super::{Built, Decision, Kind, KindEngine};
+use crate::doc::placement::{
+    PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats, PlacementResult,
+};
+use crate::error::RunError;
+use crate::exec::placement::{best_doc, category_row, method_name, METHODS};
+use crate::run::{ResultDoc, RunOptions};
+use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::driver::Driver;
+use mlsched_kernel::log::LogSink;
+use mlsched_kernel::model::placement::Method;
+use mlsched_kernel::placement::{PlacementOutput, PlacementScheduler, Placer};
+use mlsched_kernel::Slot;
+
+/// Kind `"placement"`.
+pub struct Placement;
+
+impl Kind for Placement {
+    const NAME: &'static str = "placement";
+    type Doc = PlacementDoc;
+    type Result = PlacementResult;
+
+    fn policies() -> &'static [&'static str] {
+        crate::exec::placement::policies()
+    }
+
+    fn engine<L: LogSink>(doc: &PlacementDoc, opts: &RunOptions) -> Result<Built<L>, RunError> {
+        let scn = doc.validate()?;
+        let method = match opts.policy.as_deref() {
+            None | Some("placement") => scn.method,
+            Some(p) => match METHODS.iter().find(|(n, _)| *n == p) {
+                Some((_, m)) => *m,
+                None => return Err(crate::run::unknown_policy(Self::NAME, p, Self::policies())),
+            },
+        };
+        let placer = Placer::new(&scn).map_err(|e| RunError::Runtime(e.to_string()))?;
+        let ids: Vec<String> = doc.jobs.iter().map(|j| j.id.clone()).collect();
+        Ok(Built {
+            arrivals: vec![0; ids.len()],
+            inner: Box::new(Engine {
+                ids: ids.clone(),
+                method,
+                all: opts.all_categories,
+                driver: Driver::new(PlacementScheduler::new(placer, method)),
+                rows: Vec::new(),
+            }),
+            ids,
+            policy: method_name(method).into(),
+        })
+    }
+
+    fn summary_text(r: &PlacementResult) -> String {
+        crate::exec::placement::summary_text(r)
+    }
+
+    fn log_hash(r: &PlacementResult) -> &str {
+        &r.log_hash
+    }
+}
+
+struct Engine {
+    ids: Vec<String>,
+    method: Method,
+    all: bool,
+    driver: Driver<PlacementScheduler>,
+    rows: Vec<PlacementCategory>,
+}
+
+fn decision(
+    o: &PlacementOutput<'_>,
+    ids: &[&str],
+    all: bool,
+    rows: &mut Vec<PlacementCategory>,
+) -> Decision {
+    match o {
+        PlacementOutput::Category(r) => {
+            let row = category_row(ids, r);
+            let d = Decision::of("placement.category", None, &row);
+            if all {
+                rows.push(row);
+            }
+            d
+        }
+        PlacementOutput::Record(e) => Decision {
+            record: "placement.record",
+            job: None,
+            data: serde_json::json!({ "tag": e.tag, "body": e.body }),
+        },
+    }
+}
+
+impl<L: LogSink> KindEngine<L> for Engine {
+    fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<(), RunError> {
+        let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        let (all, rows) = (self.all, &mut self.rows);
+        let method = self.method;
+        self.driver
+            .on_event(now, ev, sink, &mut |o: &PlacementOutput<'_>| {
+                out(decision(o, &ids, all, rows))
+            })
+            .map_err(|e| RunError::Runtime(format!("placement ({}): {e}", method_name(method))))
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.driver.scheduler().next_wakeup(after)
+    }
+
+    fn finish(
+        &mut self,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<ResultDoc, RunError> {
+        let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
+        let (all, rows, method) = (self.all, &mut self.rows, self.method);
+        self.driver
+            .finish(sink, &mut |o: &PlacementOutput<'_>| {
+                out(decision(o, &ids, all, rows))
+            })
+            .map_err(|e| RunError::Runtime(format!("placement ({}): {e}", method_name(method))))?;
+        let ps = self.driver.scheduler();
+        let summary = ps.summary().copied().unwrap_or_default();
+        let placer = ps.placer();
+        let mut best = best_doc(&ids, placer.instance(), placer.best());
+        best.category = placer.best().counts.clone();
+        let market = matches!(method, Method::Has | Method::Jps).then(|| PlacementMarketStats {
+            rounds: summary.market_rounds,
+            max_rounds: summary.market_rounds_max,
+            unit_rounds: summary.market_unit_rounds,
+            fallbacks: summary.market_fallbacks,
+            classes: placer.instance().classes.len() as u32,
+        });
+        let jps = (method == Method::Jps).then(|| PlacementJpsInfo {
+            categories: summary.category_count,
+            from: summary.jps_from,
+            priority: placer
+                .jps_order()
+                .iter()
+                .map(|&i| ids[i as usize].to_string())
+                .collect(),
+        });
+        Ok(ResultDoc::Placement(PlacementResult {
+            kind: "placement".into(),
+            policy: method_name(method).into(),
+            best,
+            categories_examined: summary.examined,
+            per_category: all.then(|| std::mem::take(&mut self.rows)),
+            market,
+            jps,
+            log_hash: sink.hash().hex().to_string(),
+        }))
+    }
+}

@@ -1,0 +1,186 @@
+//! Kind `"preempt"` behind the façade: A_online with A_greedy / A_ps (Wang et al. 2022) or a
+//! baseline dispatch (all-cloud, edge-FIFO, random).
+use super::{Built, Decision, Kind, KindEngine};
+use crate::doc::preempt::{
+    PreemptDoc, PreemptExplain, PreemptJobResult, PreemptResult, PreemptSummary,
+};
+use crate::error::RunError;
+use crate::exec::preempt::{collect, finish, kernel_error};
+use crate::run::{ResultDoc, RunOptions};
+use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::driver::{Driver, DriverError};
+use mlsched_kernel::log::LogSink;
+use mlsched_kernel::model::preempt::PreemptScenario;
+use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptError, PreemptScheduler};
+use mlsched_kernel::Slot;
+
+/// Kind `"preempt"`.
+pub struct Preempt;
+
+/// Policy names of kind "preempt" (the first is the kind's own algorithm).
+const POLICIES: &[(&str, Policy)] = &[
+    ("preempt", Policy::Greedy),
+    ("all-cloud", Policy::AllCloud),
+    ("edge-fifo", Policy::EdgeFifo),
+    ("random", Policy::Random),
+];
+
+impl Kind for Preempt {
+    const NAME: &'static str = "preempt";
+    type Doc = PreemptDoc;
+    type Result = PreemptResult;
+
+    fn policies() -> &'static [&'static str] {
+        crate::exec::preempt::policies()
+    }
+
+    fn engine<L: LogSink>(doc: &PreemptDoc, opts: &RunOptions) -> Result<Built<L>, RunError> {
+        let scn = doc.validate()?;
+        let name = opts.policy.as_deref().unwrap_or("preempt");
+        let Some(&(name, policy)) = POLICIES.iter().find(|(n, _)| *n == name) else {
+            return Err(crate::run::unknown_policy(
+                Self::NAME,
+                name,
+                Self::policies(),
+            ));
+        };
+        let sched = PreemptScheduler::new(&scn, policy).map_err(|e| kernel_error(doc, e))?;
+        let jobs = doc
+            .jobs
+            .iter()
+            .map(|j| PreemptJobResult {
+                id: j.id.clone(),
+                completion_slot: 0,
+                jct: 0,
+                chunks: Vec::new(),
+                ps: Vec::new(),
+                zeta: None,
+                explain: (policy == Policy::Greedy).then(|| PreemptExplain {
+                    candidates: Vec::new(),
+                    dispatch: Vec::new(),
+                }),
+            })
+            .collect();
+        Ok(Built {
+            arrivals: scn.jobs.iter().map(|j| j.arrival).collect(),
+            ids: doc.jobs.iter().map(|j| j.id.clone()).collect(),
+            policy: name.into(),
+            inner: Box::new(Engine {
+                doc: doc.clone(),
+                scn,
+                name,
+                driver: Driver::new(sched),
+                jobs,
+            }),
+        })
+    }
+
+    fn summary_text(r: &PreemptResult) -> String {
+        crate::exec::preempt::summary_text(r)
+    }
+
+    fn log_hash(r: &PreemptResult) -> &str {
+        &r.log_hash
+    }
+}
+
+struct Engine {
+    doc: PreemptDoc,
+    scn: PreemptScenario,
+    name: &'static str,
+    driver: Driver<PreemptScheduler>,
+    jobs: Vec<PreemptJobResult>,
+}
+
+fn decision(d: &PreemptDecision) -> Decision {
+    let (record, job) = match d {
+        PreemptDecision::Candidate(c) => ("preempt.candidate", c.job),
+        PreemptDecision::Dispatch(x) => ("preempt.dispatch", x.job),
+        PreemptDecision::Ps(p) => ("preempt.ps", p.job),
+        PreemptDecision::PsMiss(m) => ("preempt.ps_miss", m.job),
+    };
+    let data = match d {
+        PreemptDecision::Candidate(r) => serde_json::to_value(r),
+        PreemptDecision::Dispatch(r) => serde_json::to_value(r),
+        PreemptDecision::Ps(r) => serde_json::to_value(r),
+        PreemptDecision::PsMiss(r) => serde_json::to_value(r),
+    };
+    Decision {
+        record,
+        job: Some(job),
+        data: data.unwrap_or(serde_json::Value::Null),
+    }
+}
+
+impl Engine {
+    fn error(&self, e: DriverError<PreemptError>) -> RunError {
+        match e {
+            DriverError::Scheduler(e) => kernel_error(&self.doc, e),
+            e => RunError::Runtime(e.to_string()),
+        }
+    }
+}
+
+impl<L: LogSink> KindEngine<L> for Engine {
+    fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<(), RunError> {
+        let jobs = &mut self.jobs;
+        let r = self
+            .driver
+            .on_event(now, ev, sink, &mut |d: &PreemptDecision| {
+                collect(jobs, d);
+                out(decision(d))
+            });
+        r.map_err(|e| self.error(e))
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.driver.scheduler().next_wakeup(after)
+    }
+
+    fn finish(
+        &mut self,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<ResultDoc, RunError> {
+        let jobs = &mut self.jobs;
+        let r = self.driver.finish(sink, &mut |d: &PreemptDecision| {
+            collect(jobs, d);
+            out(decision(d))
+        });
+        r.map_err(|e| self.error(e))?;
+        let sched = self.driver.scheduler();
+        let mut jobs = self.jobs.clone();
+        finish(sched, &self.scn, &mut jobs);
+        let scn = &self.scn;
+        let total_jct: u64 = jobs.iter().map(|j| j.jct as u64).sum();
+        let cloud_chunks = jobs
+            .iter()
+            .flat_map(|j| &j.chunks)
+            .filter(|c| scn.servers.get(c.server as usize).is_some_and(|s| s.cloud))
+            .count() as u64;
+        Ok(ResultDoc::Preempt(PreemptResult {
+            kind: "preempt".into(),
+            policy: self.name.into(),
+            summary: PreemptSummary {
+                avg_jct: if jobs.is_empty() {
+                    0.0
+                } else {
+                    total_jct as f64 / jobs.len() as f64
+                },
+                total_jct,
+                preemptions: sched.preemptions,
+                cloud_chunks,
+                ps_unassigned: Some(sched.ps_misses),
+                makespan: Some(sched.horizon_end()),
+            },
+            jobs,
+            log_hash: sink.hash().hex().to_string(),
+        }))
+    }
+}

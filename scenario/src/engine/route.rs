@@ -1,0 +1,145 @@
+//! Kind `"route"` behind the façade: CSRP / Aggregated CSRP (Song et al. 2023) or the paper's
+//! comparison schedulers (FIFO, fair, capacity, deadline).
+use super::{Built, Decision, Kind, KindEngine};
+use crate::doc::route::{RouteDoc, RouteResult};
+use crate::error::RunError;
+use crate::exec::route::kernel_error;
+use crate::run::{ResultDoc, RunOptions};
+use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::driver::{Driver, DriverError};
+use mlsched_kernel::log::LogSink;
+use mlsched_kernel::model::route::RouteScenario;
+use mlsched_kernel::route::{Policy, RouteDecision, RouteError, Router};
+use mlsched_kernel::Slot;
+
+/// Kind `"route"`.
+pub struct Route;
+
+/// Policy names of kind "route" (the first is the kind's own algorithm).
+const POLICIES: &[(&str, Policy)] = &[
+    ("route", Policy::Csrp),
+    ("fifo", Policy::Fifo),
+    ("fair", Policy::Fair),
+    ("capacity", Policy::Capacity),
+    ("deadline", Policy::Deadline),
+];
+
+impl Kind for Route {
+    const NAME: &'static str = "route";
+    type Doc = RouteDoc;
+    type Result = RouteResult;
+
+    fn policies() -> &'static [&'static str] {
+        crate::exec::route::policies()
+    }
+
+    fn engine<L: LogSink>(doc: &RouteDoc, opts: &RunOptions) -> Result<Built<L>, RunError> {
+        let scn = doc.validate()?;
+        let name = opts.policy.as_deref().unwrap_or("route");
+        let Some(&(name, policy)) = POLICIES.iter().find(|(n, _)| *n == name) else {
+            return Err(crate::run::unknown_policy(
+                Self::NAME,
+                name,
+                Self::policies(),
+            ));
+        };
+        let router = Router::new(&scn, policy).map_err(|e| kernel_error(doc, e))?;
+        Ok(Built {
+            arrivals: scn.jobs.iter().map(|j| j.release).collect(),
+            ids: doc.jobs.iter().map(|j| j.id.clone()).collect(),
+            policy: name.into(),
+            inner: Box::new(Engine {
+                doc: doc.clone(),
+                scn,
+                policy,
+                name,
+                driver: Some(Driver::new(router)),
+            }),
+        })
+    }
+
+    fn summary_text(r: &RouteResult) -> String {
+        crate::exec::route::summary_text(r)
+    }
+
+    fn log_hash(r: &RouteResult) -> &str {
+        &r.log_hash
+    }
+}
+
+struct Engine {
+    doc: RouteDoc,
+    scn: RouteScenario,
+    policy: Policy,
+    name: &'static str,
+    /// `None` once finished (the outcome consumes the router).
+    driver: Option<Driver<Router>>,
+}
+
+fn decision(d: &RouteDecision) -> Decision {
+    match d {
+        RouteDecision::Pso(r) => Decision::of("route.pso", Some(r.job), r),
+        RouteDecision::Aggregation(r) => Decision::of("route.aggregation", Some(r.job), r),
+        RouteDecision::Placed(r) => Decision::of("route.placed", Some(r.job), r),
+        RouteDecision::Summary(r) => Decision::of("route.summary", None, r),
+    }
+}
+
+impl Engine {
+    fn error(&self, e: DriverError<RouteError>) -> RunError {
+        match e {
+            DriverError::Scheduler(e) => kernel_error(&self.doc, e),
+            DriverError::Log(e) => kernel_error(&self.doc, e.into()),
+            e => RunError::Runtime(e.to_string()),
+        }
+    }
+
+    fn driver(&mut self) -> Result<&mut Driver<Router>, RunError> {
+        self.driver
+            .as_mut()
+            .ok_or_else(|| RunError::Runtime("route: the run is finished".into()))
+    }
+}
+
+impl<L: LogSink> KindEngine<L> for Engine {
+    fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<(), RunError> {
+        let r = self
+            .driver()?
+            .on_event(now, ev, sink, &mut |d: &RouteDecision| out(decision(d)));
+        r.map_err(|e| self.error(e))
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.driver.as_ref()?.scheduler().next_wakeup(after)
+    }
+
+    fn finish(
+        &mut self,
+        sink: &mut L,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<ResultDoc, RunError> {
+        let r = self
+            .driver()?
+            .finish(sink, &mut |d: &RouteDecision| out(decision(d)));
+        r.map_err(|e| self.error(e))?;
+        let outcome = self
+            .driver
+            .take()
+            .map(|d| d.into_inner().outcome())
+            .ok_or_else(|| RunError::Runtime("route: the run is finished".into()))?;
+        Ok(ResultDoc::Route(crate::exec::route::result(
+            &self.doc,
+            &self.scn,
+            self.policy,
+            self.name,
+            &outcome,
+            sink.hash().hex().to_string(),
+        )))
+    }
+}
