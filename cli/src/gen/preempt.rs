@@ -9,7 +9,7 @@
 //! 1 / (m_j + G_j) on the cloud with zeta_j = 1. D_j (not given by the sources) = min(4 x
 //! num_gpus, 32) with a trace, uniform in [2, 8] without.
 //!
-//! Arrivals: with `--trace` (the Philly per-job table of `../shared/data/philly-via-pollux`, a
+//! Arrivals: with `--trace` (the Philly per-job table of `data/philly-via-pollux`, a
 //! file or its folder), the jobs sorted by submit time (ties: file order), `jobs` of them taken
 //! evenly spaced in that order, arrival slot = whole hours since the first one. Without a trace:
 //! Poisson with 2 jobs per slot.
