@@ -1,4 +1,4 @@
-//! Generator of kind `"preempt"` scenarios with the paper-like settings of reconstructions.md
+//! Generator of kind `"preempt"` scenarios with the paper-like settings of docs/preempt.md
 //! (Wang et al.; from the blog and a third-party reproduction, not the paper itself):
 //! slot = 1 hour; m_j in [0.001, 0.05] h; G_j in [10, 100] ms; q_j in [30, 575] MB; per-worker
 //! bandwidth b in [100 Mbps, 5 Gbps]; E_j in [20, 60]; B_j = 58; upload delay 10-15 slots to the
