@@ -20,7 +20,7 @@ Usage (from the repository root, after `cargo build --release -p mlsched-cli`):
   scripts/online-eval.py --sweep nodes --values 50,100,150,200,250 --seeds 1..10 --arch ring
   scripts/online-eval.py --sweep F --values 1,2,4,8,16 --seeds 1..10
   scripts/online-eval.py --sweep jobs --values 100 --seeds 1..10 --alpha 1
-  scripts/online-eval.py --sweep jobs --values 100 --seeds 1..10 --trace ../shared/data/philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv
+  scripts/online-eval.py --sweep jobs --values 100 --seeds 1..10 --trace data/philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv
 
 Every number is deterministic (the CLI is); the script only aggregates. Standard library only.
 """

@@ -14,7 +14,8 @@ pub struct MapArgs {
     /// Scenario kind to build: oasis or online.
     #[arg(long, default_value = "oasis")]
     kind: String,
-    /// The traces folder (default: ../shared/data found from the current directory upward).
+    /// The traces folder. Default: $MLSCHED_DATA, else a data/ folder (with the bundled layout)
+    /// in the current directory or a parent, else the data/ folder of the source tree built from.
     #[arg(long)]
     data: Option<PathBuf>,
     /// Jobs to take (consecutive by submit time).
@@ -58,16 +59,7 @@ pub struct MapArgs {
 
 impl MapArgs {
     fn options(&self) -> Result<ImportOptions, RunError> {
-        let data = match &self.data {
-            Some(d) => d.clone(),
-            None => import::find_data_dir().ok_or_else(|| {
-                InputError::new(
-                    "option",
-                    "data",
-                    "../shared/data not found from the current directory; pass --data DIR",
-                )
-            })?,
-        };
+        let data = mlsched_cli::data::data_dir(self.data.as_deref())?;
         Ok(ImportOptions {
             kind: self.kind.clone(),
             data_dir: data,

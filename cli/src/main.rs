@@ -76,7 +76,7 @@ enum Command {
     },
     /// Run every bundled default scenario with its algorithm and print the result tables.
     Demo,
-    /// Turn a real trace from ../shared/data into a scenario (kind oasis or online).
+    /// Turn a real trace from the bundled data/ folder into a scenario (kind oasis or online).
     Import(ImportArgs),
     /// Run several policies on one scenario: one table, JSON, CSV and SVG plots.
     Compare(CompareArgs),
@@ -93,7 +93,10 @@ enum Command {
         /// Number of nodes/servers.
         #[arg(long)]
         nodes: Option<u32>,
-        /// Arrivals from a trace file (default: Poisson).
+        /// A trace file or folder: the arrivals of online / preempt (default: Poisson), the Gavel
+        /// matrix of placement and the openb pod list of route (default: found in the data
+        /// folder: $MLSCHED_DATA, else data/ from the current directory upward, else the source
+        /// tree's data/).
         #[arg(long)]
         trace: Option<PathBuf>,
         /// Horizon T in slots (kinds online and oasis; default: the paper's).

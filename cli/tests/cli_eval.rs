@@ -1,6 +1,6 @@
 //! End-to-end tests of `mlsched import | compare | demo | run --policy <baseline>` through the
-//! built binary, bad input included. Trace tests read ../shared/data in place and skip (with a
-//! message) where it is absent.
+//! built binary, bad input included. Trace tests read the bundled `data/` folder in place; a
+//! missing folder is a failure.
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -30,14 +30,14 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn data() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    if d.join("README.md").is_file() {
-        Some(d)
-    } else {
-        eprintln!("skipped: ../shared/data is absent");
-        None
-    }
+fn data() -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    assert!(
+        d.join("README.md").is_file(),
+        "the bundled data folder {} is missing",
+        d.display()
+    );
+    d
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn demo_runs_every_bundled_scenario_against_its_baselines() {
 
 #[test]
 fn import_each_trace() {
-    let Some(d) = data() else { return };
+    let d = data();
     let d = d.to_str().unwrap();
     for (src, kind) in [
         ("philly", "oasis"),
@@ -219,6 +219,79 @@ fn import_each_trace() {
     }
 }
 
+/// `mlsched ARGS` run in `cwd` with `MLSCHED_DATA` set to `env` (or removed).
+fn run_in(cwd: &Path, env: Option<&Path>, args: &[&str]) -> Output {
+    let mut c = bin();
+    c.current_dir(cwd).args(args);
+    match env {
+        Some(e) => c.env("MLSCHED_DATA", e),
+        None => c.env_remove("MLSCHED_DATA"),
+    };
+    c.output().expect("spawn mlsched")
+}
+
+#[test]
+fn data_folder_lookup_order() {
+    let d = data();
+    let args = ["import", "openb", "--jobs", "20", "--start", "0"];
+    let explicit = run(&[&args[..], &["--data", d.to_str().unwrap()]].concat());
+    assert!(explicit.status.success(), "{}", text(&explicit).1);
+    // No --data, no MLSCHED_DATA: from the repository (cwd search) and from a folder with no
+    // data/ above it (the source tree's data/) the bundled data is found.
+    let root = d.parent().unwrap();
+    let away = tmp("away");
+    for cwd in [root, root.join("cli").as_path(), away.as_path()] {
+        let o = run_in(cwd, None, &args);
+        assert!(o.status.success(), "{}: {}", cwd.display(), text(&o).1);
+        assert_eq!(o.stdout, explicit.stdout, "{}", cwd.display());
+    }
+    for gen in [["gen", "placement"], ["gen", "route"]] {
+        let o = run_in(&away, None, &gen);
+        assert!(o.status.success(), "{gen:?}: {}", text(&o).1);
+    }
+    // A data/ folder with the layout above the working directory wins over the source tree's.
+    let mine = tmp("mine");
+    let fake = mine.join("data");
+    for s in [
+        "gavel",
+        "alibaba-openb-gpu-2023",
+        "philly-via-pollux",
+        "sub",
+    ] {
+        std::fs::create_dir_all(fake.join(s)).unwrap();
+    }
+    std::fs::write(fake.join("README.md"), "my traces\n").unwrap();
+    let o = run_in(&fake.join("sub"), None, &["import", "philly"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains(&fake.display().to_string()),
+        "{}",
+        text(&o).1
+    );
+    // MLSCHED_DATA comes before the search; --data before MLSCHED_DATA.
+    let o = run_in(&away, Some(&fake), &["import", "philly"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains(&fake.display().to_string()),
+        "{}",
+        text(&o).1
+    );
+    let o = run_in(
+        &away,
+        Some(&fake),
+        &[&args[..], &["--data", d.to_str().unwrap()]].concat(),
+    );
+    assert_eq!(o.stdout, explicit.stdout);
+    // A MLSCHED_DATA that is not a folder is an input error naming it and --data DIR.
+    let o = run_in(&away, Some(&away.join("missing")), &args);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o).1;
+    assert!(
+        err.contains("MLSCHED_DATA") && err.contains("--data DIR"),
+        "{err}"
+    );
+}
+
 #[test]
 fn import_bad_input_exits_2() {
     let o = run(&["import", "helios"]);
@@ -228,7 +301,7 @@ fn import_bad_input_exits_2() {
     let o = run(&["import", "philly", "--data", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("philly_jobs_2017-10-09_2017-10-10.csv"));
-    let Some(d) = data() else { return };
+    let d = data();
     let o = run(&[
         "import",
         "gavel",
@@ -243,7 +316,7 @@ fn import_bad_input_exits_2() {
 
 #[test]
 fn openb_scenario_runs_under_oasis_and_baselines() {
-    let Some(d) = data() else { return };
+    let d = data();
     let o = run(&[
         "compare",
         "import:openb",
@@ -271,7 +344,7 @@ fn openb_scenario_runs_under_oasis_and_baselines() {
 
 #[test]
 fn sweep_is_identical_whatever_the_thread_count() {
-    let Some(d) = data() else { return };
+    let d = data();
     let (a, b) = (tmp("sweep-1"), tmp("sweep-3"));
     for (dir, threads) in [(&a, "1"), (&b, "3")] {
         let o = run(&[

@@ -7,10 +7,16 @@ pub mod actions;
 pub mod fuzz;
 pub mod route_instances;
 
-/// `../shared/data` beside the repository, or `None` (tests then skip with a message).
-pub fn shared_data() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    p.is_dir().then_some(p)
+/// The repository's bundled `data/` folder (see `data/README.md`). It is part of the repository,
+/// so a missing folder fails the test that asks for it (no silent skip).
+pub fn data_dir() -> PathBuf {
+    let p = repo_root().join("data");
+    assert!(
+        p.join("README.md").is_file(),
+        "the bundled data folder {} is missing: it is part of the repository",
+        p.display()
+    );
+    p
 }
 
 /// The repository root.

@@ -1,23 +1,14 @@
-//! Trace importers: readers on the real files of ../shared/data (read in place; skipped with a
-//! message when absent), the documented mapping, determinism, and errors naming file/row/field.
+//! Trace importers: readers on the real files of the bundled `data/` folder (read in place; a
+//! missing folder is a failure), the documented mapping, determinism, and errors naming file/row/field.
 use mlsched_cli::import::{
     import_json, read_gavel, read_openb_jobs, read_openb_nodes, read_pai_nodes, read_philly,
     ImportOptions, Source,
 };
-use mlsched_tests::shared_data;
-use std::path::PathBuf;
-
-fn data() -> Option<PathBuf> {
-    let d = shared_data();
-    if d.is_none() {
-        eprintln!("skipped: ../shared/data is absent");
-    }
-    d
-}
+use mlsched_tests::data_dir as data;
 
 #[test]
 fn readers_see_every_documented_row() {
-    let Some(d) = data() else { return };
+    let d = data();
     let philly =
         read_philly(&d.join("philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv")).unwrap();
     assert_eq!(philly.len(), 3794);
@@ -59,7 +50,7 @@ fn readers_see_every_documented_row() {
 
 #[test]
 fn oasis_mapping_preserves_gpu_time() {
-    let Some(d) = data() else { return };
+    let d = data();
     let o = ImportOptions {
         data_dir: d,
         jobs: 50,
@@ -99,7 +90,7 @@ fn oasis_mapping_preserves_gpu_time() {
 
 #[test]
 fn every_source_builds_a_valid_scenario() {
-    let Some(d) = data() else { return };
+    let d = data();
     for (src, kind) in [
         (Source::Philly, "oasis"),
         (Source::Openb, "oasis"),

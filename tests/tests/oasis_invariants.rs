@@ -193,10 +193,7 @@ fn gen_is_deterministic_and_valid() {
 
 #[test]
 fn gen_reads_trace_arrivals() {
-    let Some(data) = mlsched_tests::shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let data = mlsched_tests::data_dir();
     for f in [
         "philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv",
         "alibaba-openb-gpu-2023/openb_pod_list_default.csv",

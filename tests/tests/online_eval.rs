@@ -12,17 +12,9 @@ use mlsched_cli::doc::online::{OnlineDoc, OnlineJobDoc};
 use mlsched_cli::gen::{online, GenOptions};
 use mlsched_cli::import::{import_json, ImportOptions, Source};
 use mlsched_cli::run::{run_json, RunOptions};
-use mlsched_tests::shared_data;
+use mlsched_tests::data_dir as data;
 use serde_json::Value;
 use std::path::PathBuf;
-
-fn data() -> Option<PathBuf> {
-    let d = shared_data();
-    if d.is_none() {
-        eprintln!("skipped: ../shared/data is absent");
-    }
-    d
-}
 
 /// Runs A_online (or `policy`) on a scenario text and returns the result document.
 fn run(text: &str, policy: Option<&str>) -> Value {
@@ -39,7 +31,7 @@ fn scheduled(res: &Value) -> u64 {
 
 #[test]
 fn openb_online_import_puts_arrivals_where_a_online_can_reach_them() {
-    let Some(d) = data() else { return };
+    let d = data();
     let o = ImportOptions {
         kind: "online".into(),
         data_dir: d,
@@ -94,7 +86,7 @@ fn without_arrival(j: &OnlineJobDoc) -> String {
 
 #[test]
 fn gen_online_takes_only_the_arrival_pattern_of_a_trace() {
-    let Some(d) = data() else { return };
+    let d = data();
     let traces = [
         d.join("philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv"),
         d.join("alibaba-openb-gpu-2023/openb_pod_list_default.csv"),

@@ -1,15 +1,16 @@
 //! Real data: placement scenarios generated from Gavel's measured throughput matrix
-//! (`../shared/data/gavel/`, 26 job types on K80/P100/V100, steps/s converted to samples/s with
-//! the batch size) and run through `run_json`, the path `mlsched run` takes. Skips with a
-//! message when the data is absent.
+//! (`data/gavel/`, 26 job types on K80/P100/V100, steps/s converted to samples/s with
+//! the batch size) and run through `run_json`, the path `mlsched run` takes. The data is part of
+//! the repository: a missing folder is a failure.
 use mlsched_cli::gen::placement::{generate, parse_gavel_isolated, GPUS};
 use mlsched_cli::gen::GenOptions;
 use mlsched_cli::run::{run_json, RunOptions};
 use serde_json::Value;
 
-fn gavel_dir() -> Option<std::path::PathBuf> {
-    let d = mlsched_tests::shared_data()?.join("gavel");
-    d.is_dir().then_some(d)
+fn gavel_dir() -> std::path::PathBuf {
+    let d = mlsched_tests::data_dir().join("gavel");
+    assert!(d.is_dir(), "{} is missing", d.display());
+    d
 }
 
 fn run(text: &str, policy: &str, all: bool) -> Value {
@@ -22,10 +23,7 @@ fn run(text: &str, policy: &str, all: bool) -> Value {
 
 #[test]
 fn gavel_matrix_parses_with_units() {
-    let Some(dir) = gavel_dir() else {
-        eprintln!("SKIP gavel_matrix_parses_with_units: ../shared/data/gavel not found");
-        return;
-    };
+    let dir = gavel_dir();
     let text = std::fs::read_to_string(dir.join("throughputs_isolated.csv")).unwrap();
     let types = parse_gavel_isolated(&text).unwrap();
     assert_eq!(types.len(), 26);
@@ -50,10 +48,7 @@ fn gavel_matrix_parses_with_units() {
 
 #[test]
 fn gavel_scenarios_run_every_method() {
-    let Some(dir) = gavel_dir() else {
-        eprintln!("SKIP gavel_scenarios_run_every_method: ../shared/data/gavel not found");
-        return;
-    };
+    let dir = gavel_dir();
     for seed in 1..=4u64 {
         let doc = generate(&GenOptions {
             seed,
@@ -111,10 +106,7 @@ fn gavel_scenarios_run_every_method() {
 
 #[test]
 fn gavel_large_cluster_uses_jps() {
-    let Some(dir) = gavel_dir() else {
-        eprintln!("SKIP gavel_large_cluster_uses_jps: ../shared/data/gavel not found");
-        return;
-    };
+    let dir = gavel_dir();
     // 60 nodes x 5 GPUs = 300 workers, S = 4: abs(Psi) = 4,410,549 -> method jps.
     let doc = generate(&GenOptions {
         seed: 9,

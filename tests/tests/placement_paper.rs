@@ -229,9 +229,10 @@ fn table2_scenario() -> PlacementScenario {
 
 #[test]
 fn literal_market_cycles_on_table2() {
-    // design.md section 5: the printed loop never clears {3, 1} or {1, 3} (once prices
-    // equalise both jobs keep choosing the lowest-index worker); it does clear {2, 2}. The
-    // tie-aware market clears all three, per worker and per class, within a few rounds.
+    // docs/placement.md ("The matching market"): the printed loop never clears {3, 1} or
+    // {1, 3} (once prices equalise both jobs keep choosing the lowest-index worker); it does
+    // clear {2, 2}. The tie-aware market clears all three, per worker and per class, within a
+    // few rounds.
     let inst = Instance::new(&table2_scenario()).unwrap();
     assert!(reference::literal_market(&inst, &[3, 1], 10_000).is_none());
     assert!(reference::literal_market(&inst, &[1, 3], 10_000).is_none());

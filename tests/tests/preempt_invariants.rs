@@ -264,10 +264,7 @@ fn gen_poisson_runs() {
 
 #[test]
 fn gen_philly_trace() {
-    let Some(data) = mlsched_tests::shared_data() else {
-        eprintln!("skipping: ../shared/data is absent");
-        return;
-    };
+    let data = mlsched_tests::data_dir();
     let opts = GenOptions {
         seed: 1,
         jobs: Some(40),

@@ -135,10 +135,7 @@ fn generator_builds_a_valid_scenario() {
 
 #[test]
 fn generator_reads_the_alibaba_trace() {
-    let Some(data) = mlsched_tests::shared_data() else {
-        eprintln!("skipping: ../shared/data not found");
-        return;
-    };
+    let data = mlsched_tests::data_dir();
     let f = data.join("alibaba-openb-gpu-2023/openb_pod_list_default.csv");
     let pods = mlsched_cli::gen::route::read_pods(&f).unwrap();
     assert_eq!(pods.len(), 8152);

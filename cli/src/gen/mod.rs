@@ -10,7 +10,7 @@ pub struct GenOptions {
     pub jobs: Option<u32>,
     /// Number of nodes or servers (kind default when `None`).
     pub nodes: Option<u32>,
-    /// Arrivals: `None` = Poisson, or a trace file from `../shared/data`.
+    /// Arrivals: `None` = Poisson, or a trace file (e.g. from the bundled `data/`).
     pub trace: Option<PathBuf>,
     /// Horizon T in slots (kinds `online` and `oasis`; `None` = the paper's setting).
     pub slots: Option<u32>,

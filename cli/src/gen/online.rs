@@ -19,7 +19,7 @@
 //!   [alpha tau_i, 2 alpha tau_i), so a job arriving after T / (2 alpha) could only be scheduled
 //!   past the horizon.
 //! - `--trace FILE` (the Philly per-job table `philly-via-pollux/philly_jobs_*.csv` or the
-//!   openb pod list `alibaba-openb-gpu-2023/openb_pod_list_default.csv` of `../shared/data`):
+//!   openb pod list `alibaba-openb-gpu-2023/openb_pod_list_default.csv` of `data/`):
 //!   the arrivals are instead `--jobs` consecutive submit times of the trace (GPU pods only for
 //!   openb; sorted by time, the first row drawn from a stream seeded with `--seed` apart from
 //!   the main one) rescaled linearly onto the same range [0, T / (2 alpha)): only the trace's
@@ -225,7 +225,7 @@ fn trace_arrivals(path: &Path, n: usize, window: u64, seed: u64) -> Result<Vec<f
 }
 
 /// The trace files `--trace` accepts (for error messages).
-const TRACE_FILES: &str = "the Philly per-job table (philly-via-pollux/philly_jobs_*.csv) or the openb pod list (alibaba-openb-gpu-2023/openb_pod_list_default.csv) of ../shared/data";
+const TRACE_FILES: &str = "the Philly per-job table (philly-via-pollux/philly_jobs_*.csv) or the openb pod list (alibaba-openb-gpu-2023/openb_pod_list_default.csv) of the bundled data/ folder";
 
 /// GPU-slots of a job's ideal configuration: D_j workers of its fastest type for
 /// ceil(E K (v + U + 2 pi / b)) slots (eq. 1 with PS type 0).

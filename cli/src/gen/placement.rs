@@ -1,5 +1,5 @@
 //! Generator of kind `"placement"` scenarios from the Gavel throughput matrix
-//! (`../shared/data/gavel/throughputs_isolated.csv`, MIT, Narayanan et al. OSDI 2020).
+//! (`data/gavel/throughputs_isolated.csv`, MIT, Narayanan et al. OSDI 2020).
 //!
 //! **Units.** Gavel's values are training *steps* (iterations) per second. A step processes one
 //! mini-batch, so rho_{i,k} (samples/s, what eq. 2 needs) = steps/s x batch size, the batch size
@@ -200,9 +200,10 @@ fn slug(name: &str) -> String {
     out.trim_matches('-').replace("batch-size-", "bs")
 }
 
-/// Where the Gavel CSV is looked for: `--trace` (a file or the `gavel/` folder), else
-/// `../shared/data/gavel/` and `../../shared/data/gavel/` from the working directory.
-pub fn gavel_csv_path(trace: Option<&Path>) -> Option<PathBuf> {
+/// Where the Gavel CSV is looked for: `--trace` (a file or the `gavel/` folder), else `gavel/`
+/// of the data folder found by [`crate::data`] (`$MLSCHED_DATA`, a `data/` folder from the
+/// current directory upward, the source tree's `data/`).
+pub fn gavel_csv_path(trace: Option<&Path>) -> Result<PathBuf, InputError> {
     let file = |p: PathBuf| {
         if p.is_dir() {
             p.join("throughputs_isolated.csv")
@@ -211,23 +212,15 @@ pub fn gavel_csv_path(trace: Option<&Path>) -> Option<PathBuf> {
         }
     };
     if let Some(t) = trace {
-        return Some(file(t.to_path_buf()));
+        return Ok(file(t.to_path_buf()));
     }
-    ["../shared/data/gavel", "../../shared/data/gavel"]
-        .iter()
-        .map(|p| file(PathBuf::from(p)))
-        .find(|p| p.is_file())
+    let data = crate::data::locate(None, "trace", "--trace PATH/TO/gavel")?;
+    Ok(file(data.join("gavel")))
 }
 
 /// Generates a `"placement"` scenario from the Gavel matrix.
 pub fn generate(opts: &GenOptions) -> Result<PlacementDoc, RunError> {
-    let path = gavel_csv_path(opts.trace.as_deref()).ok_or_else(|| {
-        RunError::Input(InputError::new(
-            "option",
-            "trace",
-            "Gavel data not found: pass --trace PATH/TO/gavel (or its throughputs_isolated.csv); looked in ../shared/data/gavel and ../../shared/data/gavel",
-        ))
-    })?;
+    let path = gavel_csv_path(opts.trace.as_deref())?;
     let text = std::fs::read_to_string(&path).map_err(|e| {
         RunError::Input(InputError::new(
             format!("file {}", path.display()),

@@ -1,4 +1,4 @@
-//! Generator of kind `"preempt"` scenarios with the paper-like settings of reconstructions.md
+//! Generator of kind `"preempt"` scenarios with the paper-like settings of docs/preempt.md
 //! (Wang et al.; from the blog and a third-party reproduction, not the paper itself):
 //! slot = 1 hour; m_j in [0.001, 0.05] h; G_j in [10, 100] ms; q_j in [30, 575] MB; per-worker
 //! bandwidth b in [100 Mbps, 5 Gbps]; E_j in [20, 60]; B_j = 58; upload delay 10-15 slots to the
@@ -9,7 +9,7 @@
 //! 1 / (m_j + G_j) on the cloud with zeta_j = 1. D_j (not given by the sources) = min(4 x
 //! num_gpus, 32) with a trace, uniform in [2, 8] without.
 //!
-//! Arrivals: with `--trace` (the Philly per-job table of `../shared/data/philly-via-pollux`, a
+//! Arrivals: with `--trace` (the Philly per-job table of `data/philly-via-pollux`, a
 //! file or its folder), the jobs sorted by submit time (ties: file order), `jobs` of them taken
 //! evenly spaced in that order, arrival slot = whole hours since the first one. Without a trace:
 //! Poisson with 2 jobs per slot.

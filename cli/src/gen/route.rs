@@ -6,9 +6,9 @@
 //!   ([`ClosShape::for_hosts`]); one PS node per block. Host links C = 10, fabric links C = 40,
 //!   background load BW_u = C U[0, 0.6) from the seed.
 //! - **Jobs** (`--jobs`, default 9000; the paper sweeps 9000-24000): arrival and duration from
-//!   the Alibaba PAI GPU trace `../shared/data/alibaba-openb-gpu-2023/openb_pod_list_default.csv`
-//!   (`--trace` = that file or a folder holding it; default: found from the current directory
-//!   upward). Pods are taken in creation order, cycling through the trace when more jobs are
+//!   the Alibaba PAI GPU trace `data/alibaba-openb-gpu-2023/openb_pod_list_default.csv`
+//!   (`--trace` = that file or a folder holding it; default: the data folder found by
+//!   [`crate::data`]). Pods are taken in creation order, cycling through the trace when more jobs are
 //!   asked for (cycle c is shifted by c trace spans). Slot = 60 s: duration = ceil((deletion -
 //!   creation) / 60 s) clamped to [1, 1440] slots; arrivals keep the trace's order and relative
 //!   spacing, compressed into a window of 30 slots (so more jobs = a busier cluster, the
@@ -195,7 +195,7 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// The trace file: `--trace` (file or folder), else found from the current directory upward.
+/// The trace file: `--trace` (file or folder), else in the data folder found by [`crate::data`].
 fn trace_file(opt: Option<&Path>) -> Result<PathBuf, RunError> {
     let err = |p: &Path, why: &str| {
         RunError::Input(InputError::new(
@@ -216,21 +216,8 @@ fn trace_file(opt: Option<&Path>) -> Result<PathBuf, RunError> {
         }
         return Err(err(p, "no openb_pod_list_default.csv there"));
     }
-    let mut dir = std::env::current_dir().map_err(|e| err(Path::new("."), &e.to_string()))?;
-    loop {
-        for base in [dir.join("shared/data"), dir.join("../shared/data")] {
-            let c = base.join("alibaba-openb-gpu-2023").join(TRACE_FILE);
-            if c.is_file() {
-                return Ok(c);
-            }
-        }
-        if !dir.pop() {
-            return Err(err(
-                Path::new("../shared/data/alibaba-openb-gpu-2023"),
-                "trace not found from the current directory; pass --trace FILE",
-            ));
-        }
-    }
+    let data = crate::data::locate(None, "trace", "--trace FILE")?;
+    Ok(data.join("alibaba-openb-gpu-2023").join(TRACE_FILE))
 }
 
 /// Reads the openb pod list (header `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,

@@ -1,4 +1,5 @@
-//! `mlsched import`: real traces from `../shared/data` turned into scenario documents.
+//! `mlsched import`: real traces from the bundled `data/` folder (or `--data DIR`, a copy with
+//! the same layout; lookup order in [`crate::data`]) turned into scenario documents.
 //!
 //! Sources ([`Source`]) and what each gives:
 //! - `philly` (Microsoft Philly via Pollux, `philly_jobs_*.csv`): jobs — submit time, duration
@@ -82,7 +83,7 @@ impl Source {
 pub struct ImportOptions {
     /// Target kind: "oasis" or "online".
     pub kind: String,
-    /// `../shared/data` (or another copy with the same layout).
+    /// The data folder: the repository's `data/` or another copy with the same layout.
     pub data_dir: PathBuf,
     /// Jobs to take.
     pub jobs: usize,
@@ -120,7 +121,7 @@ impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             kind: "oasis".into(),
-            data_dir: PathBuf::from("../shared/data"),
+            data_dir: PathBuf::from(crate::data::BUILD_DATA_DIR),
             jobs: 100,
             start: Some(0),
             seed: 1,
@@ -286,17 +287,8 @@ fn synthetic_servers(opts: &ImportOptions) -> (Vec<Server>, Vec<Server>) {
     )
 }
 
-/// `../shared/data` seen from the current directory or its parents (None if absent).
+/// The data folder by the lookup order of [`crate::data`] without an explicit `--data` (None if
+/// nothing is found).
 pub fn find_data_dir() -> Option<PathBuf> {
-    let mut dir = std::env::current_dir().ok()?;
-    loop {
-        for cand in [dir.join("shared/data"), dir.join("../shared/data")] {
-            if cand.join("README.md").is_file() {
-                return Some(cand);
-            }
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
+    crate::data::data_dir(None).ok()
 }

@@ -9,7 +9,7 @@ fn read_text(path: &Path) -> Result<String, InputError> {
         InputError::new(
             format!("file {}", path.display()),
             "",
-            format!("cannot read: {e} (the traces live in ../shared/data; see its README)"),
+            format!("cannot read: {e} (the traces live in the repository's data/ folder; see data/README.md)"),
         )
     })
 }
