@@ -122,7 +122,7 @@ pub fn import(a: &ImportArgs) -> Result<(), RunError> {
     let text = import::import_json(src, &a.map.options()?)?;
     match &a.out {
         Some(p) => std::fs::write(p, text)
-            .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", p.display()))),
+            .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display()))),
         None => {
             out!("{text}");
             Ok(())
@@ -224,9 +224,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         );
     }
     if reports.iter().all(|r| r.metrics.status != "ok") {
-        return Err(RunError::Runtime(
-            "no policy could run this scenario".into(),
-        ));
+        return Err(RunError::runtime("no policy could run this scenario"));
     }
     Ok(())
 }
@@ -252,7 +250,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
-            .map_err(|e| RunError::Runtime(format!("thread pool: {e}")))?
+            .map_err(|e| RunError::runtime(format!("thread pool: {e}")))?
             .install(|| sweep::sweep(seeds, &policies, make, tick)),
         None => sweep::sweep(seeds, &policies, make, tick),
     }?;
@@ -267,13 +265,13 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     out!("{}", sweep::table(&sw));
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir)
-            .map_err(|e| RunError::Runtime(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| RunError::runtime(format!("cannot create {}: {e}", dir.display())))?;
         let p = dir.join("sweep.json");
         let mut text =
-            serde_json::to_string_pretty(&sw).map_err(|e| RunError::Runtime(e.to_string()))?;
+            serde_json::to_string_pretty(&sw).map_err(|e| RunError::runtime(e.to_string()))?;
         text.push('\n');
         std::fs::write(&p, text)
-            .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", p.display())))?;
+            .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display())))?;
         write_sweep_csv(&dir.join("sweep.csv"), &sw)?;
         outln!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
     }
@@ -281,7 +279,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
 }
 
 fn write_sweep_csv(path: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
-    let err = |e: csv::Error| RunError::Runtime(format!("cannot write {}: {e}", path.display()));
+    let err = |e: csv::Error| RunError::runtime(format!("cannot write {}: {e}", path.display()));
     let mut w = csv::Writer::from_path(path).map_err(err)?;
     w.write_record([
         "seed",
@@ -315,5 +313,5 @@ fn write_sweep_csv(path: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
         }
     }
     w.flush()
-        .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", path.display())))
 }

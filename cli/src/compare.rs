@@ -167,13 +167,7 @@ pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
 }
 
 fn job_count(doc: &ScenarioDoc) -> u32 {
-    (match doc {
-        ScenarioDoc::Oasis(d) => d.jobs.len(),
-        ScenarioDoc::Online(d) => d.jobs.len(),
-        ScenarioDoc::Placement(d) => d.jobs.len(),
-        ScenarioDoc::Preempt(d) => d.jobs.len(),
-        ScenarioDoc::Route(d) => d.jobs.len(),
-    }) as u32
+    doc.jobs() as u32
 }
 
 /// Metrics, JCTs and utilisation of a result.
@@ -297,13 +291,7 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
             }
         }
         (_, other) => {
-            m.policy = match other {
-                ResultDoc::Placement(x) => x.policy.clone(),
-                ResultDoc::Route(x) => x.policy.clone(),
-                ResultDoc::Oasis(x) => x.policy.clone(),
-                ResultDoc::Online(x) => x.policy.clone(),
-                ResultDoc::Preempt(x) => x.policy.clone(),
-            };
+            m.policy = other.policy().to_string();
         }
     }
     m.finished = fin.len() as u32;
@@ -419,13 +407,7 @@ pub fn parse(text: &str) -> Result<ScenarioDoc, crate::InputError> {
 
 /// Validates a parsed document of any kind.
 pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
-    match d {
-        ScenarioDoc::Oasis(x) => x.validate().map(drop),
-        ScenarioDoc::Online(x) => x.validate().map(drop),
-        ScenarioDoc::Placement(x) => x.validate().map(drop),
-        ScenarioDoc::Preempt(x) => x.validate().map(drop),
-        ScenarioDoc::Route(x) => x.validate().map(drop),
-    }
+    d.validate()
 }
 
 #[cfg(feature = "app")]

@@ -124,7 +124,7 @@ fn write(path: &Path, text: &str) -> Result<(), RunError> {
         return Ok(());
     }
     std::fs::write(path, text)
-        .map_err(|e| RunError::Runtime(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", path.display())))
 }
 
 fn in_file(path: &Path, e: RunError) -> RunError {
@@ -157,7 +157,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                 None => run_doc(&d, &opts, &mut HashSink::new()),
                 Some(path) => replay::record(&text, &opts).and_then(|(result, bytes)| {
                     std::fs::write(path, bytes).map_err(|e| {
-                        RunError::Runtime(format!("cannot write {}: {e}", path.display()))
+                        RunError::runtime(format!("cannot write {}: {e}", path.display()))
                     })?;
                     Ok(result)
                 }),

@@ -19,4 +19,4 @@ pub mod exec;
 pub mod replay;
 pub mod run;
 
-pub use error::{InputError, RunError};
+pub use error::{InputError, KernelError, RunError, RuntimeError};

@@ -29,7 +29,7 @@ pub fn record(scenario: &str, opts: &RunOptions) -> Result<(ResultDoc, Vec<u8>),
         all_categories: opts.all_categories,
     };
     let mut w = LogFileWriter::new(&inputs, seed_of(scenario))
-        .map_err(|e| RunError::Runtime(format!("cannot write the log: {e}")))?;
+        .map_err(|e| RunError::kernel(e, format!("cannot write the log: {e}")))?;
     let result = run_doc(&d, opts, &mut w)?;
     Ok((result, w.finish()))
 }
@@ -100,7 +100,7 @@ impl From<ReplayError> for RunError {
         match e {
             ReplayError::Log(l) => RunError::Input(InputError::new("log", "", l.to_string())),
             ReplayError::Run(r) => r,
-            d @ ReplayError::Differs(_) => RunError::Runtime(d.to_string()),
+            d @ ReplayError::Differs(_) => RunError::runtime(d.to_string()),
         }
     }
 }

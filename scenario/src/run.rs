@@ -46,6 +46,11 @@ impl ResultDoc {
         crate::dispatch_result!(self, r, K => K::log_hash(r))
     }
 
+    /// The policy that produced the result.
+    pub fn policy(&self) -> &str {
+        crate::dispatch_result!(self, r, K => K::policy(r))
+    }
+
     /// A short human summary (what `mlsched run` prints).
     pub fn summary_text(&self) -> String {
         crate::dispatch_result!(self, r, K => K::summary_text(r))

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 fn io(path: &Path, e: impl std::fmt::Display) -> RunError {
-    RunError::Runtime(format!("cannot write {}: {e}", path.display()))
+    RunError::runtime(format!("cannot write {}: {e}", path.display()))
 }
 
 /// Writes compare.json, compare.csv and the three plots into `dir` (created if needed).
@@ -72,7 +72,7 @@ pub fn write_csv(path: &Path, reports: &[PolicyReport]) -> Result<(), RunError> 
 }
 
 fn plot_err(path: &Path, e: impl std::fmt::Debug) -> RunError {
-    RunError::Runtime(format!("cannot draw {}: {e:?}", path.display()))
+    RunError::runtime(format!("cannot draw {}: {e:?}", path.display()))
 }
 
 /// Bars of total utility (oasis) or total weighted completion time (online), else avg JCT.

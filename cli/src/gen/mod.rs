@@ -77,8 +77,8 @@ pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> 
             )))
         }
     }
-    .map_err(|e| RunError::Runtime(format!("could not encode the scenario: {e}")))?;
-    let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::Runtime(e.to_string()))?;
+    .map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
+    let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
     Ok(s)
 }

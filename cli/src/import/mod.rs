@@ -180,7 +180,7 @@ pub(crate) fn bad(path: &Path, row: usize, field: &str, problem: impl Into<Strin
 /// Imports `source` as a scenario of `opts.kind`, returning pretty JSON.
 pub fn import_json(source: Source, opts: &ImportOptions) -> Result<String, RunError> {
     let v = import_value(source, opts)?;
-    let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::Runtime(e.to_string()))?;
+    let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
     Ok(s)
 }
@@ -258,7 +258,7 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
             &mut rng,
         )?)
     };
-    v.map_err(|e| RunError::Runtime(format!("could not encode the scenario: {e}")))
+    v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))
 }
 
 /// `opts.jobs` consecutive jobs by submit time from `opts.start` (or a seeded start).

@@ -35,13 +35,20 @@ pub enum ScenarioDoc {
 impl ScenarioDoc {
     /// The document's kind.
     pub fn kind(&self) -> &'static str {
-        match self {
-            ScenarioDoc::Oasis(_) => "oasis",
-            ScenarioDoc::Online(_) => "online",
-            ScenarioDoc::Placement(_) => "placement",
-            ScenarioDoc::Preempt(_) => "preempt",
-            ScenarioDoc::Route(_) => "route",
-        }
+        use crate::engine::Kind;
+        crate::dispatch!(self, _d, K => K::NAME)
+    }
+
+    /// Number of jobs.
+    pub fn jobs(&self) -> usize {
+        use crate::engine::Kind;
+        crate::dispatch!(self, d, K => K::jobs(d))
+    }
+
+    /// Checks every value (the errors `mlsched run` reports), without running.
+    pub fn validate(&self) -> Result<(), InputError> {
+        use crate::engine::Kind;
+        crate::dispatch!(self, d, K => K::validate(d))
     }
 }
 

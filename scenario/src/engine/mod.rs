@@ -52,10 +52,16 @@ pub trait Kind {
     fn policies() -> &'static [&'static str];
     /// Validates `doc` and builds the engine running the policy of `opts`.
     fn engine<L: LogSink>(doc: &Self::Doc, opts: &RunOptions) -> Result<Built<L>, RunError>;
+    /// Number of jobs of a scenario document.
+    fn jobs(doc: &Self::Doc) -> usize;
+    /// Checks every value of a scenario document (the errors `mlsched run` reports).
+    fn validate(doc: &Self::Doc) -> Result<(), InputError>;
     /// The human summary `mlsched run` prints.
     fn summary_text(r: &Self::Result) -> String;
     /// The result's `log_hash`.
     fn log_hash(r: &Self::Result) -> &str;
+    /// The policy that produced the result.
+    fn policy(r: &Self::Result) -> &str;
 }
 
 /// What a [`Kind`] builds: the engine and the scenario facts the façade checks events against.

@@ -2,7 +2,7 @@
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
 use super::{Built, Decision, Kind, KindEngine};
 use crate::doc::oasis::{OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary};
-use crate::error::RunError;
+use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_policy, OASIS_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
@@ -53,6 +53,18 @@ impl Kind for Oasis {
     fn log_hash(r: &OasisResult) -> &str {
         &r.log_hash
     }
+
+    fn policy(r: &OasisResult) -> &str {
+        &r.policy
+    }
+
+    fn jobs(doc: &OasisDoc) -> usize {
+        doc.jobs.len()
+    }
+
+    fn validate(doc: &OasisDoc) -> Result<(), crate::InputError> {
+        doc.validate().map(drop)
+    }
 }
 
 fn job_ids(doc: &OasisDoc) -> Vec<String> {
@@ -82,12 +94,13 @@ impl Algorithm {
     fn new(doc: &OasisDoc, scn: OasisScenario) -> Result<Self, RunError> {
         let s = OasisScheduler::new(&scn).map_err(|e| match e {
             OasisError::Bounds if scn.prices.is_none() => {
-                let why = mlsched_kernel::price::oasis_bounds(&scn)
-                    .err()
-                    .map_or_else(|| e.to_string(), |b| b.to_string());
-                RunError::Runtime(format!("oasis: {why}"))
+                let why = mlsched_kernel::price::oasis_bounds(&scn).err();
+                match why {
+                    Some(b) => RunError::kernel(b, format!("oasis: {b}")),
+                    None => RunError::kernel(e, format!("oasis: {e}")),
+                }
             }
-            e => RunError::Runtime(format!("oasis: {e}")),
+            e => RunError::kernel(e, format!("oasis: {e}")),
         })?;
         Ok(Algorithm {
             rows: Rows {
@@ -148,9 +161,9 @@ impl Rows {
             .find(|&j| self.jobs[j].is_none());
         match (e, failed) {
             (DriverError::Scheduler(e), Some(i)) => {
-                RunError::Runtime(format!("oasis: job `{}`: {e}", self.ids[i]))
+                RunError::kernel(e, format!("oasis: job `{}`: {e}", self.ids[i]))
             }
-            (e, _) => RunError::Runtime(format!("oasis: {e}")),
+            (e, _) => from_driver(e, |m| format!("oasis: {m}")),
         }
     }
 }
@@ -286,7 +299,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             })
             .map_err(|e| match e {
                 DriverError::Scheduler(e) => baseline_error(e),
-                e => RunError::Runtime(e.to_string()),
+                e => from_driver(e, |m| m),
             })
     }
 
@@ -302,7 +315,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
     ) -> Result<ResultDoc, RunError> {
         self.cell
             .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineOutput| {}))
-            .map_err(|e| RunError::Runtime(e.to_string()))?;
+            .map_err(|e| from_driver(e, |m| m))?;
         let per_job = std::mem::take(&mut self.per_job);
         let ids = &self.ids;
         let (jobs, admitted, total) = self.cell.with_dependent(|scn, d| {

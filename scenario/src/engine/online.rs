@@ -2,7 +2,7 @@
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
 use super::{Built, Decision, Kind, KindEngine};
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
-use crate::error::RunError;
+use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_name, baseline_policy, ONLINE_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
@@ -55,6 +55,18 @@ impl Kind for Online {
     fn log_hash(r: &OnlineResult) -> &str {
         &r.log_hash
     }
+
+    fn policy(r: &OnlineResult) -> &str {
+        &r.policy
+    }
+
+    fn jobs(doc: &OnlineDoc) -> usize {
+        doc.jobs.len()
+    }
+
+    fn validate(doc: &OnlineDoc) -> Result<(), crate::InputError> {
+        doc.validate().map(drop)
+    }
 }
 
 self_cell::self_cell!(
@@ -79,7 +91,7 @@ impl Algorithm {
     fn new(doc: &OnlineDoc, scn: OnlineScenario, mode: Search) -> Result<Self, RunError> {
         let cell =
             AlgorithmCell::try_new(scn, |scn| OnlineScheduler::new(scn, mode).map(Driver::new))
-                .map_err(|e| RunError::Runtime(format!("online scheduler: {e}")))?;
+                .map_err(|e| RunError::kernel(e, format!("online scheduler: {e}")))?;
         Ok(Algorithm {
             doc: doc.clone(),
             cell,
@@ -98,10 +110,10 @@ fn online_decision(o: &OnlineOutput<'_>, decisions: &mut Vec<OnlineDecision>) ->
     }
 }
 
-fn online_error<E: std::fmt::Display>(e: DriverError<E>) -> RunError {
+fn online_error(e: DriverError<mlsched_kernel::online::OnlineError>) -> RunError {
     match e {
-        DriverError::Scheduler(e) => RunError::Runtime(format!("online scheduler: {e}")),
-        e => RunError::Runtime(e.to_string()),
+        DriverError::Scheduler(s) => RunError::kernel(s, format!("online scheduler: {s}")),
+        e => from_driver(e, |m| m),
     }
 }
 
@@ -224,7 +236,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             })
             .map_err(|e| match e {
                 DriverError::Scheduler(e) => baseline_error(e),
-                e => RunError::Runtime(e.to_string()),
+                e => from_driver(e, |m| m),
             })
     }
 
@@ -240,7 +252,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
     ) -> Result<ResultDoc, RunError> {
         self.cell
             .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OnlineBaselineOutput| {}))
-            .map_err(|e| RunError::Runtime(e.to_string()))?;
+            .map_err(|e| from_driver(e, |m| m))?;
         let placement = std::mem::take(&mut self.placement);
         let ids = &self.ids;
         let (jobs, scheduled, twct, alpha) = self.cell.with_dependent(|scn, d| {

@@ -5,7 +5,7 @@ use super::{Built, Decision, Kind, KindEngine};
 use crate::doc::placement::{
     PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats, PlacementResult,
 };
-use crate::error::RunError;
+use crate::error::{from_driver, RunError};
 use crate::exec::placement::{best_doc, category_row, method_name, METHODS};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
@@ -36,7 +36,7 @@ impl Kind for Placement {
                 None => return Err(crate::run::unknown_policy(Self::NAME, p, Self::policies())),
             },
         };
-        let placer = Placer::new(&scn).map_err(|e| RunError::Runtime(e.to_string()))?;
+        let placer = Placer::new(&scn).map_err(|e| RunError::kernel(e, e.to_string()))?;
         let ids: Vec<String> = doc.jobs.iter().map(|j| j.id.clone()).collect();
         Ok(Built {
             arrivals: vec![0; ids.len()],
@@ -58,6 +58,18 @@ impl Kind for Placement {
 
     fn log_hash(r: &PlacementResult) -> &str {
         &r.log_hash
+    }
+
+    fn policy(r: &PlacementResult) -> &str {
+        &r.policy
+    }
+
+    fn jobs(doc: &PlacementDoc) -> usize {
+        doc.jobs.len()
+    }
+
+    fn validate(doc: &PlacementDoc) -> Result<(), crate::InputError> {
+        doc.validate().map(drop)
     }
 }
 
@@ -107,7 +119,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             .on_event(now, ev, sink, &mut |o: &PlacementOutput<'_>| {
                 out(decision(o, &ids, all, rows))
             })
-            .map_err(|e| RunError::Runtime(format!("placement ({}): {e}", method_name(method))))
+            .map_err(|e| from_driver(e, |m| format!("placement ({}): {m}", method_name(method))))
     }
 
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
@@ -125,7 +137,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             .finish(sink, &mut |o: &PlacementOutput<'_>| {
                 out(decision(o, &ids, all, rows))
             })
-            .map_err(|e| RunError::Runtime(format!("placement ({}): {e}", method_name(method))))?;
+            .map_err(|e| from_driver(e, |m| format!("placement ({}): {m}", method_name(method))))?;
         let ps = self.driver.scheduler();
         let summary = ps.summary().copied().unwrap_or_default();
         let placer = ps.placer();

@@ -82,6 +82,18 @@ impl Kind for Preempt {
     fn log_hash(r: &PreemptResult) -> &str {
         &r.log_hash
     }
+
+    fn policy(r: &PreemptResult) -> &str {
+        &r.policy
+    }
+
+    fn jobs(doc: &PreemptDoc) -> usize {
+        doc.jobs.len()
+    }
+
+    fn validate(doc: &PreemptDoc) -> Result<(), crate::InputError> {
+        doc.validate().map(drop)
+    }
 }
 
 struct Engine {
@@ -116,7 +128,7 @@ impl Engine {
     fn error(&self, e: DriverError<PreemptError>) -> RunError {
         match e {
             DriverError::Scheduler(e) => kernel_error(&self.doc, e),
-            e => RunError::Runtime(e.to_string()),
+            e => crate::error::from_driver(e, |m| m),
         }
     }
 }

@@ -65,6 +65,18 @@ impl Kind for Route {
     fn log_hash(r: &RouteResult) -> &str {
         &r.log_hash
     }
+
+    fn policy(r: &RouteResult) -> &str {
+        &r.policy
+    }
+
+    fn jobs(doc: &RouteDoc) -> usize {
+        doc.jobs.len()
+    }
+
+    fn validate(doc: &RouteDoc) -> Result<(), crate::InputError> {
+        doc.validate().map(drop)
+    }
 }
 
 struct Engine {
@@ -90,14 +102,14 @@ impl Engine {
         match e {
             DriverError::Scheduler(e) => kernel_error(&self.doc, e),
             DriverError::Log(e) => kernel_error(&self.doc, e.into()),
-            e => RunError::Runtime(e.to_string()),
+            e => crate::error::from_driver(e, |m| m),
         }
     }
 
     fn driver(&mut self) -> Result<&mut Driver<Router>, RunError> {
         self.driver
             .as_mut()
-            .ok_or_else(|| RunError::Runtime("route: the run is finished".into()))
+            .ok_or_else(|| RunError::runtime("route: the run is finished"))
     }
 }
 
@@ -132,7 +144,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             .driver
             .take()
             .map(|d| d.into_inner().outcome())
-            .ok_or_else(|| RunError::Runtime("route: the run is finished".into()))?;
+            .ok_or_else(|| RunError::runtime("route: the run is finished"))?;
         Ok(ResultDoc::Route(crate::exec::route::result(
             &self.doc,
             &self.scn,

@@ -43,6 +43,6 @@ pub fn baseline_error(e: BaselineError) -> RunError {
         BaselineError::UnsupportedKind { .. } => {
             RunError::Input(InputError::new("option", "policy", e.to_string()))
         }
-        other => RunError::Runtime(other.to_string()),
+        other => RunError::kernel(other, other.to_string()),
     }
 }

@@ -1,36 +1,8 @@
 //! Runs kind `"online"`: A_online (Zhou et al. 2022) through the kernel's
 //! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
-use crate::error::RunError;
-use mlsched_kernel::driver::{arrival_order, Driver, DriverError};
-use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::OnlineScenario;
-use mlsched_kernel::online::{
-    theoretical_alpha, OnlineDecision, OnlineOutput, OnlineScheduler, Search,
-};
-
-/// Runs A_online with `mode`, logging every decision into `sink`.
-pub fn decide<S: LogSink>(
-    scn: &OnlineScenario,
-    mode: Search,
-    sink: &mut S,
-) -> Result<Vec<OnlineDecision>, RunError> {
-    let mut out = Vec::new();
-    let sched = OnlineScheduler::new(scn, mode)
-        .map_err(|e| RunError::Runtime(format!("online scheduler: {e}")))?;
-    let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
-    Driver::new(sched)
-        .run(&order, sink, &mut |o: &OnlineOutput<'_>| {
-            if let OnlineOutput::Decision(d) = o {
-                out.push((*d).clone());
-            }
-        })
-        .map_err(|e| match e {
-            DriverError::Scheduler(e) => RunError::Runtime(format!("online scheduler: {e}")),
-            e => RunError::Runtime(e.to_string()),
-        })?;
-    Ok(out)
-}
+use mlsched_kernel::online::{theoretical_alpha, OnlineDecision};
 
 /// Builds the result document from the decisions (jobs in input order).
 pub fn result(

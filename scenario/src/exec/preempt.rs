@@ -105,11 +105,14 @@ pub(crate) fn kernel_error(doc: &PreemptDoc, e: PreemptError) -> RunError {
             .map_or_else(|| format!("#{j}"), |x| format!("`{}`", x.id))
     };
     match e {
-        PreemptError::NoEligibleWorker { job } => RunError::Runtime(format!(
-            "job {}: no eligible worker for a chunk (every usable rate is 0)",
-            id(job)
-        )),
-        other => RunError::Runtime(format!("preempt scheduler: {other}")),
+        PreemptError::NoEligibleWorker { job } => RunError::kernel(
+            e,
+            format!(
+                "job {}: no eligible worker for a chunk (every usable rate is 0)",
+                id(job)
+            ),
+        ),
+        other => RunError::kernel(other, format!("preempt scheduler: {other}")),
     }
 }
 

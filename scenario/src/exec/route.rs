@@ -102,12 +102,15 @@ pub(crate) fn kernel_error(doc: &RouteDoc, e: RouteError) -> RunError {
         RouteError::BadPs { job: i } => {
             RunError::Input(InputError::new(job(i), "ps", "not a ps node"))
         }
-        RouteError::PathTooLong { job: i } => RunError::Runtime(format!(
-            "{}: a path is longer than PATH_NODES_MAX = {}",
-            job(i),
-            mlsched_kernel::route::PATH_NODES_MAX
-        )),
-        other => RunError::Runtime(other.to_string()),
+        RouteError::PathTooLong { job: i } => RunError::kernel(
+            e,
+            format!(
+                "{}: a path is longer than PATH_NODES_MAX = {}",
+                job(i),
+                mlsched_kernel::route::PATH_NODES_MAX
+            ),
+        ),
+        other => RunError::kernel(other, other.to_string()),
     }
 }
 
