@@ -24,9 +24,12 @@
 //! cost ties.
 pub mod common;
 pub mod fast;
+mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
+mod ring;
 mod sched;
+mod windows;
 
 pub use sched::{
     log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,
