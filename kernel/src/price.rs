@@ -24,6 +24,7 @@ pub fn zhou_price(lambda: f64, used: f64, capacity: f64) -> f64 {
 }
 
 /// Why the OASiS price bounds could not be derived from the job list (eqs. 23-26).
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoundsError {
     /// No job has a positive utility at the horizon f_i(T - 1 - a_i) together with a positive

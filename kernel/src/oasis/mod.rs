@@ -102,7 +102,7 @@ pub enum OasisError {
     Bounds,
     /// Capacity or demand vectors do not have R entries.
     Shape,
-    /// A job index outside the scenario.
+    /// An event named a job index outside the scenario.
     UnknownJob {
         /// the index asked for
         job: u32,
@@ -114,7 +114,7 @@ pub enum OasisError {
         /// the slot of the event
         now: u32,
     },
-    /// A job was fed twice.
+    /// A job was fed (arrived) a second time.
     AlreadyDecided {
         /// the job
         job: u32,

@@ -83,13 +83,14 @@ pub fn eq5(delta: Slot, d: f64, a1_slots: u64, p: f64, a2_weight: u64) -> f64 {
 }
 
 /// Errors of the plan store.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlanError {
     /// The segment pool (two per chunk) is exhausted: a chunk was dispatched twice.
     PoolFull,
-    /// A worker or chunk index outside the plan's shape.
+    /// A worker or chunk index given is outside the plan's shape.
     OutOfRange,
-    /// A slot beyond [`crate::limits::PREEMPT_PLAN_SLOTS_MAX`].
+    /// A segment would end beyond [`crate::limits::PREEMPT_PLAN_SLOTS_MAX`].
     TooLong(CapacityError),
 }
 

@@ -1,5 +1,6 @@
 //! [`RouteError`]: why a routing run was refused.
 use super::{NONE, PATH_NODES_MAX};
+use crate::error::Limit;
 use core::fmt;
 
 /// Why a routing run was refused.
@@ -71,7 +72,8 @@ impl fmt::Display for RouteError {
             ),
             RouteError::PathTooLong { job } => write!(
                 f,
-                "job {job}: a path would exceed PATH_NODES_MAX = {PATH_NODES_MAX} nodes"
+                "job {job}: a path would exceed {} = {PATH_NODES_MAX} nodes",
+                Limit::PathNodes.name()
             ),
             RouteError::Scratch => f.write_str("internal scratch buffer too small"),
             RouteError::Log(e) => write!(f, "{e}"),

@@ -73,8 +73,7 @@ pub const NODE_CHOICES: usize = 1 << NODE_BITS;
 pub const HOP_BITS: usize = 8;
 /// Dimensions of one worker in a particle.
 pub const WORKER_DIMS: usize = NODE_BITS + HOP_BITS;
-/// Nodes of one routed path (PS .. compute node), loop-erased; longer paths are refused.
-pub const PATH_NODES_MAX: usize = 64;
+pub use crate::limits::PATH_NODES_MAX;
 /// Velocity clamp |v| <= V_MAX of the binary PSO (Kennedy & Eberhart 1997; the paper is silent).
 pub const V_MAX: f64 = 4.0;
 /// "No node" marker in predecessor arrays and records.
