@@ -330,6 +330,14 @@ impl Plans {
             c.end = new_end;
         }
         self.max_end = self.max_end.max(new_end);
+        debug_assert!(
+            self.seg(prev).is_none_or(|p| p.end <= t_star)
+                && self
+                    .seg(new)
+                    .and_then(|s| self.seg(s.next))
+                    .is_none_or(|x| x.start >= new_end),
+            "preempt plan: a worker runs two chunks in one slot"
+        );
         Ok(splits)
     }
 
