@@ -22,8 +22,8 @@
 //!   cheaper), and lower bounds (greedy fill of N >= any placement of N; one PS >= the cheapest
 //!   PS slot) skip candidates that cannot beat the best so far.
 //!
-//! The parts: [`super::windows`] (the scratch and its window machinery), [`super::ps`] (the
-//! parameter-server path), [`super::ring`] (the Ring-AllReduce path); here the per-job entry
+//! The parts: `windows` (the scratch and its window machinery), `ps` (the
+//! parameter-server path), `ring` (the Ring-AllReduce path); here the per-job entry
 //! [`search`] and the rebuild of a q = 0 winner's placement.
 use super::common::*;
 use super::ps::{job_rates, ps_q0, ps_q1};
