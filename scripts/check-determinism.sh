@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mechanical guard of the determinism contract in the kernel (style.md item 7): no fused
+# Mechanical guard of the determinism contract in the kernel (`docs/semantics.md`, "Determinism"): no fused
 # multiply-add, no std float intrinsics (only libm), no hash-map iteration, no clocks, no usize
 # in serialised record structs is checked by review and by the golden hashes.
 set -euo pipefail

@@ -54,7 +54,7 @@ struct Cli {
 enum Command {
     /// Run a scenario with its kind's algorithm (or a baseline with --policy).
     Run {
-        /// Scenario JSON file (formats.md).
+        /// Scenario JSON file (docs/formats.md).
         scenario: PathBuf,
         /// Policy other than the kind's own algorithm (e.g. fifo, drf, las, optimus).
         #[arg(long)]

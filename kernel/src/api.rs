@@ -91,8 +91,8 @@ pub enum Event<J> {
 /// passed to a scheduler's `out` callback, so the log is exactly the decisions in order.
 ///
 /// Every decision writes one record, except the few outputs that only explain another record
-/// and were never logged (a baseline's per-server units, a placement category's report shown to
-/// `--all`): they write none, so every `log_hash` stays what it was before the driver.
+/// and were never logged (a baseline's per-server units, a placement category's report, shown
+/// only when every category is asked for): they write none, so every `log_hash` stays what it was before the driver.
 pub trait Record {
     /// Writes this decision's record (its tag and postcard body) to `sink`, or nothing for an
     /// explanation-only output.

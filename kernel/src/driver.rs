@@ -11,7 +11,7 @@
 //!   to its callback, right after the event record that caused it.
 //!
 //! A control plane that feeds the same events through [`Driver::on_event`] (and ends with
-//! [`Driver::finish`]) writes a log byte-identical to [`Driver::run`], i.e. to `mlsched run --log`.
+//! [`Driver::finish`]) writes a log byte-identical to [`Driver::run`].
 use crate::api::{Event, Record, Scheduler};
 use crate::log::{LogError, LogSink, TAG_EVENT_ARRIVAL, TAG_EVENT_FINISH, TAG_EVENT_SLOT};
 use crate::Slot;

@@ -1,4 +1,4 @@
-//! Small `Copy` error enums, one per operation family. Callers (CLI, wasm) add file/job context.
+//! Small `Copy` error enums, one per operation family. Callers add file/job context.
 use core::fmt;
 
 /// Which fixed capacity of [`crate::limits`] was exceeded.
@@ -57,6 +57,10 @@ pub enum Limit {
     RecordBytes,
     /// [`crate::limits::OASIS_DP_CELLS_MAX`]
     OasisDpCells,
+    /// [`crate::limits::THROUGHPUT_MAX`]
+    Throughput,
+    /// [`crate::limits::PATH_NODES_MAX`]
+    PathNodes,
 }
 
 impl Limit {
@@ -89,6 +93,8 @@ impl Limit {
             Limit::IdBytes => "ID_BYTES_MAX",
             Limit::RecordBytes => "RECORD_BYTES_MAX",
             Limit::OasisDpCells => "OASIS_DP_CELLS_MAX",
+            Limit::Throughput => "THROUGHPUT_MAX",
+            Limit::PathNodes => "PATH_NODES_MAX",
         }
     }
 }

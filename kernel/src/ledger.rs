@@ -231,7 +231,34 @@ impl<S: AsRef<[f64]> + AsMut<[f64]>> Ledger<S> {
                 self.usage.as_mut()[i] += amount.get(r as usize) * count as f64;
             }
         }
+        debug_assert!(
+            self.within_capacity(from, to, server, amount, count),
+            "ledger: a reservation pushed usage above capacity"
+        );
         Ok(())
+    }
+
+    /// Every cell of `server` over `from..to` that `count` x `amount` raised is within its
+    /// capacity (up to the tolerance of [`Self::reserve`]): the invariant a successful
+    /// reservation keeps.
+    fn within_capacity(
+        &self,
+        from: u32,
+        to: u32,
+        server: u32,
+        amount: &ResourceVec,
+        count: u32,
+    ) -> bool {
+        (from..to).all(|t| {
+            (0..self.resources).all(|r| {
+                let Ok(i) = self.cell(t, server, r) else {
+                    return false;
+                };
+                let cap = self.capacity.as_ref()[(server * self.resources + r) as usize];
+                amount.get(r as usize) * count as f64 <= 0.0
+                    || self.usage.as_ref()[i] <= cap + 2e-9 * if cap > 1.0 { cap } else { 1.0 }
+            })
+        })
     }
 
     /// Removes `count` x `amount` from `server` over `from..to`, refusing with

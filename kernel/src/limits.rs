@@ -37,6 +37,9 @@ pub const PLACEMENT_MARKET_ROUNDS_MAX: usize = 100_000;
 /// to 2^53 (about 9e15), so beyond this bound a unit raise can vanish and the market cannot
 /// clear. Real throughputs (samples/s) are many orders of magnitude below it.
 pub const THROUGHPUT_MAX: f64 = 1e15;
+/// Nodes of one routed path (PS .. compute node), loop-erased; longer paths are refused (Song et
+/// al.).
+pub const PATH_NODES_MAX: usize = 64;
 /// Edge + cloud servers of a preemptive scenario (Wang et al.).
 pub const EDGE_SERVERS_MAX: usize = 256;
 /// Workers per edge server (Wang et al.).

@@ -45,7 +45,7 @@ pub const TAG_BASELINE: u8 = 0x60;
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogError {
-    /// postcard could not encode the record.
+    /// postcard could not encode a record.
     Encode,
     /// A record is larger than [`crate::limits::RECORD_BYTES_MAX`].
     RecordTooLarge {
@@ -60,7 +60,8 @@ impl core::fmt::Display for LogError {
             LogError::Encode => f.write_str("a log record could not be encoded"),
             LogError::RecordTooLarge { tag } => write!(
                 f,
-                "log record with tag {tag:#04x} exceeds RECORD_BYTES_MAX = {}",
+                "log record with tag {tag:#04x} exceeds {} = {}",
+                crate::error::Limit::RecordBytes.name(),
                 crate::limits::RECORD_BYTES_MAX
             ),
         }

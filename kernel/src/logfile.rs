@@ -80,9 +80,10 @@ impl Header {
 pub struct Inputs<'a> {
     /// The scenario document exactly as it was run.
     pub scenario: &'a str,
-    /// `--policy`, if any.
+    /// The policy the run was asked for by name, if any (the caller's name for it; `None`:
+    /// the scenario's own algorithm).
     pub policy: Option<&'a str>,
-    /// `--all` (placement: every category).
+    /// All-categories flag: the run reported every evaluated category (placement only).
     pub all_categories: bool,
 }
 

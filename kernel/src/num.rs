@@ -1,4 +1,4 @@
-//! Numeric conventions shared by every algorithm (design.md sections 2-3).
+//! Numeric conventions shared by every algorithm (`docs/semantics.md`).
 //!
 //! Integer roundings absorb float noise the same way everywhere: `ceil(x)` is taken of
 //! `x - 1e-9` and `floor(x)` of `x + 1e-9`. Costs and payoffs are compared with a relative

@@ -7,7 +7,7 @@
 //! (A_greedy, Algorithm 2: argmin of Q, eq. 5), then A_ps (Algorithm 5) gives every job running
 //! in this slot one parameter server.
 //!
-//! Semantics (design.md section 6, reconstructions.md "Wang et al."):
+//! Semantics (`docs/preempt.md`, with our reading of the listings):
 //! - edge worker plans run highest gamma first, preemptively at slot granularity: a new chunk
 //!   runs in [t*, t* + ceil(p)), t* = max(end of the last A1 chunk, t0), t0 = r_j + Delta_js, and
 //!   every planned slot >= t* of the lower-gamma chunks (A2) moves ceil(p) slots later;
@@ -61,13 +61,14 @@ pub enum Policy {
 }
 
 /// Errors of the preemptive scheduler.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PreemptError {
-    /// A fixed capacity was exceeded.
+    /// Building the scheduler would exceed a fixed capacity of [`crate::limits`].
     Capacity(CapacityError),
-    /// A decision record could not be written.
+    /// The decision log refused a record.
     Log(crate::log::LogError),
-    /// A job index outside the scenario.
+    /// An event named a job index outside the scenario.
     UnknownJob {
         /// index
         job: u32,
@@ -81,7 +82,7 @@ pub enum PreemptError {
         /// slot of the event
         now: Slot,
     },
-    /// A job was dispatched twice.
+    /// A job was announced (dispatched) a second time.
     AlreadyDispatched {
         /// index
         job: u32,
@@ -91,7 +92,7 @@ pub enum PreemptError {
         /// index
         job: u32,
     },
-    /// Events came with a decreasing slot.
+    /// An event came with a slot before the previous event's.
     TimeWentBack {
         /// slot of the event
         now: Slot,

@@ -24,6 +24,7 @@ pub fn zhou_price(lambda: f64, used: f64, capacity: f64) -> f64 {
 }
 
 /// Why the OASiS price bounds could not be derived from the job list (eqs. 23-26).
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoundsError {
     /// No job has a positive utility at the horizon f_i(T - 1 - a_i) together with a positive
@@ -53,7 +54,7 @@ pub const OASIS_FLOOR_MIN: f64 = 1e-290;
 /// Price bounds U1^r, U2^r, L1, L2 of eq. (22) derived from the whole job list by eqs. (23)-(26)
 /// (an offline-knowledge estimate), with eta1 / eta2 the smallest valid scaling factors >= 1.
 ///
-/// Readings (design.md section 3, reconstructions.md): f takes a duration, so
+/// Readings (`docs/oasis.md`, `docs/online.md`): f takes a duration, so
 /// U1^r = max_i f_i(ceil(E_i m_i) - 1) / w_i^r over jobs with w_i^r > 0 (m_i = M_i (tau_i + 2 e_i/b_i));
 /// L1 = min_i f_i(T - 1 - a_i) / (4 eta1 ceil(E_i N_i m_i) sum_r w_i^r) over jobs with a positive
 /// numerator and denominator; eta1 = max(1, max_i T sum_h sum_r c_h^r / (ceil(E_i N_i m_i) sum_r w_i^r)).

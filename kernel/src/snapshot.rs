@@ -70,12 +70,12 @@ pub enum SnapshotError {
     },
     /// The snapshot does not start with [`SNAPSHOT_MAGIC`].
     BadMagic,
-    /// A version this build cannot read.
+    /// The header names a format version this build cannot read.
     UnsupportedVersion {
         /// version found
         version: u16,
     },
-    /// A snapshot of another kind of state.
+    /// The snapshot holds another kind of state than the one restoring it.
     WrongKind {
         /// kind asked for
         expected: u8,
@@ -92,7 +92,7 @@ pub enum SnapshotError {
         /// offset of the body
         offset: u64,
     },
-    /// Bytes after the checksum.
+    /// Bytes follow the checksum.
     TrailingBytes {
         /// offset of the first extra byte
         offset: u64,

@@ -10,7 +10,6 @@ use mlsched_cli::run::{policies, run_doc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::oasis::OasisBaseline;
 use mlsched_kernel::baseline::online::OnlineBaseline;
-use mlsched_kernel::baseline::Policy as Baseline;
 use mlsched_kernel::driver::Driver;
 use mlsched_kernel::log::{is_event_tag, LogSink, VecSink};
 use mlsched_kernel::oasis::OasisScheduler;
@@ -66,7 +65,7 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
         ScenarioDoc::Oasis(d) => {
             let scn = d.validate().ok()?;
             let arr: Vec<u32> = scn.jobs.iter().map(|j| j.arrival).collect();
-            match Baseline::from_name(policy) {
+            match mlsched_cli::exec::baseline::policy_from_name(policy) {
                 None => drive(OasisScheduler::new(&scn).ok()?, &arr),
                 Some(p) => drive(OasisBaseline::new(p, &scn).ok()?, &arr),
             }
@@ -79,7 +78,7 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
             } else {
                 Search::Fast
             };
-            match Baseline::from_name(policy) {
+            match mlsched_cli::exec::baseline::policy_from_name(policy) {
                 None => drive(OnlineScheduler::new(&scn, mode).ok()?, &arr),
                 Some(p) => drive(OnlineBaseline::new(p, &scn).ok()?, &arr),
             }

@@ -1,5 +1,5 @@
 //! OASiS invariants on every admitted schedule of generated (section V-A) and bundled
-//! scenarios, and the CLI result document: formats.md fields, determinism of `log_hash`.
+//! scenarios, and the CLI result document: docs/formats.md fields, determinism of `log_hash`.
 mod oasis_common;
 use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::model::oasis::OasisScenario;

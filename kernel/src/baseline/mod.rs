@@ -1,29 +1,28 @@
-//! Baselines the papers compare against (design.md section 8): FIFO, DRF, Tiresias-LAS and
-//! Optimus, on the two scenario kinds where they make sense.
+//! Baselines the papers compare against (`docs/semantics.md`, "Baselines"): FIFO, DRF, Tiresias-LAS and
+//! Optimus, on the two scenario models where they make sense. Policies are the enum [`Policy`];
+//! their names (and which document kinds accept them) live with the callers.
 //!
-//! - Kind `"oasis"` ([`oasis`], Bao et al. section V): every job is admitted (the papers'
+//! - OASiS scenarios ([`oasis`], Bao et al. section V): every job is admitted (the papers'
 //!   FIFO and DRF admit everything); each slot t the policy decides how many workers x_i(t) and
 //!   parameter servers z_i(t) = ceil(x_i(t) b_i / B_i) each arrived, unfinished job gets, placed
 //!   round-robin on the servers as the paper's comparison does. A job processes
 //!   floor(x_i(t) / m_i) chunks in slot t (the OASiS model: d chunks need ceil(d m_i) workers);
 //!   its utility is f_i(t_hat - a_i) for the slot t_hat in which its last chunk is done, 0 if it
 //!   does not finish by T - 1.
-//! - Kind `"online"` ([`online`], Zhou et al. section VI): one uninterrupted run per job (the
+//! - Online scenarios ([`online`], Zhou et al. section VI): one uninterrupted run per job (the
 //!   format's start / duration / placement), so the baselines are non-preemptive there: each slot
 //!   the policy starts waiting jobs with a worker count N, duration
 //!   L = ceil(E_j D_j K_j / (N rho_j)) and a round-robin placement held until t + L.
-//!
-//! The other kinds answer [`BaselineError::UnsupportedKind`].
 //!
 //! Policies ([`Policy`]):
 //! - FIFO: arrival order (ties: input order), a fixed worker count min(N_i, [`FIXED_WORKERS`]),
 //!   gang-placed; the queue head blocks the jobs behind it.
 //! - DRF (Ghodsi et al.): progressive filling — repeatedly one more worker (with its PS share)
 //!   to the job of least dominant share max_r (x w^r + z s^r) / C^r (ties: lower index) until no
-//!   job can grow; recomputed every slot (on `"oasis"`, where workers may change per slot).
+//!   job can grow; recomputed every slot (on OASiS scenarios, where workers may change per slot).
 //! - Tiresias-LAS (Gu et al.): discretised priority queues ([`LAS_QUEUE_LIMITS`]) of attained
 //!   GPU-time; within a queue by arrival; fixed worker count as FIFO, preemptive per slot and
-//!   work-conserving (a job that does not fit is skipped). On `"online"` (no preemption) waiting
+//!   work-conserving (a job that does not fit is skipped). On online scenarios (no preemption) waiting
 //!   jobs have no attained service, so the queues are of the *requested* GPU-time (remaining
 //!   workload x GPUs, the way Zhou et al. describe Tiresias).
 //! - Optimus (Peng et al.): one worker to each job in arrival order, then repeatedly one more
@@ -66,59 +65,25 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// Every policy, in the order the CLI lists them.
+    /// Every policy, in declaration order.
     pub const ALL: [Policy; 4] = [Policy::Fifo, Policy::Drf, Policy::Las, Policy::Optimus];
-
-    /// The policy's CLI name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Policy::Fifo => "fifo",
-            Policy::Drf => "drf",
-            Policy::Las => "las",
-            Policy::Optimus => "optimus",
-        }
-    }
-
-    /// The policy named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Policy> {
-        Policy::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    /// Checks that this policy runs `kind`; the baselines run `"oasis"` and `"online"` only.
-    pub fn supports(self, kind: &'static str) -> Result<(), BaselineError> {
-        match kind {
-            "oasis" | "online" => Ok(()),
-            _ => Err(BaselineError::UnsupportedKind { policy: self, kind }),
-        }
-    }
 }
 
 /// Why a baseline run failed.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BaselineError {
-    /// The policy does not run this scenario kind.
-    UnsupportedKind {
-        /// The policy.
-        policy: Policy,
-        /// The kind asked for.
-        kind: &'static str,
-    },
-    /// A fixed capacity was exceeded while building the runner.
+    /// Building the runner would exceed a fixed capacity of [`crate::limits`].
     Capacity(CapacityError),
-    /// The usage ledger refused a reservation (an internal invariant broke).
+    /// The usage ledger refused a reservation (only if an internal invariant broke).
     Ledger(LedgerError),
-    /// A decision record could not be logged.
+    /// The decision log refused a record.
     Log(LogError),
 }
 
 impl fmt::Display for BaselineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BaselineError::UnsupportedKind { policy, kind } => write!(
-                f,
-                "baseline `{}` does not run kind \"{kind}\" (baselines run kinds \"oasis\" and \"online\")",
-                policy.name()
-            ),
             BaselineError::Capacity(e) => write!(f, "{e}"),
             BaselineError::Ledger(e) => write!(f, "baseline ledger: {e}"),
             BaselineError::Log(e) => write!(f, "baseline log: {e}"),
@@ -172,25 +137,6 @@ pub(crate) fn dominant_share(amount: &crate::ResourceVec, total: &crate::Resourc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::ToString;
-
-    #[test]
-    fn names_round_trip() {
-        for p in Policy::ALL {
-            assert_eq!(Policy::from_name(p.name()), Some(p));
-        }
-        assert_eq!(Policy::from_name("oasis"), None);
-    }
-
-    #[test]
-    fn other_kinds_are_refused_clearly() {
-        let e = Policy::Drf.supports("route").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "baseline `drf` does not run kind \"route\" (baselines run kinds \"oasis\" and \"online\")"
-        );
-        assert!(Policy::Fifo.supports("oasis").is_ok());
-    }
 
     #[test]
     fn queues_are_discretised() {

@@ -1,4 +1,4 @@
-//! Baselines on kind `"oasis"`: every job admitted, per-slot worker / PS counts chosen by the
+//! Baselines on OASiS scenarios: every job admitted, per-slot worker / PS counts chosen by the
 //! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
 //! docs of [`crate::baseline`]).
 use super::pool::Pool;
@@ -13,7 +13,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// Per-job state of a baseline run on kind `"oasis"`.
+/// Per-job state of a baseline run on OASiS scenarios.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OasisJobState {
     /// Chunks of the workload E_i N_i still to process.
@@ -110,7 +110,7 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
     }
 }
 
-/// A baseline runner over one `"oasis"` scenario; all scratch is allocated in [`Self::new`].
+/// A baseline runner over one OASiS scenario; all scratch is allocated in [`Self::new`].
 #[derive(Clone, Debug)]
 pub struct OasisBaseline<'a> {
     policy: Policy,
@@ -132,7 +132,6 @@ pub struct OasisBaseline<'a> {
 impl<'a> OasisBaseline<'a> {
     /// Builds the runner (the only place that allocates).
     pub fn new(policy: Policy, scn: &'a OasisScenario) -> Result<Self, BaselineError> {
-        policy.supports("oasis")?;
         let r = scn.resources as usize;
         let workers = Pool::new(&scn.worker_servers);
         let ps = Pool::new(&scn.ps_servers);

@@ -1,4 +1,4 @@
-//! Baselines on kind `"online"`: non-preemptive (one uninterrupted run per job, as the result
+//! Baselines on online scenarios: non-preemptive (one uninterrupted run per job, as the result
 //! format requires). Each slot the policy starts some waiting jobs with N workers of the job's
 //! fastest worker type m and PS type p, duration L = ceil(E_j D_j K_j / (N rho_j)) with
 //! rho_j = 1 / (v_jm + U_j^p + 2 pi_j / b_m) (eq. 1, q_j = 0) or, for Ring-AllReduce, eq. (14)
@@ -19,7 +19,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// Per-job state of a baseline run on kind `"online"`.
+/// Per-job state of a baseline run on online scenarios.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OnlineJobState {
     /// t_j: start slot, once started.
@@ -122,7 +122,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
     }
 }
 
-/// A baseline runner over one `"online"` scenario; all scratch is allocated in [`Self::new`].
+/// A baseline runner over one online scenario; all scratch is allocated in [`Self::new`].
 #[derive(Debug)]
 pub struct OnlineBaseline<'a> {
     policy: Policy,
@@ -147,7 +147,6 @@ pub struct OnlineBaseline<'a> {
 impl<'a> OnlineBaseline<'a> {
     /// Builds the runner (the only place that allocates).
     pub fn new(policy: Policy, scn: &'a OnlineScenario) -> Result<Self, BaselineError> {
-        policy.supports("online")?;
         let r = scn.resources as usize;
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;

@@ -155,6 +155,17 @@ struct PoolFields {
 }
 
 impl Pool {
+    /// Every cell of slot `t` within its capacity (the float dust [`Self::check_restored`]
+    /// allows): what an admitted schedule keeps.
+    pub(crate) fn within_capacity(&self, t: u32) -> bool {
+        (0..self.servers).all(|s| {
+            (0..self.resources as usize).all(|r| {
+                let c = self.capacity(s, r);
+                self.usage(t, s, r) <= c.max(0.0) + 1e-6 * libm::fabs(c).max(1.0)
+            })
+        })
+    }
+
     /// Checks a restored pool against `fresh` (the same pool as built from the scenario):
     /// same shape, capacities and bounds; every usage finite, >= 0 and within capacity (float
     /// dust of 1e-6 relative allowed); every price exactly eq. (22) of its usage.

@@ -19,7 +19,7 @@
 //! - `reference` (feature `reference` or tests): the paper-literal DP, O(T D^2), kept as oracle.
 //! - [`OasisScheduler`]: the [`crate::api::Scheduler`] value, scratch allocated once at build.
 //!
-//! Canonical tie-breaks (design.md section 3): costs and payoffs compare with
+//! Canonical tie-breaks (`docs/semantics.md`): costs and payoffs compare with
 //! [`crate::num::less`] / [`crate::num::greater`]; unit prices sum resources in index order;
 //! server orders break equal unit prices by lower index.
 pub mod fast;
@@ -102,7 +102,7 @@ pub enum OasisError {
     Bounds,
     /// Capacity or demand vectors do not have R entries.
     Shape,
-    /// A job index outside the scenario.
+    /// An event named a job index outside the scenario.
     UnknownJob {
         /// the index asked for
         job: u32,
@@ -114,7 +114,7 @@ pub enum OasisError {
         /// the slot of the event
         now: u32,
     },
-    /// A job was fed twice.
+    /// A job was fed (arrived) a second time.
     AlreadyDecided {
         /// the job
         job: u32,

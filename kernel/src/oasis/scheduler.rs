@@ -170,6 +170,10 @@ impl OasisScheduler {
         let mut s = Self::new(scn)?;
         s.check_state(&state).map_err(|_| OasisError::Shape)?;
         s.set_state(state);
+        debug_assert!(
+            s.check_state(&s.state()).is_ok(),
+            "oasis: restored state fails its own check"
+        );
         Ok(s)
     }
 
@@ -311,6 +315,11 @@ pub fn commit(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
             m.add_ps(sp.slot, k, job, z);
         }
     }
+    debug_assert!(
+        s.iter()
+            .all(|sp| m.workers.within_capacity(sp.slot) && m.ps.within_capacity(sp.slot)),
+        "oasis: an admitted schedule pushed usage above capacity"
+    );
 }
 
 impl Scheduler for OasisScheduler {
@@ -369,6 +378,10 @@ impl Snapshot for OasisScheduler {
         let state: OasisState = snapshot::restore(Self::KIND, bytes)?;
         self.check_state(&state)?;
         self.set_state(state);
+        debug_assert!(
+            self.check_state(&self.state()).is_ok(),
+            "oasis: restored state fails its own check"
+        );
         Ok(())
     }
 }

@@ -20,13 +20,16 @@
 //!
 //! [R] Costs are exact fixed-point integers ([`common::quantize`]): the fast search
 //! ([`fast`], the default) and the paper-literal one (`reference`, feature `reference`) return
-//! the same schedule, cost and tie-break; the enumeration order of reconstructions.md breaks
+//! the same schedule, cost and tie-break; the enumeration order of `docs/online.md` breaks
 //! cost ties.
 pub mod common;
 pub mod fast;
+mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
+mod ring;
 mod sched;
+mod windows;
 
 pub use sched::{
     log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,

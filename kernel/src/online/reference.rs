@@ -1,4 +1,4 @@
-//! Paper-literal A_mincost1/2 (Algorithms 4-5, as rebuilt in reconstructions.md) and
+//! Paper-literal A_mincost1/2 (Algorithms 4-5, as rebuilt in `docs/online.md`) and
 //! A_RAmincost1/2 (Algorithms 6-7): every loop as listed, every window sum and minimum taken slot
 //! by slot. O(M P L T H^2 L R) per job: for property tests and benchmarks only.
 use super::common::*;

@@ -487,6 +487,10 @@ impl<'a> OnlineScheduler<'a> {
         self.state.next_round = st.next_round;
         self.state.last_now = st.last_now;
         self.fast.invalidate();
+        debug_assert!(
+            self.check_state(&self.state).is_ok(),
+            "online: restored state fails its own check"
+        );
         Ok(())
     }
 
@@ -615,6 +619,14 @@ impl<'a> OnlineScheduler<'a> {
                     let i = (t as usize * h_n + pl.server as usize) * r_n + r;
                     if let Some(u) = self.state.usage.get_mut(i) {
                         *u += amount;
+                        // The dust [`Self::check_state`] allows.
+                        debug_assert!(
+                            amount <= 0.0 || {
+                                let c = scn.servers[pl.server as usize].get(r);
+                                *u <= c + 1e-6 * libm::fabs(c).max(1.0)
+                            },
+                            "online: usage above capacity after a reservation"
+                        );
                     }
                 }
             }

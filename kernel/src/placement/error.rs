@@ -1,5 +1,5 @@
 //! Refusals of the placement algorithms (Liu et al.).
-use crate::error::CapacityError;
+use crate::error::{CapacityError, Limit};
 use crate::log::LogError;
 use core::fmt;
 
@@ -74,16 +74,18 @@ impl fmt::Display for PlacementError {
             }
             PlacementError::ExhaustiveTooLarge { jobs, workers, assignments, max } => write!(
                 f,
-                "exhaustive search would enumerate S^K = {jobs}^{workers} = {assignments}{} worker assignments; this build allows at most {max} (PLACEMENT_EXHAUSTIVE_MAX): use method \"has\" or \"exact\"",
-                if assignments == u64::MAX { "+" } else { "" }
+                "exhaustive search would enumerate S^K = {jobs}^{workers} = {assignments}{} worker assignments; this build allows at most {max} ({}): use method \"has\" or \"exact\"",
+                if assignments == u64::MAX { "+" } else { "" },
+                Limit::PlacementExhaustive.name()
             ),
             PlacementError::ThroughputShape { job } => {
                 write!(f, "job {job}: throughput needs one entry per worker")
             }
             PlacementError::ThroughputValue { job, worker } => write!(
                 f,
-                "job {job}: throughput[{worker}] must be finite and in 0..={:e} (THROUGHPUT_MAX)",
-                crate::limits::THROUGHPUT_MAX
+                "job {job}: throughput[{worker}] must be finite and in 0..={:e} ({})",
+                crate::limits::THROUGHPUT_MAX,
+                Limit::Throughput.name()
             ),
             PlacementError::Capacity(e) => e.fmt(f),
             PlacementError::Log(e) => e.fmt(f),

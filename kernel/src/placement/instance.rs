@@ -67,7 +67,7 @@ pub struct Instance {
     pub inter: f64,
     /// Add eq. (6)'s Ring-AllReduce term.
     pub include_comm: bool,
-    /// Lambda_i^\[e\] of eq. (32), read per job (the outer sum is a typo, design.md section 5).
+    /// Lambda_i^\[e\] of eq. (32), read per job (the outer sum is a typo, `docs/placement.md`).
     pub equal_jct: Vec<f64>,
     /// Worker classes.
     pub classes: Classes,

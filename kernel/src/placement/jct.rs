@@ -28,6 +28,16 @@ pub struct Assignment {
 }
 
 impl Assignment {
+    /// Each worker on one job of the instance and K_i the workers of job i: the K workers are
+    /// used exactly once (the capacity a placement must respect).
+    pub fn within_workers(&self) -> bool {
+        let s = self.counts.len();
+        self.job_of.iter().all(|&i| (i as usize) < s)
+            && (0..s).all(|i| {
+                self.job_of.iter().filter(|&&j| j as usize == i).count() == self.counts[i] as usize
+            })
+    }
+
     /// An empty assignment for `inst` (all workers on job 0 until filled).
     pub fn new(inst: &Instance) -> Self {
         Assignment {

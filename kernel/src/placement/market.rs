@@ -1,4 +1,4 @@
-//! The tie-aware matching market of Algorithm 2 (lines 2-15), design.md section 5.
+//! The tie-aware matching market of Algorithm 2 (lines 2-15), `docs/placement.md`.
 //!
 //! Buyers are jobs (job i buys K_i workers), sellers are workers, priced p_k. Job i values
 //! worker k at Gamma_ik = rho_ik - p_k (eqs. 19, 23). Its demand is every worker valued strictly

@@ -199,6 +199,10 @@ impl Placer {
             Method::OptimusLb => self.optimus(Split::Proportional, sink)?,
             Method::Las => self.las(sink)?,
         };
+        debug_assert!(
+            self.best.within_workers(),
+            "placement: the chosen assignment does not use each worker exactly once"
+        );
         records::choice(sink, method, &summary, &self.best)?;
         records::workers(sink, &self.inst, &self.best)?;
         Ok(summary)

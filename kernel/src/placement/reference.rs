@@ -3,9 +3,9 @@
 //! - [`literal_market`]: Algorithm 2's loop exactly as printed: each job prefers exactly its top
 //!   K_i workers (ties by lower index), a worker is competed when two jobs prefer it, the
 //!   lowest competed worker is raised by max(1, max_i (V_i - V_i^k)). It cycles on Table II
-//!   (design.md section 5), so it is capped and returns `None` then.
+//!   (`docs/placement.md`), so it is capped and returns `None` then.
 //! - [`per_worker_instance`]: the same instance with one class per worker, on which
-//!   [`super::Market`] is the per-worker tie-aware market of design.md without any grouping.
+//!   [`super::Market`] is the per-worker tie-aware market of `docs/placement.md` without any grouping.
 //! - [`brute_force`]: every assignment with the category's counts (tiny inputs): the
 //!   max-throughput oracle for the exact solver.
 use super::Instance;

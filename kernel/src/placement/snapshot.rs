@@ -89,6 +89,10 @@ impl Snapshot for Placer {
         self.cur.copy_from(&p.cur);
         self.best.copy_from(&p.best);
         self.trial.copy_from(&p.trial);
+        debug_assert!(
+            self.check_restored(self).is_ok(),
+            "placement: restored state fails its own check"
+        );
         Ok(())
     }
 }

@@ -1,5 +1,5 @@
 //! Per-worker plans y_jdsw(t) kept as sorted slot segments, the fast Q of eq. (5), and the
-//! preemptive insertion of UPDATEVARIABLES (Algorithm 4, reconciled in reconstructions.md).
+//! preemptive insertion of UPDATEVARIABLES (Algorithm 4, reconciled in `docs/preempt.md`).
 //!
 //! A worker's plan is a singly linked list of segments `[start, end)` (slots), sorted by start and
 //! never overlapping, one chunk each. All segments live in one pool allocated when the scheduler
@@ -83,13 +83,14 @@ pub fn eq5(delta: Slot, d: f64, a1_slots: u64, p: f64, a2_weight: u64) -> f64 {
 }
 
 /// Errors of the plan store.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlanError {
     /// The segment pool (two per chunk) is exhausted: a chunk was dispatched twice.
     PoolFull,
-    /// A worker or chunk index outside the plan's shape.
+    /// A worker or chunk index given is outside the plan's shape.
     OutOfRange,
-    /// A slot beyond [`crate::limits::PREEMPT_PLAN_SLOTS_MAX`].
+    /// A segment would end beyond [`crate::limits::PREEMPT_PLAN_SLOTS_MAX`].
     TooLong(CapacityError),
 }
 
@@ -329,6 +330,14 @@ impl Plans {
             c.end = new_end;
         }
         self.max_end = self.max_end.max(new_end);
+        debug_assert!(
+            self.seg(prev).is_none_or(|p| p.end <= t_star)
+                && self
+                    .seg(new)
+                    .and_then(|s| self.seg(s.next))
+                    .is_none_or(|x| x.start >= new_end),
+            "preempt plan: a worker runs two chunks in one slot"
+        );
         Ok(splits)
     }
 

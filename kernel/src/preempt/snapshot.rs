@@ -98,6 +98,10 @@ impl Snapshot for PreemptScheduler {
         *self = s;
         // serde keeps lengths, not the build-time reservations: make them again here, once.
         self.reserve();
+        debug_assert!(
+            self.check_restored(self).is_ok(),
+            "preempt: restored state fails its own check"
+        );
         Ok(())
     }
 }

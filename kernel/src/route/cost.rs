@@ -5,7 +5,7 @@ use super::graph::Graph;
 use core::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
-/// Eq. (5) read as reconstructions.md says: BW_b is the **used** bandwidth of the bottleneck
+/// Eq. (5) read as `docs/route.md` says: BW_b is the **used** bandwidth of the bottleneck
 /// link (the link with the least remaining bandwidth C - BW_u; ties by position on the path),
 /// and l = BW_b f^2 if BW_b / C > 0.9, BW_b f if 0.5 < BW_b / C <= 0.9, else BW_b.
 /// Returns 0 for an empty path.
@@ -123,7 +123,7 @@ impl Totals {
     }
 }
 
-/// A candidate's fitness, compared lexicographically (reconstructions.md [R]): feasible first,
+/// A candidate's fitness, compared lexicographically (`docs/route.md`): feasible first,
 /// then eq. (11) cost, then the F-score part, then the candidate's network cost, then the
 /// earlier start. Floats compare with `total_cmp` (all values are finite).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Scenario and result documents of `formats.md`, one module per kind, and [`parse`].
+//! Scenario and result documents of `docs/formats.md`, one module per kind, and [`parse`].
 //!
 //! Parsing is strict: unknown fields are errors naming the field, numbers are checked for range
 //! and integrality by the kind's `validate`, and every error names the job/server/node and the

@@ -13,7 +13,7 @@ pub struct Decision {
     pub record: &'static str,
     /// The job index (input order) the decision concerns, if one.
     pub job: Option<u32>,
-    /// The record's fields (`docs/formats.md`, "Engine decisions").
+    /// The record's fields (`docs/engine.md`).
     pub data: serde_json::Value,
 }
 

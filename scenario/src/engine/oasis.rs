@@ -255,7 +255,7 @@ impl Baselines {
             .map_err(baseline_error)?;
         Ok(Baselines {
             ids: job_ids(doc),
-            policy: crate::exec::baseline::baseline_name(p).into(),
+            policy: crate::exec::baseline::policy_name(p).into(),
             cell,
             per_job: vec![BTreeMap::new(); n],
         })

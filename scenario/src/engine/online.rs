@@ -3,7 +3,7 @@
 use super::{Built, Decision, Kind, KindEngine};
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::error::{from_driver, RunError};
-use crate::exec::baseline::{baseline_error, baseline_name, baseline_policy, ONLINE_POLICIES};
+use crate::exec::baseline::{baseline_error, baseline_policy, policy_name, ONLINE_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::online::{OnlineBaseline, OnlineBaselineOutput};
@@ -193,7 +193,7 @@ impl Baselines {
             .map_err(baseline_error)?;
         Ok(Baselines {
             ids: doc.jobs.iter().map(|j| j.id.clone()).collect(),
-            policy: baseline_name(p).into(),
+            policy: policy_name(p).into(),
             cell,
             placement: vec![Vec::new(); n],
         })

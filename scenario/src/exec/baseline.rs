@@ -1,7 +1,8 @@
 //! The baseline policies' names (`--policy fifo|drf|las|optimus`) on the kinds where they make
 //! sense (`mlsched_kernel::baseline`): kind "oasis" (admission + per-slot placement, utility
 //! f_i(t_hat - a_i) of the completion the baseline achieves) and kind "online" (one run per job,
-//! weighted completion time). The engines of both kinds are in [`crate::engine`].
+//! weighted completion time). The kernel knows the policies as an enum only; their names live
+//! here. The engines of both kinds are in [`crate::engine`].
 use crate::error::{InputError, RunError};
 use crate::run::unknown_policy;
 use mlsched_kernel::baseline::{BaselineError, Policy};
@@ -10,39 +11,75 @@ use mlsched_kernel::baseline::{BaselineError, Policy};
 pub const OASIS_POLICIES: &[&str] = &["oasis", "fifo", "drf", "las", "optimus"];
 /// Policies accepted by kind "online".
 pub const ONLINE_POLICIES: &[&str] = &["online", "fifo", "drf", "las", "optimus"];
-/// Every baseline with its name.
-pub const BASELINES: &[(&str, Policy)] = &[
-    ("fifo", Policy::Fifo),
-    ("drf", Policy::Drf),
-    ("las", Policy::Las),
-    ("optimus", Policy::Optimus),
-];
+/// Every baseline name, for the error of kinds the baselines do not run.
+pub const BASELINES: &[&str] = &["fifo", "drf", "las", "optimus"];
 
-/// The baseline named `name`, if any.
-pub fn baseline_from_name(name: &str) -> Option<Policy> {
-    BASELINES.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+/// Scenario kinds the baselines run.
+pub const BASELINE_KINDS: &[&str] = &["oasis", "online"];
+
+/// The name of a baseline policy (the `--policy` value, the result's `policy`).
+pub const fn policy_name(p: Policy) -> &'static str {
+    match p {
+        Policy::Fifo => "fifo",
+        Policy::Drf => "drf",
+        Policy::Las => "las",
+        Policy::Optimus => "optimus",
+    }
 }
 
-/// The name of baseline `p`.
-pub fn baseline_name(p: Policy) -> &'static str {
-    BASELINES
-        .iter()
-        .find(|(_, x)| *x == p)
-        .map_or("?", |(n, _)| n)
+/// The baseline policy named `name`, if any.
+pub fn policy_from_name(name: &str) -> Option<Policy> {
+    Policy::ALL.into_iter().find(|&p| policy_name(p) == name)
 }
 
 /// The baseline `name` for `kind`, or the error listing what `kind` accepts.
 pub fn baseline_policy(kind: &str, name: &str, accepted: &[&str]) -> Result<Policy, RunError> {
-    baseline_from_name(name).ok_or_else(|| unknown_policy(kind, name, accepted))
+    policy_from_name(name).ok_or_else(|| unknown_policy(kind, name, accepted))
 }
 
-/// A baseline's kernel error: bad input (exit 2) for a policy the kind does not run, else a
-/// runtime failure.
+/// `Some(error)` if `policy` is a baseline name and `kind` is not one the baselines run: the
+/// other kinds' `run` can answer with this clear message instead of "unknown policy".
+pub fn unsupported_kind(kind: &'static str, policy: &str) -> Option<RunError> {
+    let p = policy_from_name(policy)?;
+    if BASELINE_KINDS.contains(&kind) {
+        return None;
+    }
+    Some(RunError::Input(InputError::new(
+        "option",
+        "policy",
+        format!(
+            "baseline `{}` does not run kind \"{kind}\" (baselines run kinds \"oasis\" and \"online\")",
+            policy_name(p)
+        ),
+    )))
+}
+
+/// A baseline's kernel error as a runtime failure.
 pub fn baseline_error(e: BaselineError) -> RunError {
-    match e {
-        BaselineError::UnsupportedKind { .. } => {
-            RunError::Input(InputError::new("option", "policy", e.to_string()))
+    RunError::kernel(e, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in Policy::ALL {
+            assert_eq!(policy_from_name(policy_name(p)), Some(p));
         }
-        other => RunError::kernel(other, other.to_string()),
+        assert_eq!(policy_from_name("oasis"), None);
+    }
+
+    #[test]
+    fn other_kinds_are_refused_clearly() {
+        let Some(RunError::Input(e)) = unsupported_kind("route", "drf") else {
+            panic!("drf on route must be refused");
+        };
+        assert!(e.to_string().contains(
+            "baseline `drf` does not run kind \"route\" (baselines run kinds \"oasis\" and \"online\")"
+        ));
+        assert!(unsupported_kind("oasis", "fifo").is_none());
+        assert!(unsupported_kind("route", "csrp").is_none());
     }
 }

@@ -110,7 +110,7 @@ impl Router {
             rng: self.rng,
             now: self.now,
             link_used: self.g.used_all().to_vec(),
-            lane_free: self.lane_free.clone(),
+            lane_free: self.lanes.free.clone(),
             used_node: self.used_node.clone(),
             totals: self.totals,
             plans: self.plans.clone(),
@@ -132,7 +132,7 @@ impl Router {
             rng: self.rng,
             now: self.now,
             link_used: self.g.used_all(),
-            lane_free: &self.lane_free,
+            lane_free: &self.lanes.free,
             used_node: &self.used_node,
             totals: self.totals,
             plans: &self.plans,
@@ -166,7 +166,7 @@ impl Router {
         {
             return Err(invalid_at("link_used", i));
         }
-        ensure(st.lane_free.len() == self.lane_free.len(), "lane_free")?;
+        ensure(st.lane_free.len() == self.lanes.free.len(), "lane_free")?;
         ensure(st.used_node.len() == n, "used_node")?;
         for (v, f) in [
             (st.plans.len(), "plans"),
@@ -224,7 +224,12 @@ impl Router {
         let mut running: Vec<u64> = alloc::vec![0; st.group_running.len()];
         for &j in &st.live {
             let jb = &self.jobs[j as usize];
-            let r = self.ps_row.get(jb.ps as usize).copied().unwrap_or(u32::MAX);
+            let r = self
+                .tables
+                .ps_row
+                .get(jb.ps as usize)
+                .copied()
+                .unwrap_or(u32::MAX);
             let slot = running
                 .get_mut(r as usize)
                 .ok_or(invalid_at("live", j as usize))?;
@@ -253,7 +258,7 @@ impl Router {
         self.rng = st.rng;
         self.now = st.now;
         self.g.set_used_all(&st.link_used);
-        copy(&mut self.lane_free, &st.lane_free);
+        copy(&mut self.lanes.free, &st.lane_free);
         copy(&mut self.used_node, &st.used_node);
         self.totals = st.totals;
         copy(&mut self.plans, &st.plans);
@@ -274,6 +279,10 @@ impl Router {
     pub fn restore(&mut self, st: &RouterState) -> Result<(), SnapshotError> {
         self.check_state(st)?;
         self.set_state(st);
+        debug_assert!(
+            self.check_state(&self.state()).is_ok(),
+            "route: restored state fails its own check"
+        );
         Ok(())
     }
 }

@@ -1,0 +1,253 @@
+//! The parameter-server path of the fast search: per job the rates and duration ranges of
+//! every (worker type, PS type), then A_mincost2 (q = 1, [`ps_q1`]) and A_mincost1 (q = 0,
+//! [`ps_q0`], only schedules strictly cheaper than the q = 1 choice) over the window.
+use super::common::*;
+use super::fast::useful;
+use super::windows::{FastScratch, NONE};
+use super::{Ctx, Window};
+use crate::model::online::OnlineJob;
+
+/// Per (m, p) rates of the current job.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Rates {
+    pub(super) rho1: f64,
+    pub(super) lo1: u32,
+    pub(super) hi1: u32,
+    pub(super) rho2: f64,
+    pub(super) lo2: u32,
+    pub(super) hi2: u32,
+}
+
+pub(super) fn idx_ps(m: usize, p: usize, dur: u32, t0: u32, n: usize) -> [u32; 5] {
+    [m as u32, p as u32, dur, t0, n as u32]
+}
+
+/// Per job: the rates and duration ranges of every (m, p); returns the longest duration that
+/// fits the window (0 if none does).
+pub(super) fn job_rates(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u32) -> u32 {
+    let mut top = 0;
+    for m in 0..s.m {
+        for p in 0..s.p {
+            let wt = &cx.scn.worker_types[m];
+            let rho1 = rho_ps(job, m, p, wt, false);
+            let rho2 = rho_ps(job, m, p, wt, true);
+            let (lo1, hi1) = duration_range(job, rho1);
+            let (lo2, hi2) = duration_range(job, rho2);
+            s.rates[m * s.p + p] = Rates {
+                rho1,
+                lo1,
+                hi1,
+                rho2,
+                lo2,
+                hi2,
+            };
+            for (lo, hi) in [(lo1, hi1), (lo2, hi2)] {
+                if lo < len {
+                    top = top.max(hi.min(len - 1));
+                }
+            }
+        }
+    }
+    top
+}
+
+/// N for duration `dur` of every (m, p) (NONE outside the range or above D_j).
+pub(super) fn job_workers(job: &OnlineJob, s: &mut FastScratch, dur: u32) -> bool {
+    let mut any = false;
+    for i in 0..s.m * s.p {
+        let rt = s.rates[i];
+        s.n1[i] = if (rt.lo1..=rt.hi1).contains(&dur) {
+            workers_for(job, dur, rt.rho1).unwrap_or(NONE)
+        } else {
+            NONE
+        };
+        s.n2[i] = if (rt.lo2..=rt.hi2).contains(&dur) {
+            workers_for(job, dur, rt.rho2).unwrap_or(NONE)
+        } else {
+            NONE
+        };
+        any |= s.n1[i] != NONE || s.n2[i] != NONE;
+    }
+    any
+}
+
+/// A_mincost2 (q = 1) over the window, durations up to `top`.
+pub(super) fn ps_q1(
+    cx: &Ctx,
+    job: &OnlineJob,
+    w: &Window,
+    s: &mut FastScratch,
+    top: u32,
+) -> Option<Cand> {
+    let mut best: Option<Cand> = None;
+    let mut free = [0.0; crate::limits::RESOURCES_MAX];
+    s.reset_mins();
+    for dur in 1..=top {
+        if dur > 1 {
+            s.slide(w.len, dur);
+        }
+        if !job_workers(job, s, dur) {
+            continue;
+        }
+        for t0 in 1..=w.len - dur {
+            s.zdone.iter_mut().for_each(|z| *z = false);
+            for m in 0..s.m {
+                let mut caps_done = false;
+                for p in 0..s.p {
+                    let n = s.n2[m * s.p + p];
+                    if n == NONE || !may_beat(0, idx_ps(m, p, dur, t0, 0), &best) {
+                        continue;
+                    }
+                    if !caps_done {
+                        s.caps_for(cx, m, t0);
+                        s.ensure(cx, m);
+                        caps_done = true;
+                    }
+                    s.zetas(cx, p, t0, dur);
+                    let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
+                    for h in 0..s.h {
+                        if n > s.caps[h] {
+                            continue;
+                        }
+                        let cost = (n as u128)
+                            .saturating_mul(s.win_sum(m, h, t0, dur))
+                            .saturating_add(s.zeta[p * s.h + h]);
+                        let idx = idx_ps(m, p, dur, t0, h);
+                        if !may_beat(cost, idx, &best) {
+                            continue;
+                        }
+                        s.min_free(h, t0, &mut free[..s.r]);
+                        if ps_fit(&free[..s.r], n, wt, pt) < 1 {
+                            continue;
+                        }
+                        best = Some(Cand {
+                            cost,
+                            idx,
+                            colocated: true,
+                            m: m as u32,
+                            p: p as u32,
+                            dur,
+                            tminus: t0,
+                            host: h as u32,
+                            workers: n,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+/// A_mincost1 (q = 0), durations up to `top`, only looking for schedules strictly cheaper than
+/// `bound`.
+pub(super) fn ps_q0(
+    cx: &Ctx,
+    job: &OnlineJob,
+    w: &Window,
+    s: &mut FastScratch,
+    bound: u128,
+    top: u32,
+) -> Option<Cand> {
+    let mut best: Option<Cand> = None;
+    let mut free = [0.0; crate::limits::RESOURCES_MAX];
+    s.reset_mins();
+    for dur in 1..=top {
+        if dur > 1 {
+            s.slide(w.len, dur);
+        }
+        if !job_workers(job, s, dur) {
+            continue;
+        }
+        for t0 in 1..=w.len - dur {
+            s.zdone.iter_mut().for_each(|z| *z = false);
+            for m in 0..s.m {
+                if !(0..s.p).any(|p| {
+                    s.n1[m * s.p + p] != NONE && useful(0, idx_ps(m, p, dur, t0, 0), bound, &best)
+                }) {
+                    continue;
+                }
+                let om_min = s.omegas(cx, m, t0, dur);
+                let mut sorted = false;
+                for p in 0..s.p {
+                    let nn = s.n1[m * s.p + p];
+                    if nn == NONE {
+                        continue;
+                    }
+                    let zmin = s.zetas(cx, p, t0, dur);
+                    let lb0 = (nn as u128).saturating_mul(om_min).saturating_add(zmin);
+                    if !useful(lb0, idx_ps(m, p, dur, t0, 0), bound, &best) {
+                        continue;
+                    }
+                    if !sorted {
+                        s.caps_for(cx, m, t0);
+                        s.sort_and_prefix();
+                        sorted = true;
+                    }
+                    let Some(fill_n) = s.fill(nn as u64, None) else {
+                        continue;
+                    };
+                    if !useful(
+                        fill_n.saturating_add(zmin),
+                        idx_ps(m, p, dur, t0, 0),
+                        bound,
+                        &best,
+                    ) {
+                        continue;
+                    }
+                    let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
+                    for n in 0..s.h {
+                        let zn = s.zeta[p * s.h + n];
+                        let idx = idx_ps(m, p, dur, t0, n);
+                        if !useful(fill_n.saturating_add(zn), idx, bound, &best) {
+                            continue;
+                        }
+                        let pos = s.posof[n] as usize;
+                        let before = (nn as u64).min(s.pc[pos]) as u32;
+                        let yk = s.caps[n].min(nn - before);
+                        s.min_free(n, t0, &mut free[..s.r]);
+                        // g* = the largest g <= yk with N - g >= 1 and s-hat(g) >= PSs needed.
+                        let mut gstar = None;
+                        let mut g = yk.min(nn - 1);
+                        loop {
+                            if ps_fit(&free[..s.r], g, wt, pt) >= ps_needed(nn - g, wt, pt) {
+                                gstar = Some(g);
+                                break;
+                            }
+                            if g == 0 {
+                                break;
+                            }
+                            g -= 1;
+                        }
+                        let Some(g) = gstar else { continue };
+                        let ps = ps_needed(nn - g, wt, pt);
+                        if ps < 1 {
+                            continue;
+                        }
+                        let Some(rest) = s.fill((nn - g) as u64, Some(pos)) else {
+                            continue;
+                        };
+                        let cost = rest
+                            .saturating_add((g as u128).saturating_mul(s.omega[n]))
+                            .saturating_add((ps as u128).saturating_mul(zn));
+                        if !useful(cost, idx, bound, &best) {
+                            continue;
+                        }
+                        best = Some(Cand {
+                            cost,
+                            idx,
+                            colocated: false,
+                            m: m as u32,
+                            p: p as u32,
+                            dur,
+                            tminus: t0,
+                            host: n as u32,
+                            workers: nn,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    best
+}

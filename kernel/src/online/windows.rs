@@ -1,0 +1,505 @@
+//! The window machinery of the fast search ([`super::fast`]): the scratch [`FastScratch`]
+//! and what it keeps per A_dual window -- free capacities and prices per (server, resource,
+//! slot), rebuilt only for servers a scheduled job touched; prefix sums of every type's unit
+//! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; sliding
+//! and power-of-two window minima of free capacity; memoised fit counts; the server order by
+//! Omega with its prefix sums and the greedy fill answered by binary search.
+use super::common::*;
+use super::ps::Rates;
+#[cfg(doc)]
+use super::ring::ring_options_max;
+use super::ring::RingEnt;
+use super::{Ctx, Placement, Window};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Scratch of the fast search, allocated once when the scheduler is built.
+#[derive(Clone, Debug)]
+pub struct FastScratch {
+    pub(super) h: usize,
+    pub(super) r: usize,
+    pub(super) m: usize,
+    pub(super) p: usize,
+    pub(super) wcap: usize,
+    /// The window the prefix sums describe.
+    pub(super) cached: Option<(u32, u32)>,
+    /// pre[(ty * H + h) * (wcap + 1) + t]: sum of unit prices of type ty over slots [0, t).
+    pub(super) pre: Vec<u128>,
+    /// free[(h * R + r) * wcap + t] = omega_h^r(t).
+    pub(super) free: Vec<f64>,
+    /// Sliding minima of `free` over [t, t + L).
+    pub(super) mins: Vec<f64>,
+    /// delta_h^r(t) at `(h * wcap + t) * R + r`.
+    pub(super) dl: Vec<f64>,
+    /// `fresh[h * wcap + t]`: the prices of slot t on h differ from slot t - 1's (or t = 0).
+    pub(super) fresh: Vec<bool>,
+    /// `row_ok[ty * H + h]`: the prefix row of type ty on server h describes the window.
+    pub(super) row_ok: Vec<bool>,
+    /// `type_ok[ty]`: every row of type ty does.
+    pub(super) type_ok: Vec<bool>,
+    /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
+    /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
+    pub(super) fit_key: Vec<u64>,
+    pub(super) fit_val: Vec<u32>,
+    pub(super) fit_ok: Vec<bool>,
+    pub(super) omega: Vec<u128>,
+    pub(super) zeta: Vec<u128>,
+    pub(super) zmin: Vec<u128>,
+    pub(super) zdone: Vec<bool>,
+    pub(super) caps: Vec<u32>,
+    pub(super) order: Vec<(u128, u32)>,
+    pub(super) posof: Vec<u32>,
+    pub(super) ocap: Vec<u64>,
+    pub(super) oom: Vec<u128>,
+    pub(super) pc: Vec<u64>,
+    pub(super) po: Vec<u128>,
+    pub(super) rates: Vec<Rates>,
+    pub(super) n1: Vec<u32>,
+    pub(super) n2: Vec<u32>,
+    /// Ring: the (m, Phi, q) whose duration fits the window, bucketed by duration
+    /// (`ring[ring_at[d]..ring_at[d + 1]]`), in (m, Phi, q = 1 first) order within a bucket.
+    pub(super) ring: Vec<RingEnt>,
+    /// Ring: the same entries with their durations, in (m, Phi, q) order (bucket sort input).
+    pub(super) ring_tmp: Vec<(u32, RingEnt)>,
+    pub(super) ring_at: Vec<u32>,
+    pub(super) ring_fill: Vec<u32>,
+    pub(super) phis: usize,
+    /// Servers whose usage changed since their prices were built for the cached window.
+    pub(super) dirty: Vec<bool>,
+    /// delta_h^r at zero usage, at `h * R + r` (filled on first use).
+    pub(super) price0: Vec<Option<f64>>,
+    /// max over the window's slots of omega_h^r(t), at `h * R + r`.
+    pub(super) maxfree: Vec<f64>,
+    /// Ring, per worker type m: (most workers one server can hold in any slot of the window,
+    /// most the whole cluster can), computed on first use after `maxfree` changed.
+    pub(super) ub: Vec<Option<(u32, u64)>>,
+}
+
+/// "No worker count" in the per-(m, p) tables.
+pub(super) const NONE: u32 = u32::MAX;
+
+impl FastScratch {
+    /// Scratch for H servers, R resources, M worker / P PS types, windows up to `wcap` slots and
+    /// up to `phis` ring worker counts per type and up to `ring_cap` ring options per job
+    /// ([`ring_options_max`]).
+    pub fn new(
+        h: usize,
+        r: usize,
+        m: usize,
+        p: usize,
+        wcap: usize,
+        phis: usize,
+        ring_cap: usize,
+    ) -> Self {
+        let ty = m + p;
+        FastScratch {
+            h,
+            r,
+            m,
+            p,
+            wcap,
+            cached: None,
+            pre: vec![0; ty * h * (wcap + 1)],
+            free: vec![0.0; h * r * wcap],
+            mins: vec![0.0; h * r * wcap],
+            dl: vec![0.0; h * r * wcap],
+            fresh: vec![false; h * wcap],
+            row_ok: vec![false; (m + p) * h],
+            type_ok: vec![false; m + p],
+            fit_key: vec![0; m * h * r],
+            fit_val: vec![0; m * h],
+            fit_ok: vec![false; m * h],
+            omega: vec![0; h],
+            zeta: vec![0; p * h],
+            zmin: vec![0; p],
+            zdone: vec![false; p],
+            caps: vec![0; h],
+            order: vec![(0, 0); h],
+            posof: vec![0; h],
+            ocap: vec![0; h],
+            oom: vec![0; h],
+            pc: vec![0; h + 1],
+            po: vec![0; h + 1],
+            rates: vec![Rates::default(); m * p],
+            n1: vec![NONE; m * p],
+            n2: vec![NONE; m * p],
+            ring: vec![RingEnt::default(); ring_cap],
+            ring_tmp: vec![(0, RingEnt::default()); ring_cap],
+            ring_at: vec![0; wcap + 2],
+            ring_fill: vec![0; wcap + 2],
+            phis,
+            maxfree: vec![0.0; h * r],
+            price0: vec![None; h * r],
+            dirty: vec![false; h],
+            ub: vec![None; m],
+        }
+    }
+
+    /// Forgets the cached window (after a restore, or when prices changed elsewhere).
+    pub fn invalidate(&mut self) {
+        self.cached = None;
+    }
+
+    /// Rebuilds the free capacities and prices of server `h` for window `w`; its prefix rows
+    /// are rebuilt on demand ([`Self::ensure`]), only for the types a search asks about.
+    ///
+    /// delta_h^r(t) depends only on beta_h^r(t) (and C_h^r, fixed), and a reservation covers a
+    /// run of slots, so beta is piecewise constant along t: a slot whose usage bits equal the
+    /// previous slot's reuses its price (same inputs to the same `pow`, hence the same bits).
+    pub(super) fn build_server(&mut self, cx: &Ctx, w: &Window, h: usize) {
+        let (hh, rr, wcap) = (self.h, self.r, self.wcap);
+        let len = (w.len as usize).min(wcap);
+        let caps = cx.scn.servers.get(h);
+        for r in 0..rr {
+            let cap = caps.map_or(0.0, |c| c.get(r));
+            let free = &mut self.free[(h * rr + r) * wcap..][..len];
+            let mut last = 0u64;
+            let mut delta = 0.0;
+            let mut most = f64::NEG_INFINITY;
+            for (t, f) in free.iter_mut().enumerate() {
+                let i = ((w.base as usize + t) * hh + h) * rr + r;
+                let u = cx.usage.get(i).copied().unwrap_or(0.0);
+                *f = cap - u;
+                if *f > most {
+                    most = *f;
+                }
+                let fresh = t == 0 || u.to_bits() != last;
+                if fresh {
+                    last = u.to_bits();
+                    delta = price(&mut self.price0, cx.lambda, h * rr + r, u, cap);
+                }
+                self.dl[(h * wcap + t) * rr + r] = delta;
+                // A slot is fresh when any of its R prices changed.
+                if r == 0 {
+                    self.fresh[h * wcap + t] = fresh;
+                } else if fresh {
+                    self.fresh[h * wcap + t] = true;
+                }
+            }
+            self.maxfree[h * rr + r] = most;
+        }
+        for ty in 0..self.m + self.p {
+            self.row_ok[ty * self.h + h] = false;
+            self.type_ok[ty] = false;
+        }
+        // The ring bounds read `maxfree`.
+        self.ub.iter_mut().for_each(|u| *u = None);
+    }
+
+    /// Makes the prefix rows of type `ty` (worker types first, then PS types) current: row
+    /// (ty, h) at t + 1 = sum of the unit prices of slots [0, t]. A slot whose prices repeat the
+    /// previous slot's repeats its unit price.
+    pub(super) fn ensure(&mut self, cx: &Ctx, ty: usize) {
+        if self.type_ok.get(ty) != Some(&false) {
+            return;
+        }
+        let len = self.cached.map_or(0, |c| c.1) as usize;
+        let stride = self.wcap + 1;
+        let tt = if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        };
+        for h in 0..self.h {
+            if self.row_ok[ty * self.h + h] {
+                continue;
+            }
+            let pre = &mut self.pre[(ty * self.h + h) * stride..][..stride];
+            let fresh = &self.fresh[h * self.wcap..][..len];
+            let dl = &self.dl[h * self.wcap * self.r..][..len * self.r];
+            let mut unit = 0u128;
+            let mut acc = 0u128;
+            for ((p, &f), d) in pre[1..].iter_mut().zip(fresh).zip(dl.chunks_exact(self.r)) {
+                if f {
+                    unit = unit_price(d, tt);
+                }
+                acc = acc.saturating_add(unit);
+                *p = acc;
+            }
+            self.row_ok[ty * self.h + h] = true;
+        }
+        self.type_ok[ty] = true;
+    }
+
+    /// Makes the scratch describe window `w` (full rebuild when the window changed).
+    pub(super) fn prepare(&mut self, cx: &Ctx, w: &Window) {
+        if self.cached != Some((w.base, w.len)) {
+            for h in 0..self.h {
+                self.build_server(cx, w, h);
+                self.dirty[h] = false;
+            }
+            self.cached = Some((w.base, w.len));
+        } else {
+            for h in 0..self.h {
+                if self.dirty[h] {
+                    self.build_server(cx, w, h);
+                    self.dirty[h] = false;
+                }
+            }
+        }
+    }
+
+    /// Marks the servers of `placement` for a refresh after it was reserved in window `w` (done
+    /// by the next search in the same window, if any).
+    pub fn touched(&mut self, w: &Window, placement: &Placement) {
+        if self.cached == Some((w.base, w.len)) {
+            for pl in placement.iter() {
+                if let Some(d) = self.dirty.get_mut(pl.server as usize) {
+                    *d = true;
+                }
+            }
+        }
+    }
+
+    pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
+        let i = (ty * self.h + h) * (self.wcap + 1);
+        self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
+    }
+
+    /// mins for L = 1.
+    pub(super) fn reset_mins(&mut self) {
+        self.mins.copy_from_slice(&self.free);
+    }
+
+    /// Grows the sliding minima from L - 1 to L over a window of `len` slots.
+    pub(super) fn slide(&mut self, len: u32, dur: u32) {
+        let last = (len - dur) as usize;
+        for hr in 0..self.h * self.r {
+            let b = hr * self.wcap;
+            for t in 0..=last {
+                let f = self.free[b + t + dur as usize - 1];
+                if f < self.mins[b + t] {
+                    self.mins[b + t] = f;
+                }
+            }
+        }
+    }
+
+    /// Level 0 of the power-of-two window minima: `mins` = `free` over the window's `len` slots.
+    pub(super) fn level_reset(&mut self, len: u32) {
+        for hr in 0..self.h * self.r {
+            let b = hr * self.wcap;
+            let n = len as usize;
+            self.mins[b..b + n].copy_from_slice(&self.free[b..b + n]);
+        }
+    }
+
+    /// Level k to k + 1 in place: min over [t, t + 2^(k+1)) = min(level k at t, at t + 2^k), for
+    /// every t whose range stays in the window (ascending t reads t + 2^k before overwriting it).
+    pub(super) fn level_up(&mut self, len: u32, k: u32) {
+        let half = 1usize << k;
+        let Some(n) = (len as usize + 1).checked_sub(2 * half) else {
+            return;
+        };
+        for hr in 0..self.h * self.r {
+            let row = &mut self.mins[hr * self.wcap..][..n + half];
+            for t in 0..n {
+                let f = row[t + half];
+                if f < row[t] {
+                    row[t] = f;
+                }
+            }
+        }
+    }
+
+    /// Brings the window minima to level `k` (`have`: the level they are at, `None` before
+    /// level 0 was copied in).
+    pub(super) fn levels_to(&mut self, len: u32, have: &mut Option<u32>, k: u32) {
+        let mut at = match *have {
+            Some(at) => at,
+            None => {
+                self.level_reset(len);
+                0
+            }
+        };
+        while at < k {
+            self.level_up(len, at);
+            at += 1;
+        }
+        *have = Some(at);
+    }
+
+    /// Window capacities for (m, t-, L) by [`Self::caps_direct`] while the scan budget lasts,
+    /// then from the power-of-two levels (`lv`: the level reached, the budget left).
+    pub(super) fn caps_any(
+        &mut self,
+        cx: &Ctx,
+        m: usize,
+        t0: u32,
+        dur: u32,
+        lv: (&mut Option<u32>, &mut u64),
+    ) {
+        let (have, budget) = lv;
+        let len = self.cached.map_or(0, |c| c.1);
+        if have.is_none() && *budget >= dur as u64 {
+            *budget -= dur as u64;
+            self.caps_direct(cx, m, t0, dur);
+            return;
+        }
+        let k = 31 - dur.leading_zeros();
+        self.levels_to(len, have, k);
+        self.caps_at(cx, m, t0, dur, k);
+    }
+
+    /// The same capacities as [`Self::caps_at`], each window minimum taken slot by slot from
+    /// `free` (cheaper than building the levels when a search needs few of them).
+    pub(super) fn caps_direct(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        let (a, n) = (t0 as usize, dur as usize);
+        for h in 0..self.h {
+            for (r, f) in free.iter_mut().enumerate().take(self.r) {
+                let row = &self.free[(h * self.r + r) * self.wcap + a..][..n];
+                let mut lo = f64::INFINITY;
+                for &x in row {
+                    if x < lo {
+                        lo = x;
+                    }
+                }
+                *f = lo;
+            }
+            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        }
+    }
+
+    /// Window capacity of every server for worker type m over [t-, t- + L), with `mins` at level
+    /// k = floor(log2 L): min over [t-, t- + L) = min(level k at t-, at t- + L - 2^k) (the two
+    /// ranges cover it; min is idempotent). Equals the literal min over slots of the fit count,
+    /// because the fit count is non-decreasing in each free capacity.
+    pub(super) fn caps_at(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, k: u32) {
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        let (a, b) = (t0 as usize, (t0 + dur - (1 << k)) as usize);
+        for h in 0..self.h {
+            for (r, f) in free.iter_mut().enumerate().take(self.r) {
+                let row = (h * self.r + r) * self.wcap;
+                let (x, y) = (self.mins[row + a], self.mins[row + b]);
+                *f = if y < x { y } else { x };
+            }
+            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        }
+    }
+
+    pub(super) fn min_free(&self, h: usize, t0: u32, out: &mut [f64]) {
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = self.mins[(h * self.r + r) * self.wcap + t0 as usize];
+        }
+    }
+
+    /// Omega_h (type m) for every server; returns min_h Omega_h.
+    pub(super) fn omegas(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, m);
+        let mut lo = u128::MAX;
+        for h in 0..self.h {
+            let o = self.win_sum(m, h, t0, dur);
+            self.omega[h] = o;
+            lo = lo.min(o);
+        }
+        lo
+    }
+
+    /// Zeta_h (PS type p) for every server, cached per (L, t-).
+    pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32) -> u128 {
+        if !self.zdone[p] {
+            self.ensure(cx, self.m + p);
+            let mut lo = u128::MAX;
+            for h in 0..self.h {
+                let z = self.win_sum(self.m + p, h, t0, dur);
+                self.zeta[p * self.h + h] = z;
+                lo = lo.min(z);
+            }
+            self.zmin[p] = lo;
+            self.zdone[p] = true;
+        }
+        self.zmin[p]
+    }
+
+    pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32) {
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        for h in 0..self.h {
+            self.min_free(h, t0, &mut free[..self.r]);
+            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        }
+    }
+
+    /// `fit(free, e_m)` for server h, answered from the memo when `free` has the same bits as
+    /// the last question about (m, h) (free capacity is piecewise constant along t).
+    pub(super) fn fit_memo(&mut self, cx: &Ctx, m: usize, h: usize, free: &[f64]) -> u32 {
+        let i = m * self.h + h;
+        let key = &mut self.fit_key[i * self.r..(i + 1) * self.r];
+        if self.fit_ok[i] && key.iter().zip(free).all(|(k, f)| *k == f.to_bits()) {
+            return self.fit_val[i];
+        }
+        for (k, f) in key.iter_mut().zip(free) {
+            *k = f.to_bits();
+        }
+        let v = fit(free, &cx.scn.worker_types[m]);
+        self.fit_val[i] = v;
+        self.fit_ok[i] = true;
+        v
+    }
+
+    /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
+    pub(super) fn sort_and_prefix(&mut self) {
+        for h in 0..self.h {
+            self.order[h] = (self.omega[h], h as u32);
+        }
+        self.order.sort_unstable();
+        for (i, &(om, h)) in self.order.iter().enumerate() {
+            self.posof[h as usize] = i as u32;
+            let c = self.caps[h as usize] as u64;
+            self.ocap[i] = c;
+            self.oom[i] = om;
+            self.pc[i + 1] = self.pc[i] + c;
+            self.po[i + 1] = self.po[i].saturating_add((c as u128).saturating_mul(om));
+        }
+    }
+
+    /// Cost of the greedy fill of `x` workers along the order, skipping position `excl`;
+    /// `None` when the servers cannot hold them.
+    pub(super) fn fill(&self, x: u64, excl: Option<usize>) -> Option<u128> {
+        if x == 0 {
+            return Some(0);
+        }
+        let (qc, qo) = match excl {
+            Some(q) => (
+                self.ocap[q],
+                (self.ocap[q] as u128).saturating_mul(self.oom[q]),
+            ),
+            None => (0, 0),
+        };
+        let before = |i: usize| excl.is_some_and(|q| q < i);
+        let pcx = |i: usize| self.pc[i] - if before(i) { qc } else { 0 };
+        if pcx(self.h) < x {
+            return None;
+        }
+        let (mut lo, mut hi) = (1usize, self.h);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if pcx(mid) >= x {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let j = lo - 1;
+        let pox = self.po[j] - if before(j) { qo } else { 0 };
+        Some(pox.saturating_add(((x - pcx(j)) as u128).saturating_mul(self.oom[j])))
+    }
+}
+
+/// delta of eq. (11) for usage `u` of cell `hr` (capacity `cap`); the price of an empty cell
+/// is computed once per cell (the same `pow` of the same inputs, so the same bits).
+fn price(price0: &mut [Option<f64>], lambda: f64, hr: usize, u: f64, cap: f64) -> f64 {
+    if u.to_bits() != 0 {
+        return crate::price::zhou_price(lambda, u, cap);
+    }
+    match price0.get(hr) {
+        Some(Some(d)) => *d,
+        _ => {
+            let d = crate::price::zhou_price(lambda, u, cap);
+            if let Some(slot) = price0.get_mut(hr) {
+                *slot = Some(d);
+            }
+            d
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The decision records of a routing run ([`RouteDecision`], tags [`TAG_ROUTE`] + 0..=3): what
+//! [`super::Router`] passes to the callback of [`crate::api::Scheduler::on_event`] and writes to
+//! the decision log. Floats are canonical ([`crate::num::canon`]).
+#[cfg(doc)]
+use super::{Policy, Router, NONE};
+#[cfg(doc)]
+use crate::api::Scheduler;
+use crate::limits::ROUTE_WORKERS_MAX;
+use crate::log::{LogSink, TAG_ROUTE};
+use serde::Serialize;
+
+/// Tag of a placement decision record.
+pub const TAG_ROUTE_DECISION: u8 = TAG_ROUTE;
+/// Tag of a PSO result record (gbest's fitness).
+pub const TAG_ROUTE_PSO: u8 = TAG_ROUTE + 1;
+/// Tag of an aggregation record (Algorithm 2).
+pub const TAG_ROUTE_AGGREGATION: u8 = TAG_ROUTE + 2;
+/// Tag of the final summary record.
+pub const TAG_ROUTE_SUMMARY: u8 = TAG_ROUTE + 3;
+
+/// A placement decision (tag [`TAG_ROUTE_DECISION`]): e^r, the compute node of each worker,
+/// the hops of its paths, N (eq. 4) and the aggregation node. Floats are canonical.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DecisionRec {
+    /// Job index.
+    pub job: u32,
+    /// [`Policy`] code.
+    pub policy: u8,
+    /// e^r.
+    pub start: u32,
+    /// Compute node of each worker.
+    pub nodes: heapless::Vec<u32, ROUTE_WORKERS_MAX>,
+    /// Links over all its paths.
+    pub hops: u32,
+    /// N of the job.
+    pub network_cost: f64,
+    /// e^r + Delta <= e^d.
+    pub deadline_met: bool,
+    /// Aggregation node ([`NONE`] without).
+    pub aggregation: u32,
+}
+
+/// The PSO's gbest for one job (tag [`TAG_ROUTE_PSO`]): eq. (11) and its parts (-1 when
+/// infeasible).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PsoRec {
+    /// Job index.
+    pub job: u32,
+    /// Eq. (11) of the schedule with gbest.
+    pub cost: f64,
+    /// Its F-score part.
+    pub f_part: f64,
+    /// Its network cost.
+    pub network: f64,
+    /// gbest's start.
+    pub start: u32,
+}
+
+/// Algorithm 2 on one job (tag [`TAG_ROUTE_AGGREGATION`]): the aggregation node, bandwidth
+/// units and N with and without it, and whether it was applied.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AggRec {
+    /// Job index.
+    pub job: u32,
+    /// Aggregation node a.
+    pub node: u32,
+    /// Its weight (BW_u / C).
+    pub weight: f64,
+    /// Units of the plain paths.
+    pub units_plain: u32,
+    /// Units of the aggregated structure.
+    pub units_aggregated: u32,
+    /// N of the plain paths.
+    pub network_plain: f64,
+    /// N aggregated.
+    pub network_aggregated: f64,
+    /// Aggregation applied (no more units and no more N).
+    pub applied: bool,
+}
+
+/// Every decision record of a routing run, in order (what [`Router`] passes to the callback
+/// of [`Scheduler::on_event`]).
+#[derive(Clone, Debug, PartialEq)]
+// Passed by reference to the callback, never stored by the kernel: boxing the large variant
+// would allocate in the decision path.
+#[allow(clippy::large_enum_variant)]
+pub enum RouteDecision {
+    /// The PSO result for a job (CSRP).
+    Pso(PsoRec),
+    /// Algorithm 2 on a job (Aggregated CSRP).
+    Aggregation(AggRec),
+    /// A job placed.
+    Placed(DecisionRec),
+    /// The run's summary, once at the end ([`Scheduler::finish`]).
+    Summary(SummaryRec),
+}
+
+impl RouteDecision {
+    /// The log tag (0x50 range).
+    pub fn tag(&self) -> u8 {
+        match self {
+            RouteDecision::Pso(_) => TAG_ROUTE_PSO,
+            RouteDecision::Aggregation(_) => TAG_ROUTE_AGGREGATION,
+            RouteDecision::Placed(_) => TAG_ROUTE_DECISION,
+            RouteDecision::Summary(_) => TAG_ROUTE_SUMMARY,
+        }
+    }
+
+    /// Records the decision's record body under [`Self::tag`].
+    pub fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        match self {
+            RouteDecision::Pso(r) => sink.record(self.tag(), r),
+            RouteDecision::Aggregation(r) => sink.record(self.tag(), r),
+            RouteDecision::Placed(r) => sink.record(self.tag(), r),
+            RouteDecision::Summary(r) => sink.record(self.tag(), r),
+        }
+    }
+}
+
+impl crate::api::Record for RouteDecision {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
+        RouteDecision::log(self, sink)
+    }
+}
+
+/// The summary record (tag [`TAG_ROUTE_SUMMARY`]), floats canonical.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SummaryRec {
+    /// Deadline violation rate.
+    pub rdv: f64,
+    /// Servers used.
+    pub servers: u32,
+    /// N-bar: average network cost.
+    pub n_bar: f64,
+    /// The objective.
+    pub cost: f64,
+}
