@@ -65,7 +65,7 @@ pub fn run_doc<S: LogSink>(
     sink: &mut S,
 ) -> Result<ResultDoc, RunError> {
     let mut e = Engine::from_doc(doc, opts, Borrowed(sink), 0)?;
-    e.run_to_end(&mut |_| {})
+    e.run()
 }
 
 /// A sink borrowed for one run (the engine owns its sink).

@@ -84,16 +84,25 @@ pub(crate) trait KindEngine<L> {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError>;
     /// The scheduler's next wake-up after `after` ([`mlsched_kernel::api::Scheduler::next_wakeup`]).
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot>;
     /// Ends the run: final decisions, then the result document.
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError>;
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError>;
+}
+
+/// Where decisions go: to the caller, or nowhere — then they are never built (a whole run, as
+/// `mlsched run` does it, pays only for the log and the result document).
+pub(crate) struct Out<'a>(Option<&'a mut dyn FnMut(Decision)>);
+
+impl Out<'_> {
+    /// Passes the decision `make` builds to the caller, if there is one.
+    pub(crate) fn emit(&mut self, make: impl FnOnce() -> Decision) {
+        if let Some(f) = self.0.as_mut() {
+            f(make())
+        }
+    }
 }
 
 /// Matches a [`ScenarioDoc`] once for every kind: `dispatch!(doc, d, K => expr)` evaluates
@@ -315,6 +324,10 @@ impl<L: LogSink> Engine<L> {
         ev: Event<u32>,
         out: &mut dyn FnMut(Decision),
     ) -> Result<(), RunError> {
+        self.feed_to(now, ev, &mut Out(Some(out)))
+    }
+
+    fn feed_to(&mut self, now: Slot, ev: Event<u32>, out: &mut Out<'_>) -> Result<(), RunError> {
         self.check(now, ev)?;
         self.inner.on_event(now, ev, &mut self.sink, out)?;
         if self.now != Some(now) {
@@ -380,6 +393,16 @@ impl<L: LogSink> Engine<L> {
     /// the documented order, as [`mlsched_kernel::driver::Driver::run`] does; then
     /// [`Engine::finish`]. On a fresh engine this is exactly `mlsched run`.
     pub fn run_to_end(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
+        self.run_to(&mut Out(Some(out)))
+    }
+
+    /// [`Engine::run_to_end`] without decisions: only the log and the result document are
+    /// produced (what `mlsched run` does).
+    pub fn run(&mut self) -> Result<ResultDoc, RunError> {
+        self.run_to(&mut Out(None))
+    }
+
+    fn run_to(&mut self, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let mut next = 0usize;
         let pending = |next: &mut usize, arrived: &[bool], order: &[(Slot, u32)]| {
             while order.get(*next).is_some_and(|a| arrived[a.1 as usize]) {
@@ -403,9 +426,9 @@ impl<L: LogSink> Engine<L> {
             while let Some((_, j)) =
                 pending(&mut next, &self.arrived, &self.order).filter(|a| a.0 <= now)
             {
-                self.on_event(now, Event::JobArrived(j), out)?;
+                self.feed_to(now, Event::JobArrived(j), out)?;
             }
-            self.on_event(now, Event::SlotAdvanced, out)?;
+            self.feed_to(now, Event::SlotAdvanced, out)?;
             let wake = self
                 .inner
                 .next_wakeup(Some(now))
@@ -416,12 +439,16 @@ impl<L: LogSink> Engine<L> {
                 break;
             }
         }
-        self.finish(out)
+        self.finish_to(out)
     }
 
     /// Ends the run: the scheduler's final decisions, then the result document (kept, see
     /// [`Engine::result`]). Later events are refused.
     pub fn finish(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
+        self.finish_to(&mut Out(Some(out)))
+    }
+
+    fn finish_to(&mut self, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         if let Some(r) = &self.result {
             return Ok(r.clone());
         }
@@ -457,10 +484,10 @@ impl<L: LogSink> Engine<L> {
             let ev = f.event().ok_or_else(|| {
                 RunError::Input(InputError::new("snapshot", "events", "unknown event code"))
             })?;
-            e.on_event(f.now, ev, &mut |_| {})?;
+            e.feed_to(f.now, ev, &mut Out(None))?;
         }
         if finished {
-            e.finish(&mut |_| {})?;
+            e.finish_to(&mut Out(None))?;
         }
         Ok(e)
     }

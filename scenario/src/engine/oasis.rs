@@ -1,6 +1,6 @@
 //! Kind `"oasis"` behind the façade: OASiS (Bao et al. 2018, Alg. 1) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
-use super::{Built, Decision, Kind, KindEngine};
+use super::{Built, Decision, Kind, KindEngine, Out};
 use crate::doc::oasis::{OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary};
 use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_policy, OASIS_POLICIES};
@@ -118,7 +118,7 @@ impl Algorithm {
 }
 
 impl Rows {
-    fn collect(&mut self, o: &OasisOutput<'_>) -> Decision {
+    fn collect(&mut self, o: &OasisOutput<'_>) {
         match o {
             OasisOutput::Decision(d) => {
                 let i = d.job as usize;
@@ -137,7 +137,6 @@ impl Rows {
                     reason: (!d.admitted).then(|| d.reason.text().to_string()),
                     placements: Vec::new(),
                 });
-                Decision::of("oasis.decision", Some(d.job), *d)
             }
             OasisOutput::Slot(sp) => {
                 if let Some(j) = self.jobs.get_mut(self.last).and_then(Option::as_mut) {
@@ -147,7 +146,6 @@ impl Rows {
                         ps: sp.ps.to_vec(),
                     });
                 }
-                Decision::of("oasis.slot", Some(sp.job), sp)
             }
         }
     }
@@ -168,13 +166,20 @@ impl Rows {
     }
 }
 
+fn oasis_decision(o: &OasisOutput<'_>) -> Decision {
+    match o {
+        OasisOutput::Decision(d) => Decision::of("oasis.decision", Some(d.job), *d),
+        OasisOutput::Slot(sp) => Decision::of("oasis.slot", Some(sp.job), sp),
+    }
+}
+
 impl<L: LogSink> KindEngine<L> for Algorithm {
     fn on_event(
         &mut self,
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         if let Event::JobArrived(j) = ev {
             self.rows.arrived.push(j);
@@ -183,7 +188,8 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         let r = self
             .driver
             .on_event(now, ev, sink, &mut |o: &OasisOutput<'_>| {
-                out(rows.collect(o))
+                rows.collect(o);
+                out.emit(|| oasis_decision(o))
             });
         r.map_err(|e| self.rows.error(e))
     }
@@ -192,15 +198,12 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         self.driver.scheduler().next_wakeup(after)
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let rows = &mut self.rows;
-        let r = self
-            .driver
-            .finish(sink, &mut |o: &OasisOutput<'_>| out(rows.collect(o)));
+        let r = self.driver.finish(sink, &mut |o: &OasisOutput<'_>| {
+            rows.collect(o);
+            out.emit(|| oasis_decision(o))
+        });
         r.map_err(|e| self.rows.error(e))?;
         let rows = &self.rows;
         Ok(ResultDoc::Oasis(OasisResult {
@@ -262,22 +265,25 @@ impl Baselines {
     }
 }
 
-fn baseline_decision(o: &OasisBaselineOutput, per_job: &mut [Slots]) -> Decision {
-    match o {
-        OasisBaselineOutput::Unit(u) => {
-            if let Some(s) = per_job.get_mut(u.job as usize) {
-                let e = s.entry(u.slot).or_default();
-                let m = if u.ps { &mut e.1 } else { &mut e.0 };
-                *m.entry(u.server).or_insert(0) += 1;
-            }
-            Decision {
-                record: "baseline.unit",
-                job: Some(u.job),
-                data: serde_json::json!({
-                    "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
-                }),
-            }
+fn baseline_collect(o: &OasisBaselineOutput, per_job: &mut [Slots]) {
+    if let OasisBaselineOutput::Unit(u) = o {
+        if let Some(s) = per_job.get_mut(u.job as usize) {
+            let e = s.entry(u.slot).or_default();
+            let m = if u.ps { &mut e.1 } else { &mut e.0 };
+            *m.entry(u.server).or_insert(0) += 1;
         }
+    }
+}
+
+fn baseline_decision(o: &OasisBaselineOutput) -> Decision {
+    match o {
+        OasisBaselineOutput::Unit(u) => Decision {
+            record: "baseline.unit",
+            job: Some(u.job),
+            data: serde_json::json!({
+                "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
+            }),
+        },
         OasisBaselineOutput::Slot(r) => Decision::of("baseline.slot", Some(r.job), r),
     }
 }
@@ -288,13 +294,14 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let per_job = &mut self.per_job;
         self.cell
             .with_dependent_mut(|_, d| {
                 d.on_event(now, ev, sink, &mut |o: &OasisBaselineOutput| {
-                    out(baseline_decision(o, per_job))
+                    baseline_collect(o, per_job);
+                    out.emit(|| baseline_decision(o))
                 })
             })
             .map_err(|e| match e {
@@ -308,11 +315,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             .with_dependent(|_, d| d.scheduler().next_wakeup(after))
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        _out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         self.cell
             .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineOutput| {}))
             .map_err(|e| from_driver(e, |m| m))?;

@@ -1,6 +1,6 @@
 //! Kind `"online"` behind the façade: A_online (Zhou et al. 2022, Algs. 1-7) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
-use super::{Built, Decision, Kind, KindEngine};
+use super::{Built, Decision, Kind, KindEngine, Out};
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_policy, policy_name, ONLINE_POLICIES};
@@ -100,12 +100,15 @@ impl Algorithm {
     }
 }
 
-fn online_decision(o: &OnlineOutput<'_>, decisions: &mut Vec<OnlineDecision>) -> Decision {
+fn online_collect(o: &OnlineOutput<'_>, decisions: &mut Vec<OnlineDecision>) {
+    if let OnlineOutput::Decision(d) = o {
+        decisions.push((*d).clone());
+    }
+}
+
+fn online_decision(o: &OnlineOutput<'_>) -> Decision {
     match o {
-        OnlineOutput::Decision(d) => {
-            decisions.push((*d).clone());
-            Decision::of("online.decision", Some(d.job), *d)
-        }
+        OnlineOutput::Decision(d) => Decision::of("online.decision", Some(d.job), *d),
         OnlineOutput::Placed(p) => Decision::of("online.placed", Some(p.job), p),
     }
 }
@@ -123,13 +126,14 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let decisions = &mut self.decisions;
         self.cell
             .with_dependent_mut(|_, d| {
                 d.on_event(now, ev, sink, &mut |o: &OnlineOutput<'_>| {
-                    out(online_decision(o, decisions))
+                    online_collect(o, decisions);
+                    out.emit(|| online_decision(o))
                 })
             })
             .map_err(online_error)
@@ -140,16 +144,13 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
             .with_dependent(|_, d| d.scheduler().next_wakeup(after))
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let decisions = &mut self.decisions;
         self.cell
             .with_dependent_mut(|_, d| {
                 d.finish(sink, &mut |o: &OnlineOutput<'_>| {
-                    out(online_decision(o, decisions))
+                    online_collect(o, decisions);
+                    out.emit(|| online_decision(o))
                 })
             })
             .map_err(online_error)?;
@@ -200,21 +201,24 @@ impl Baselines {
     }
 }
 
-fn baseline_decision(o: &OnlineBaselineOutput, placement: &mut [Vec<[u32; 3]>]) -> Decision {
-    match o {
-        OnlineBaselineOutput::Placed(p) => {
-            if let Some(v) = placement.get_mut(p.job as usize) {
-                v.push([p.server, p.workers, p.ps]);
-            }
-            Decision {
-                record: "baseline.placed",
-                job: Some(p.job),
-                data: serde_json::json!({
-                    "slot": p.slot, "job": p.job, "server": p.server,
-                    "workers": p.workers, "ps": p.ps,
-                }),
-            }
+fn baseline_collect(o: &OnlineBaselineOutput, placement: &mut [Vec<[u32; 3]>]) {
+    if let OnlineBaselineOutput::Placed(p) = o {
+        if let Some(v) = placement.get_mut(p.job as usize) {
+            v.push([p.server, p.workers, p.ps]);
         }
+    }
+}
+
+fn baseline_decision(o: &OnlineBaselineOutput) -> Decision {
+    match o {
+        OnlineBaselineOutput::Placed(p) => Decision {
+            record: "baseline.placed",
+            job: Some(p.job),
+            data: serde_json::json!({
+                "slot": p.slot, "job": p.job, "server": p.server,
+                "workers": p.workers, "ps": p.ps,
+            }),
+        },
         OnlineBaselineOutput::Start(r) => Decision::of("baseline.start", Some(r.job), r),
     }
 }
@@ -225,13 +229,14 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let placement = &mut self.placement;
         self.cell
             .with_dependent_mut(|_, d| {
                 d.on_event(now, ev, sink, &mut |o: &OnlineBaselineOutput| {
-                    out(baseline_decision(o, placement))
+                    baseline_collect(o, placement);
+                    out.emit(|| baseline_decision(o))
                 })
             })
             .map_err(|e| match e {
@@ -245,11 +250,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             .with_dependent(|_, d| d.scheduler().next_wakeup(after))
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        _out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         self.cell
             .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OnlineBaselineOutput| {}))
             .map_err(|e| from_driver(e, |m| m))?;

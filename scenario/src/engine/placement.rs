@@ -1,7 +1,7 @@
 //! Kind `"placement"` behind the façade: HAS / JPS / exact / exhaustive (Liu et al. 2024) or
 //! the Optimus, Optimus-LB and LAS placements. Every job arrives at slot 0 and `SlotAdvanced`
 //! at 0 runs the method.
-use super::{Built, Decision, Kind, KindEngine};
+use super::{Built, Decision, Kind, KindEngine, Out};
 use crate::doc::placement::{
     PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats, PlacementResult,
 };
@@ -81,20 +81,16 @@ struct Engine {
     rows: Vec<PlacementCategory>,
 }
 
-fn decision(
-    o: &PlacementOutput<'_>,
-    ids: &[&str],
-    all: bool,
-    rows: &mut Vec<PlacementCategory>,
-) -> Decision {
+fn collect(o: &PlacementOutput<'_>, ids: &[&str], all: bool, rows: &mut Vec<PlacementCategory>) {
+    if let (true, PlacementOutput::Category(r)) = (all, o) {
+        rows.push(category_row(ids, r));
+    }
+}
+
+fn decision(o: &PlacementOutput<'_>, ids: &[&str]) -> Decision {
     match o {
         PlacementOutput::Category(r) => {
-            let row = category_row(ids, r);
-            let d = Decision::of("placement.category", None, &row);
-            if all {
-                rows.push(row);
-            }
-            d
+            Decision::of("placement.category", None, &category_row(ids, r))
         }
         PlacementOutput::Record(e) => Decision {
             record: "placement.record",
@@ -110,14 +106,15 @@ impl<L: LogSink> KindEngine<L> for Engine {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
         let (all, rows) = (self.all, &mut self.rows);
         let method = self.method;
         self.driver
             .on_event(now, ev, sink, &mut |o: &PlacementOutput<'_>| {
-                out(decision(o, &ids, all, rows))
+                collect(o, &ids, all, rows);
+                out.emit(|| decision(o, &ids))
             })
             .map_err(|e| from_driver(e, |m| format!("placement ({}): {m}", method_name(method))))
     }
@@ -126,16 +123,13 @@ impl<L: LogSink> KindEngine<L> for Engine {
         self.driver.scheduler().next_wakeup(after)
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
         let (all, rows, method) = (self.all, &mut self.rows, self.method);
         self.driver
             .finish(sink, &mut |o: &PlacementOutput<'_>| {
-                out(decision(o, &ids, all, rows))
+                collect(o, &ids, all, rows);
+                out.emit(|| decision(o, &ids))
             })
             .map_err(|e| from_driver(e, |m| format!("placement ({}): {m}", method_name(method))))?;
         let ps = self.driver.scheduler();

@@ -1,6 +1,6 @@
 //! Kind `"preempt"` behind the façade: A_online with A_greedy / A_ps (Wang et al. 2022) or a
 //! baseline dispatch (all-cloud, edge-FIFO, random).
-use super::{Built, Decision, Kind, KindEngine};
+use super::{Built, Decision, Kind, KindEngine, Out};
 use crate::doc::preempt::{
     PreemptDoc, PreemptExplain, PreemptJobResult, PreemptResult, PreemptSummary,
 };
@@ -139,14 +139,14 @@ impl<L: LogSink> KindEngine<L> for Engine {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let jobs = &mut self.jobs;
         let r = self
             .driver
             .on_event(now, ev, sink, &mut |d: &PreemptDecision| {
                 collect(jobs, d);
-                out(decision(d))
+                out.emit(|| decision(d))
             });
         r.map_err(|e| self.error(e))
     }
@@ -155,15 +155,11 @@ impl<L: LogSink> KindEngine<L> for Engine {
         self.driver.scheduler().next_wakeup(after)
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let jobs = &mut self.jobs;
         let r = self.driver.finish(sink, &mut |d: &PreemptDecision| {
             collect(jobs, d);
-            out(decision(d))
+            out.emit(|| decision(d))
         });
         r.map_err(|e| self.error(e))?;
         let sched = self.driver.scheduler();

@@ -1,6 +1,6 @@
 //! Kind `"route"` behind the façade: CSRP / Aggregated CSRP (Song et al. 2023) or the paper's
 //! comparison schedulers (FIFO, fair, capacity, deadline).
-use super::{Built, Decision, Kind, KindEngine};
+use super::{Built, Decision, Kind, KindEngine, Out};
 use crate::doc::route::{RouteDoc, RouteResult};
 use crate::error::RunError;
 use crate::exec::route::kernel_error;
@@ -119,11 +119,13 @@ impl<L: LogSink> KindEngine<L> for Engine {
         now: Slot,
         ev: Event<u32>,
         sink: &mut L,
-        out: &mut dyn FnMut(Decision),
+        out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let r = self
             .driver()?
-            .on_event(now, ev, sink, &mut |d: &RouteDecision| out(decision(d)));
+            .on_event(now, ev, sink, &mut |d: &RouteDecision| {
+                out.emit(|| decision(d))
+            });
         r.map_err(|e| self.error(e))
     }
 
@@ -131,14 +133,10 @@ impl<L: LogSink> KindEngine<L> for Engine {
         self.driver.as_ref()?.scheduler().next_wakeup(after)
     }
 
-    fn finish(
-        &mut self,
-        sink: &mut L,
-        out: &mut dyn FnMut(Decision),
-    ) -> Result<ResultDoc, RunError> {
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let r = self
             .driver()?
-            .finish(sink, &mut |d: &RouteDecision| out(decision(d)));
+            .finish(sink, &mut |d: &RouteDecision| out.emit(|| decision(d)));
         r.map_err(|e| self.error(e))?;
         let outcome = self
             .driver
