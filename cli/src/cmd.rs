@@ -18,8 +18,8 @@ pub struct MapArgs {
     /// in the current directory or a parent, else the data/ folder of the source tree built from.
     #[arg(long)]
     data: Option<PathBuf>,
-    /// Jobs to take (consecutive by submit time).
-    #[arg(long, default_value_t = 100)]
+    /// Jobs to take (consecutive by submit time), or `all`: the whole trace.
+    #[arg(long, default_value = "100", value_parser = count)]
     jobs: usize,
     /// First job (row after sorting by submit time); absent: drawn from --seed.
     #[arg(long)]
@@ -34,11 +34,11 @@ pub struct MapArgs {
     /// online, the window A_online can reach).
     #[arg(long, default_value_t = 0.0)]
     slot_seconds: f64,
-    /// Worker (GPU) servers.
-    #[arg(long, default_value_t = 8)]
+    /// Worker (GPU) servers, or `all`: every GPU node of the node list (openb, pai-nodes).
+    #[arg(long, default_value = "8", value_parser = count)]
     servers: usize,
-    /// Parameter-server (CPU) servers.
-    #[arg(long, default_value_t = 2)]
+    /// Parameter-server (CPU) servers, or `all`: every CPU-only node of the node list.
+    #[arg(long, default_value = "2", value_parser = count)]
     ps_servers: usize,
     /// Most workers of a job = its traced GPUs x this.
     #[arg(long, default_value_t = 2)]
@@ -55,6 +55,15 @@ pub struct MapArgs {
     /// pai-nodes / gavel: where the jobs come from (philly or openb).
     #[arg(long, default_value = "philly")]
     jobs_from: String,
+}
+
+/// A count option: a whole number, or `all` ([`import::ALL`]).
+fn count(s: &str) -> Result<usize, String> {
+    if s == "all" {
+        return Ok(import::ALL);
+    }
+    s.parse::<usize>()
+        .map_err(|_| format!("`{s}` is not a whole number >= 0 nor `all`"))
 }
 
 impl MapArgs {
@@ -142,13 +151,7 @@ fn load(scenario: &str, map: &MapArgs, seed: Option<u64>) -> Result<ScenarioDoc,
         return Ok(compare::parse(&text)?);
     }
     let path = Path::new(scenario);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        RunError::Input(InputError::new(
-            format!("file {}", path.display()),
-            "",
-            format!("cannot read: {e}"),
-        ))
-    })?;
+    let text = mlsched_cli::input::read_text(path, mlsched_cli::input::Input::Scenario)?;
     compare::parse(&text).map_err(|e| {
         RunError::Input(InputError::new(
             format!("{}: {}", path.display(), e.subject),
@@ -211,7 +214,11 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         pb.inc();
     }
     pb.finish();
-    outln!("scenario {} (kind {})", a.scenario, d.kind());
+    outln!(
+        "scenario {} (kind {})",
+        mlsched_cli::text::terminal_safe(&a.scenario),
+        d.kind()
+    );
     out!("{}", compare::table(&reports));
     if let Some(dir) = &a.out {
         if a.no_timing {
@@ -243,6 +250,19 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     }
     let first = load(&a.scenario, &a.map, seeds.first().copied())?;
     let policies = compare::parse_policies(&first, a.policies.as_deref())?;
+    let runs = seeds.len() * policies.len();
+    if let Some(n) = a.threads.filter(|&n| n > runs) {
+        return Err(InputError::new(
+            "option",
+            "threads",
+            format!(
+                "{n} threads for {runs} runs ({} seeds x {} policies): at most {runs}",
+                seeds.len(),
+                policies.len()
+            ),
+        )
+        .into());
+    }
     let pb = Progress::new(seeds.len() as u64, quiet);
     let make = |s: u64| load(&a.scenario, &a.map, Some(s));
     let tick = || pb.inc();

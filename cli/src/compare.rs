@@ -329,9 +329,17 @@ pub fn parse_policies(
             .filter(|s| !s.is_empty())
             .collect(),
     };
-    for n in &names {
+    for (i, n) in names.iter().enumerate() {
         if !accepted.contains(&n.as_str()) {
             return Err(crate::run::unknown_policy(doc.kind(), n, accepted));
+        }
+        if names[..i].contains(n) {
+            return Err(crate::InputError::new(
+                "option",
+                "policies",
+                format!("`{n}` is listed twice"),
+            )
+            .into());
         }
     }
     if names.is_empty() {

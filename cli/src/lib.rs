@@ -10,5 +10,11 @@ pub mod data;
 pub mod gen;
 pub mod import;
 
-pub use mlsched_scenario::{bundled, doc, error, exec, replay, run};
+pub use mlsched_scenario::{bundled, doc, engine, error, exec, input, replay, run, text};
 pub use mlsched_scenario::{InputError, RunError};
+
+/// Reads a trace file within [`input::TRACE_BYTES_MAX`]; the error is the problem's text (the
+/// callers name the file and the option).
+pub(crate) fn read_trace(path: &std::path::Path) -> Result<String, String> {
+    input::read_text(path, input::Input::Trace).map_err(|e| e.problem)
+}

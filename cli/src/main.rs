@@ -54,7 +54,7 @@ struct Cli {
 enum Command {
     /// Run a scenario with its kind's algorithm (or a baseline with --policy).
     Run {
-        /// Scenario JSON file (docs/formats.md).
+        /// Scenario JSON file (docs/formats.md), or "-" for standard input.
         scenario: PathBuf,
         /// Policy other than the kind's own algorithm (e.g. fifo, drf, las, optimus).
         #[arg(long)]
@@ -71,7 +71,7 @@ enum Command {
     },
     /// Re-run the inputs stored in a decision log and compare every record.
     Replay {
-        /// Log file written by `mlsched run --log`.
+        /// Log file written by `mlsched run --log` ("-" for standard input).
         log: PathBuf,
     },
     /// Run every bundled default scenario with its algorithm and print the result tables.
@@ -109,13 +109,10 @@ enum Command {
 }
 
 fn read(path: &Path) -> Result<String, RunError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        RunError::Input(InputError::new(
-            format!("file {}", path.display()),
-            "",
-            format!("cannot read: {e}"),
-        ))
-    })
+    Ok(mlsched_cli::input::read_text(
+        path,
+        mlsched_cli::input::Input::Scenario,
+    )?)
 }
 
 fn write(path: &Path, text: &str) -> Result<(), RunError> {
@@ -147,6 +144,27 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             all,
             log,
         } => {
+            if let (Some(j), Some(l)) = (&json, &log) {
+                if j == l && j != Path::new("-") {
+                    return Err(InputError::new(
+                        "option",
+                        "log",
+                        format!(
+                            "{} is also the --json output: give two different files",
+                            l.display()
+                        ),
+                    )
+                    .into());
+                }
+            }
+            if log.as_deref() == Some(Path::new("-")) {
+                return Err(InputError::new(
+                    "option",
+                    "log",
+                    "a decision log is binary: give a file, not standard output",
+                )
+                .into());
+            }
             let text = read(&scenario)?;
             let d = doc::parse(&text).map_err(|e| in_file(&scenario, e.into()))?;
             let opts = RunOptions {
@@ -172,13 +190,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             Ok(())
         }
         Command::Replay { log } => {
-            let bytes = std::fs::read(&log).map_err(|e| {
-                RunError::Input(InputError::new(
-                    format!("file {}", log.display()),
-                    "",
-                    format!("cannot read: {e}"),
-                ))
-            })?;
+            let bytes = mlsched_cli::input::read_log(&log)?;
             let ok = replay::replay(&bytes).map_err(|e| in_file(&log, e.into()))?;
             outln!("{ok}");
             Ok(())
@@ -219,7 +231,10 @@ fn main() -> ExitCode {
     match main_inner(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!(
+                "error: {}",
+                mlsched_cli::text::terminal_safe(&e.to_string())
+            );
             ExitCode::from(e.exit_code() as u8)
         }
     }

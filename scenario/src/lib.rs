@@ -16,7 +16,9 @@ pub mod doc;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod input;
 pub mod replay;
 pub mod run;
+pub mod text;
 
 pub use error::{InputError, KernelError, RunError, RuntimeError};

@@ -23,8 +23,8 @@ fn readers_see_every_documented_row() {
     assert_eq!(openb.len(), 6989 + 16 + 15 + 44);
     assert_eq!(openb.iter().filter(|j| j.gpu < 1.0).count(), 3078);
     let big = ImportOptions {
-        servers: 10_000,
-        ps_servers: 10_000,
+        servers: mlsched_cli::import::ALL,
+        ps_servers: mlsched_cli::import::ALL,
         ..ImportOptions::default()
     };
     let (w, p) = read_openb_nodes(

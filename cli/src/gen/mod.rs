@@ -29,6 +29,48 @@ fn check_options(kind: &str, opts: &GenOptions) -> Result<(), RunError> {
     if opts.nodes == Some(0) {
         return bad("nodes", "must be at least 1".into());
     }
+    use mlsched_kernel::limits as l;
+    // The most jobs and nodes each generator's scenario can hold (checked before any work).
+    let (jobs_max, jobs_limit, nodes_min, nodes_max, nodes_limit) = match kind {
+        "oasis" => (l::JOBS_MAX, "JOBS_MAX", 1, l::SERVERS_MAX, "SERVERS_MAX"),
+        "online" => (l::JOBS_MAX, "JOBS_MAX", 1, l::SERVERS_MAX, "SERVERS_MAX"),
+        "placement" => (
+            l::PLACEMENT_JOBS_MAX,
+            "PLACEMENT_JOBS_MAX",
+            1,
+            l::PLACEMENT_WORKERS_MAX / 5,
+            "PLACEMENT_WORKERS_MAX / 5 GPUs per node",
+        ),
+        "preempt" => (
+            l::JOBS_MAX,
+            "JOBS_MAX",
+            2,
+            l::EDGE_SERVERS_MAX + 1,
+            "EDGE_SERVERS_MAX + 1 cloud",
+        ),
+        _ => (
+            l::JOBS_MAX,
+            "JOBS_MAX",
+            1,
+            l::GRAPH_NODES_MAX,
+            "GRAPH_NODES_MAX",
+        ),
+    };
+    if let Some(j) = opts.jobs.filter(|&j| j as usize > jobs_max) {
+        return bad(
+            "jobs",
+            format!("{j} is more than {jobs_max} jobs, the limit of kind {kind} ({jobs_limit} of this build)"),
+        );
+    }
+    if let Some(n) = opts
+        .nodes
+        .filter(|&n| (n as usize) < nodes_min || n as usize > nodes_max)
+    {
+        return bad(
+            "nodes",
+            format!("{n} is outside {nodes_min}..={nodes_max} for kind {kind} ({nodes_limit} of this build)"),
+        );
+    }
     if let Some(t) = opts.slots {
         if !matches!(kind, "online" | "oasis") {
             return bad(
@@ -80,5 +122,20 @@ pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> 
     .map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
+    refuse_what_run_refuses(&s)?;
     Ok(s)
+}
+
+/// Never hands out a document `mlsched run` would refuse: the generated (or imported) text
+/// goes through the same parser and validator first; a refusal is an input error (the
+/// options asked for something the build cannot hold), naming what `run` would name.
+pub(crate) fn refuse_what_run_refuses(text: &str) -> Result<(), RunError> {
+    let check = crate::doc::parse(text).and_then(|d| d.validate());
+    check.map_err(|e| {
+        RunError::Input(crate::error::InputError::new(
+            "options",
+            e.field.clone(),
+            format!("the scenario they produce would be refused by `mlsched run`: {e}"),
+        ))
+    })
 }

@@ -149,7 +149,7 @@ fn poisson_arrivals(g: &mut SplitMix64, n: usize, slots: u64) -> Vec<u64> {
 /// Submit times of a trace CSV, sorted, first `n`, rescaled onto 0 .. 3T/4.
 fn trace_arrivals(path: &std::path::Path, n: usize, slots: u64) -> Result<Vec<u64>, RunError> {
     let bad = |m: String| RunError::runtime(format!("trace {}: {m}", path.display()));
-    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let text = crate::read_trace(path).map_err(|e| bad(e.to_string()))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
     let col = |name: &str| header.iter().position(|h| h.trim() == name);

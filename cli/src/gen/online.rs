@@ -165,7 +165,7 @@ const TRACE_STREAM: u64 = 0x0054_5241_4345;
 /// `n` consecutive submit times of the trace at `path` (sorted; first row drawn from `seed`),
 /// rescaled linearly onto slots 0 .. `window` - 1.
 fn trace_arrivals(path: &Path, n: usize, window: u64, seed: u64) -> Result<Vec<f64>, RunError> {
-    let header = std::fs::read_to_string(path)
+    let header = crate::read_trace(path)
         .map(|t| {
             t.lines()
                 .next()

@@ -122,7 +122,7 @@ pub fn model_bytes(model: &str) -> f64 {
 /// Builds the scenario from parsed Gavel job types (see the module docs for every choice).
 pub fn from_gavel(types: &[GavelJobType], opts: &GenOptions) -> Result<PlacementDoc, RunError> {
     let s = opts.jobs.unwrap_or(4) as usize;
-    let nodes = opts.nodes.unwrap_or(3).max(1);
+    let nodes = opts.nodes.unwrap_or(3);
     let per_node = 5u32;
     let k = (nodes * per_node) as usize;
     if s == 0 || s > types.len() || s > k {
@@ -221,7 +221,7 @@ pub fn gavel_csv_path(trace: Option<&Path>) -> Result<PathBuf, InputError> {
 /// Generates a `"placement"` scenario from the Gavel matrix.
 pub fn generate(opts: &GenOptions) -> Result<PlacementDoc, RunError> {
     let path = gavel_csv_path(opts.trace.as_deref())?;
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = crate::read_trace(&path).map_err(|e| {
         RunError::Input(InputError::new(
             format!("file {}", path.display()),
             "",

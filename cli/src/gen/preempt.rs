@@ -39,7 +39,7 @@ struct Arrival {
 /// Generates a `"preempt"` scenario.
 pub fn generate(opts: &GenOptions) -> Result<PreemptDoc, RunError> {
     let n_jobs = opts.jobs.unwrap_or(100).max(1) as usize;
-    let nodes = opts.nodes.unwrap_or(10).max(2) as usize;
+    let nodes = opts.nodes.unwrap_or(10) as usize;
     let mut rng = SplitMix64::new(opts.seed);
     let arrivals = match &opts.trace {
         Some(p) => philly_arrivals(p, n_jobs)?,
@@ -193,7 +193,7 @@ fn seconds(ts: &str) -> Option<i64> {
 
 fn philly_arrivals(p: &Path, n: usize) -> Result<Vec<Arrival>, RunError> {
     let file = philly_file(p)?;
-    let text = std::fs::read_to_string(&file).map_err(|e| trace_err(&file, &e.to_string()))?;
+    let text = crate::read_trace(&file).map_err(|e| trace_err(&file, &e))?;
     let mut rows: Vec<(i64, usize, u32)> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let cols: Vec<&str> = line.split(',').collect();

@@ -223,7 +223,7 @@ fn trace_file(opt: Option<&Path>) -> Result<PathBuf, RunError> {
 /// Reads the openb pod list (header `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,
 /// pod_phase,creation_time,deletion_time,scheduled_time`).
 pub fn read_pods(path: &Path) -> Result<Vec<Pod>, RunError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::read_trace(path).map_err(|e| {
         RunError::Input(InputError::new(
             "option",
             "trace",

@@ -182,6 +182,7 @@ pub fn import_json(source: Source, opts: &ImportOptions) -> Result<String, RunEr
     let v = import_value(source, opts)?;
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
+    crate::gen::refuse_what_run_refuses(&s)?;
     Ok(s)
 }
 
@@ -198,9 +199,7 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
         )
         .into());
     }
-    if opts.jobs == 0 || opts.slots == 0 || opts.servers == 0 {
-        return Err(InputError::new("option", "jobs/slots/servers", "must be at least 1").into());
-    }
+    check_options(opts)?;
     let d = &opts.data_dir;
     let job_source = match source {
         Source::Philly | Source::Openb => source,
@@ -223,7 +222,7 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
         }
     };
     let mut rng = SplitMix64::new(opts.seed);
-    let jobs = window(&all, opts, &mut rng);
+    let jobs = window(&all, opts, &mut rng)?;
     let (workers, ps) = match source {
         Source::Openb => read_openb_nodes(
             &d.join("alibaba-openb-gpu-2023/openb_node_list_all_node.csv"),
@@ -232,7 +231,7 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
         Source::PaiNodes => {
             read_pai_nodes(&d.join("alibaba-pai-gpu-2020/pai_machine_spec.csv"), opts)?
         }
-        _ => synthetic_servers(opts),
+        _ => synthetic_servers(opts)?,
     };
     let gavel = if source == Source::Gavel {
         Some(read_gavel(&d.join("gavel/throughputs_isolated.csv"))?)
@@ -261,30 +260,122 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
     v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))
 }
 
-/// `opts.jobs` consecutive jobs by submit time from `opts.start` (or a seeded start).
-fn window(all: &[TraceJob], opts: &ImportOptions, rng: &mut SplitMix64) -> Vec<TraceJob> {
+/// `jobs`, `servers` or `ps_servers` = every one the trace or node list has (`--jobs all`).
+pub const ALL: usize = usize::MAX;
+
+/// Refuses option values no import can honour, naming the option (never clamps them).
+fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
+    use mlsched_kernel::limits as l;
+    let bad = |field: &str, problem: String| -> Result<(), RunError> {
+        Err(InputError::new("option", field, problem).into())
+    };
+    let counts = [
+        ("jobs", opts.jobs, l::JOBS_MAX, "JOBS_MAX"),
+        ("slots", opts.slots as usize, l::SLOTS_MAX, "SLOTS_MAX"),
+        ("servers", opts.servers, l::SERVERS_MAX, "SERVERS_MAX"),
+        (
+            "ps-servers",
+            opts.ps_servers,
+            l::PS_SERVERS_MAX,
+            "PS_SERVERS_MAX",
+        ),
+    ];
+    for (field, v, max, limit) in counts {
+        if v == 0 {
+            return bad(field, "must be at least 1".into());
+        }
+        if v > max && v != ALL {
+            return bad(
+                field,
+                format!("{v} is more than {max} ({limit} of this build)"),
+            );
+        }
+    }
+    if opts.epochs == 0 {
+        return bad("epochs", "must be at least 1".into());
+    }
+    if opts.max_scale == 0 {
+        return bad("max-scale", "must be at least 1".into());
+    }
+    let reals = [
+        ("comm-ratio", opts.comm_ratio, 0.0),
+        ("slot-seconds", opts.slot_seconds, 0.0),
+        ("target-factor", opts.target_factor, f64::MIN_POSITIVE),
+    ];
+    for (field, v, min) in reals {
+        if !v.is_finite() || v < min {
+            let at_least = if min > 0.0 { "> 0" } else { ">= 0" };
+            return bad(
+                field,
+                format!("must be a finite number {at_least}, got {v}"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `opts.jobs` consecutive jobs by submit time from `opts.start` (or a seeded start); asking
+/// for more than the trace has is an error naming what it has.
+fn window(
+    all: &[TraceJob],
+    opts: &ImportOptions,
+    rng: &mut SplitMix64,
+) -> Result<Vec<TraceJob>, RunError> {
     let mut sorted: Vec<&TraceJob> = all.iter().collect();
     // Stable: equal submit times keep file order.
     sorted.sort_by(|a, b| a.submit.total_cmp(&b.submit));
-    let n = opts.jobs.min(sorted.len());
+    let n = if opts.jobs == ALL {
+        sorted.len()
+    } else {
+        opts.jobs
+    };
+    if n > sorted.len() {
+        return Err(InputError::new(
+            "option",
+            "jobs",
+            format!("{n} jobs asked, the trace has {}", sorted.len()),
+        )
+        .into());
+    }
     let room = sorted.len() - n;
     let start = match opts.start {
-        Some(s) => s.min(room),
+        Some(s) if s > room => {
+            return Err(InputError::new(
+                "option",
+                "start",
+                format!(
+                "{s} leaves fewer than {n} jobs: the trace has {}, so --start is at most {room}",
+                sorted.len()
+            ),
+            )
+            .into())
+        }
+        Some(s) => s,
         None => rng.below(room as u64 + 1) as usize,
     };
-    sorted[start..start + n]
+    Ok(sorted[start..start + n]
         .iter()
         .map(|j| (*j).clone())
-        .collect()
+        .collect())
 }
 
 /// `opts.servers` 8-GPU servers (96 cores, 512 GB) and `opts.ps_servers` CPU servers, for
 /// traces without a server list.
-fn synthetic_servers(opts: &ImportOptions) -> (Vec<Server>, Vec<Server>) {
-    (
+fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>), RunError> {
+    for (field, v) in [("servers", opts.servers), ("ps-servers", opts.ps_servers)] {
+        if v == ALL {
+            return Err(InputError::new(
+                "option",
+                field,
+                "`all` needs a node list: sources openb and pai-nodes have one, this one does not",
+            )
+            .into());
+        }
+    }
+    Ok((
         vec![[8.0, 96.0, 512.0, opts.server_bw]; opts.servers],
-        vec![[0.0, 96.0, 512.0, opts.server_bw]; opts.ps_servers.max(1)],
-    )
+        vec![[0.0, 96.0, 512.0, opts.server_bw]; opts.ps_servers],
+    ))
 }
 
 /// The data folder by the lookup order of [`crate::data`] without an explicit `--data` (None if

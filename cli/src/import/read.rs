@@ -5,12 +5,13 @@ use crate::error::InputError;
 use std::path::Path;
 
 fn read_text(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        InputError::new(
-            format!("file {}", path.display()),
-            "",
-            format!("cannot read: {e} (the traces live in the repository's data/ folder; see data/README.md)"),
-        )
+    crate::input::read_text(path, crate::input::Input::Trace).map_err(|mut e| {
+        if e.problem.starts_with("cannot read") {
+            e.problem.push_str(
+                " (the traces live in the repository's data/ folder; see data/README.md)",
+            );
+        }
+        e
     })
 }
 
@@ -180,10 +181,11 @@ pub fn read_openb_nodes(
             if w.len() < opts.servers {
                 w.push(s);
             }
-        } else if p.len() < opts.ps_servers.max(1) {
+        } else if p.len() < opts.ps_servers {
             p.push(s);
         }
     }
+    enough(path, &w, &p, opts)?;
     Ok((w, p))
 }
 
@@ -206,11 +208,35 @@ pub fn read_pai_nodes(
             if w.len() < opts.servers {
                 w.push(s);
             }
-        } else if p.len() < opts.ps_servers.max(1) {
+        } else if p.len() < opts.ps_servers {
             p.push(s);
         }
     }
+    enough(path, &w, &p, opts)?;
     Ok((w, p))
+}
+
+/// A node list must hold the servers asked for: an error naming what it has, never fewer.
+fn enough(path: &Path, w: &[Server], p: &[Server], opts: &ImportOptions) -> Result<(), InputError> {
+    let short = |field: &str, asked: usize, has: usize, what: &str| {
+        InputError::new(
+            "option",
+            field,
+            format!("{asked} asked, but {} has {has} {what}", path.display()),
+        )
+    };
+    if w.len() < opts.servers && opts.servers != super::ALL {
+        return Err(short("servers", opts.servers, w.len(), "GPU nodes"));
+    }
+    if p.len() < opts.ps_servers && opts.ps_servers != super::ALL {
+        return Err(short(
+            "ps-servers",
+            opts.ps_servers,
+            p.len(),
+            "CPU-only nodes",
+        ));
+    }
+    Ok(())
 }
 
 /// Gavel isolated throughputs, scale factor 1, consolidated, from the simulation file: one

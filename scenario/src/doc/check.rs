@@ -22,9 +22,28 @@ pub fn finite(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
     }
 }
 
-/// A finite number > 0.
+/// Largest magnitude of a real-valued field (weights, rates, bandwidths, utilities, sizes, ...):
+/// 1e15. Every result the kernel derives from such values (sums over every job and slot of
+/// weight x completion, utilities, network costs) then stays finite and printable; the same
+/// bound as `limits::THROUGHPUT_MAX`.
+pub const VALUE_MAX: f64 = 1e15;
+
+/// A finite number with |v| <= [`VALUE_MAX`].
+pub fn real(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
+    if finite(subject, field, v)?.abs() <= VALUE_MAX {
+        Ok(v)
+    } else {
+        Err(InputError::new(
+            subject,
+            field,
+            format!("must be at most {VALUE_MAX:e} in magnitude (VALUE_MAX, so results stay finite), got {v}"),
+        ))
+    }
+}
+
+/// A finite number > 0 (and at most [`VALUE_MAX`]).
 pub fn positive(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
-    if finite(subject, field, v)? > 0.0 {
+    if real(subject, field, v)? > 0.0 {
         Ok(v)
     } else {
         Err(InputError::new(
@@ -35,9 +54,9 @@ pub fn positive(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
     }
 }
 
-/// A finite number >= 0.
+/// A finite number >= 0 (and at most [`VALUE_MAX`]).
 pub fn non_negative(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
-    if finite(subject, field, v)? >= 0.0 {
+    if real(subject, field, v)? >= 0.0 {
         Ok(v)
     } else {
         Err(InputError::new(

@@ -52,22 +52,38 @@ impl ScenarioDoc {
     }
 }
 
+/// The top level of a document as far as [`parse`] needs it: `kind`, every other field skipped
+/// without being stored (so a huge document is never held twice as a JSON tree).
+#[derive(serde::Deserialize)]
+struct Probe {
+    kind: Option<serde_json::Value>,
+}
+
 /// Parses a scenario document (any kind) without validating its values.
 pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| InputError::new("document", "", format!("not valid JSON: {e}")))?;
-    let obj = value.as_object().ok_or_else(|| {
-        let what = match &value {
-            serde_json::Value::Array(_) => "an array",
-            serde_json::Value::String(_) => "a string",
-            serde_json::Value::Number(_) => "a number",
-            serde_json::Value::Bool(_) => "a boolean",
-            _ => "null",
-        };
-        InputError::new("document", "", format!("must be a JSON object, got {what}"))
-    })?;
-    let kind = match obj.get("kind") {
-        Some(serde_json::Value::String(k)) => k.clone(),
+    let what = match text.trim_start().as_bytes().first() {
+        Some(b'{') => None,
+        Some(b'[') => Some("an array"),
+        Some(b'"') => Some("a string"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(b'n') => Some("null"),
+        Some(b'-' | b'0'..=b'9') => Some("a number"),
+        _ => Some(""),
+    };
+    let not_json =
+        |e: serde_json::Error| InputError::new("document", "", format!("not valid JSON: {e}"));
+    if let Some(what) = what {
+        // Report a syntax error as such; a well-formed non-object as what it is.
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(not_json)?;
+        return Err(InputError::new(
+            "document",
+            "",
+            format!("must be a JSON object, got {what}"),
+        ));
+    }
+    let probe: Probe = serde_json::from_str(text).map_err(not_json)?;
+    let kind = match probe.kind {
+        Some(serde_json::Value::String(k)) => k,
         Some(other) => {
             return Err(InputError::new(
                 "scenario",

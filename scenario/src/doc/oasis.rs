@@ -232,7 +232,7 @@ impl UtilityDoc {
             UtilityDoc::Sigmoid(g) => Ok(Utility::Sigmoid {
                 priority: check::positive(s, "utility.sigmoid.priority", g.priority)?,
                 decay: check::non_negative(s, "utility.sigmoid.decay", g.decay)?,
-                target: check::finite(s, "utility.sigmoid.target", g.target)?,
+                target: check::real(s, "utility.sigmoid.target", g.target)?,
             }),
             UtilityDoc::Table(v) => {
                 if v.is_empty() {

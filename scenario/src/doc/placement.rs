@@ -168,7 +168,7 @@ impl PlacementDoc {
                 jps.samples = check::int("jps", "samples", n, 1, u32::MAX as u64)?;
             }
             if let Some(a) = p.alpha {
-                check::finite("jps", "alpha", a)?;
+                check::real("jps", "alpha", a)?;
                 if !(0.0..1.0).contains(&a) {
                     return Err(InputError::new(
                         "jps",
@@ -229,7 +229,14 @@ impl PlacementJobDoc {
             ));
         }
         for (i, &x) in self.throughput.iter().enumerate() {
-            check::non_negative(s, &format!("throughput[{i}]"), x)?;
+            check::finite(s, &format!("throughput[{i}]"), x)?;
+            if x < 0.0 {
+                return Err(InputError::new(
+                    s,
+                    format!("throughput[{i}]"),
+                    format!("must be >= 0, got {x}"),
+                ));
+            }
             if x > THROUGHPUT_MAX {
                 return Err(InputError::new(
                     s,

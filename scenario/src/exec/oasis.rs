@@ -20,7 +20,7 @@ pub fn summary_text(r: &OasisResult) -> String {
             let _ = write!(
                 s,
                 "  {:<16} admitted  t_hat {:>4}  utility {:>10}  cost {:>10}  payoff {:>10}",
-                j.id,
+                crate::text::terminal_safe(&j.id),
                 j.completion_slot.map_or("-".into(), |t| t.to_string()),
                 num(j.utility),
                 num(j.cost),
@@ -45,7 +45,7 @@ pub fn summary_text(r: &OasisResult) -> String {
             let _ = writeln!(
                 s,
                 "  {:<16} rejected  ({})",
-                j.id,
+                crate::text::terminal_safe(&j.id),
                 j.reason.as_deref().unwrap_or("-")
             );
         }

@@ -90,7 +90,10 @@ pub fn summary_text(r: &OnlineResult) -> String {
     t.push_str("  job                  start  dur  done  type   q  round  workers@server\n");
     for j in &r.jobs {
         if !j.scheduled {
-            t.push_str(&format!("  {:<20} not scheduled\n", j.id));
+            t.push_str(&format!(
+                "  {:<20} not scheduled\n",
+                crate::text::terminal_safe(&j.id)
+            ));
             continue;
         }
         let ty = match (j.worker_type, j.ps_type) {
@@ -111,7 +114,7 @@ pub fn summary_text(r: &OnlineResult) -> String {
             .collect();
         t.push_str(&format!(
             "  {:<20} {:>5} {:>4} {:>5}  {:<6} {}  {:>5}  {}\n",
-            j.id,
+            crate::text::terminal_safe(&j.id),
             j.start_slot.unwrap_or(0),
             j.duration.unwrap_or(0),
             j.completion_slot.unwrap_or(0),

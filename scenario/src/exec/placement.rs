@@ -90,7 +90,7 @@ pub fn summary_text(r: &PlacementResult) -> String {
         .best
         .assignment
         .iter()
-        .map(|(id, w)| format!("{id}: {w:?}"))
+        .map(|(id, w)| format!("{}: {w:?}", crate::text::terminal_safe(id)))
         .collect();
     format!(
         "placement ({}): category {:?}, avg JCT {:.1} s, fairness {:.3}, {} examined; {}; log_hash {}",
