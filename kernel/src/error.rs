@@ -61,6 +61,8 @@ pub enum Limit {
     Throughput,
     /// [`crate::limits::PATH_NODES_MAX`]
     PathNodes,
+    /// [`crate::limits::PSO_WORK_MAX`]
+    PsoWork,
 }
 
 impl Limit {
@@ -95,6 +97,7 @@ impl Limit {
             Limit::OasisDpCells => "OASIS_DP_CELLS_MAX",
             Limit::Throughput => "THROUGHPUT_MAX",
             Limit::PathNodes => "PATH_NODES_MAX",
+            Limit::PsoWork => "PSO_WORK_MAX",
         }
     }
 }

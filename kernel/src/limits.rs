@@ -40,6 +40,10 @@ pub const THROUGHPUT_MAX: f64 = 1e15;
 /// Nodes of one routed path (PS .. compute node), loop-erased; longer paths are refused (Song et
 /// al.).
 pub const PATH_NODES_MAX: usize = 64;
+/// CSRP's PSO work of a whole run: particles x iterations x jobs (Song et al.). Each particle
+/// iteration decodes and prices one candidate placement, so this bounds a run's time (about two
+/// minutes at 1 us per particle iteration) whatever the two counts are within their own ranges.
+pub const PSO_WORK_MAX: u64 = 1 << 27;
 /// Edge + cloud servers of a preemptive scenario (Wang et al.).
 pub const EDGE_SERVERS_MAX: usize = 256;
 /// Workers per edge server (Wang et al.).

@@ -52,7 +52,7 @@ pub use records::{
     AggRec, DecisionRec, PsoRec, RouteDecision, SummaryRec, TAG_ROUTE_AGGREGATION,
     TAG_ROUTE_DECISION, TAG_ROUTE_PSO, TAG_ROUTE_SUMMARY,
 };
-pub use scheduler::Router;
+pub use scheduler::{pso_work, Router};
 pub use snapshot::RouterState;
 
 /// The former home of the router (before the per-idea split): the same items, re-exported.

@@ -86,6 +86,16 @@ impl Router {
     /// Builds the scheduler (all allocation happens here).
     pub fn new(s: &RouteScenario, policy: Policy) -> Result<Self, RouteError> {
         check(Limit::Jobs, s.jobs.len(), JOBS_MAX)?;
+        if policy == Policy::Csrp {
+            let work = pso_work(s.pso.particles, s.pso.iterations, s.jobs.len());
+            if work > crate::limits::PSO_WORK_MAX {
+                return Err(RouteError::Capacity(crate::CapacityError {
+                    limit: Limit::PsoWork,
+                    max: crate::limits::PSO_WORK_MAX,
+                    got: work,
+                }));
+            }
+        }
         let g = Graph::new(&s.topology)?;
         let (tables, max_w) = Tables::build(&s.jobs, &g)?;
         let (n, nj) = (g.nodes(), s.jobs.len());
@@ -293,4 +303,11 @@ impl Scheduler for Router {
         out(&RouteDecision::Summary(self.summary_rec()));
         Ok(())
     }
+}
+
+/// CSRP's PSO work of a run: particles x iterations x jobs ([`crate::limits::PSO_WORK_MAX`]).
+pub fn pso_work(particles: u32, iterations: u32, jobs: usize) -> u64 {
+    (particles as u64)
+        .saturating_mul(iterations as u64)
+        .saturating_mul(jobs as u64)
 }

@@ -280,9 +280,23 @@ impl RouteDoc {
                         format!("must be >= w_min {w_min}, got {w_max}"),
                     ));
                 }
+                let particles = check::int("pso", "particles", p.particles, 1, 10_000)?;
+                let iterations = check::int("pso", "iterations", p.iterations, 1, 1_000_000)?;
+                let work = mlsched_kernel::route::pso_work(particles, iterations, self.jobs.len());
+                let max = mlsched_kernel::limits::PSO_WORK_MAX;
+                if work > max {
+                    return Err(InputError::new(
+                        "pso",
+                        "iterations",
+                        format!(
+                            "particles x iterations x jobs = {particles} x {iterations} x {} = {work} is more than {max} (PSO_WORK_MAX of this build: it bounds a run's time)",
+                            self.jobs.len()
+                        ),
+                    ));
+                }
                 PsoParams {
-                    particles: check::int("pso", "particles", p.particles, 1, 10_000)?,
-                    iterations: check::int("pso", "iterations", p.iterations, 1, 1_000_000)?,
+                    particles,
+                    iterations,
                     w_max,
                     w_min,
                     c1: check::non_negative("pso", "c1", p.c1)?,
