@@ -12,7 +12,7 @@ venv="$(mktemp -d)/venv"
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q "${PY_PINS[@]}"
-"$venv/bin/pip" install -q --no-build-isolation ./bindings/python
+PATH="$venv/bin:$PATH" "$venv/bin/pip" install -q --no-build-isolation ./bindings/python
 cli="${MLSCHED_CLI:-$root/target/debug/mlsched}"
 if ! [ -x "$cli" ]; then
     cargo build --profile test -p mlsched-cli --bin mlsched

@@ -40,7 +40,8 @@ fn run_json(
     all_categories: bool,
 ) -> PyResult<String> {
     let o = opts(policy, all_categories);
-    py.allow_threads(|| run::run_json(&scenario, &o)).map_err(err)
+    py.allow_threads(|| run::run_json(&scenario, &o))
+        .map_err(err)
 }
 
 /// policies(kind) -> list[str]

@@ -38,7 +38,7 @@ def cli_run(text, policy=None):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         f.write(text)
     try:
-        args = [CLI, "run", f.name, "--json"] + (["--policy", policy] if policy else [])
+        args = [CLI, "run", f.name, "--json", "-", "--quiet"] + (["--policy", policy] if policy else [])
         p = subprocess.run(args, capture_output=True)
         return p.returncode, p.stdout, p.stderr
     finally:
