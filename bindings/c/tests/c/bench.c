@@ -18,16 +18,20 @@ int main(int argc, char **argv) {
         if (fread(scn, 1, (size_t)n, f) != (size_t)n) return 3;
         fclose(f);
         long runs = atol(argv[1]);
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        for (long r = 0; r < runs; r++) {
-            uint8_t *out;
-            size_t len;
-            if (mlsched_run((const uint8_t *)scn, (size_t)n, NULL, 0, &out, &len) != 0) return 1;
-            mlsched_free(out, len);
+        double ns = 1e300;
+        for (int round = 0; round < 5; round++) { /* the best of 5 rounds, as the Rust side */
+            struct timespec a, b;
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            for (long r = 0; r < runs; r++) {
+                uint8_t *out;
+                size_t len;
+                if (mlsched_run((const uint8_t *)scn, (size_t)n, NULL, 0, &out, &len) != 0) return 1;
+                mlsched_free(out, len);
+            }
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            double r_ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)runs;
+            if (r_ns < ns) ns = r_ns;
         }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)runs;
         printf("%s %.0f\n", argv[i], ns);
         free(scn);
     }
