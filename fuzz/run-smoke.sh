@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Short smoke run of every cargo-fuzz target (FUZZ_SECONDS each, default 20), for .ci/run.
+# Short smoke run of every cargo-fuzz target (FUZZ_SECONDS each, default 20; capi_run, the C
+# ABI, CAPI_FUZZ_SECONDS, default 10), for .ci/run.
 #
 # Needs cargo-fuzz (installed here from crates.io if missing). Uses a nightly toolchain when
 # rustup has one, otherwise the stable toolchain with RUSTC_BOOTSTRAP=1 (cargo fuzz only needs
@@ -24,7 +25,7 @@ runs="${FUZZ_RUNS:--1}"
 timeout="${FUZZ_TIMEOUT:-30}"
 sanitizer="${SANITIZER:-none}"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events)
+[ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events capi_run)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== fuzz: installing cargo-fuzz"
@@ -41,17 +42,21 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for t in scenario_json log_decode kernel_events; do
+for t in scenario_json log_decode kernel_events capi_run; do
     mkdir -p "$work/$t" "artifacts/$t"
     cp ../tests/fuzz-regressions/"$t"/* seeds/"$t"/* "$work/$t/" 2>/dev/null || true
 done
 cp ../scenarios/*.json "$work/scenario_json/"
+cp ../scenarios/*.json "$work/capi_run/"
+printf '{"kind": "route"}\000fifo' >"$work/capi_run/policy-seed"
 printf '\000\000\005\000\007' >"$work/log_decode/mutate-seed"
 printf '\007\000\001\002\003\004\005\006\004\002\011' >"$work/kernel_events/seed"
 
 status=0
 for t in "${targets[@]}"; do
-    echo "== fuzz: $t for ${seconds}s"
+    secs="$seconds"
+    [ "$t" = capi_run ] && secs="${CAPI_FUZZ_SECONDS:-10}"
+    echo "== fuzz: $t for ${secs}s"
     log="$work/$t.log"
     dirs=("$work/$t")
     if [ -n "${FUZZ_CORPUS:-}" ]; then
@@ -59,7 +64,7 @@ for t in "${targets[@]}"; do
         dirs=("corpus/$t" "$work/$t")
     fi
     if "${fuzz[@]}" run "$t" -O -s "$sanitizer" "${dirs[@]}" -- \
-        -max_total_time="$seconds" -runs="$runs" -timeout="$timeout" -rss_limit_mb=2048 \
+        -max_total_time="$secs" -runs="$runs" -timeout="$timeout" -rss_limit_mb=2048 \
         -max_len="$max_len" -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
         grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' \
             "$log" | sed "s/^/   $t /"

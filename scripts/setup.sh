@@ -37,3 +37,20 @@ if [ -f wasm/package.json ]; then
   step "npm packages of the wasm package"
   (cd wasm && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)
 fi
+
+step "valgrind and gcc (C ABI test of bindings/c)"
+if ! command -v valgrind >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq valgrind gcc >/dev/null
+fi
+valgrind --version
+
+step "python venv of the bindings (wasmtime host test, maturin)"
+. bindings/python/pins.sh
+venv=bindings/python/.venv
+if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/pip" freeze 2>/dev/null | grep -qx "${PY_PINS[2]}"; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "${PY_PINS[@]}"
+fi
+"$venv/bin/pip" freeze | grep -E '^(maturin|pytest|wasmtime)=='

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (the README's test command): Rust tests of every crate, the determinism
-# lint, the wasm/npm/browser tests, the golden hashes under wasm, and a fuzz smoke run.
+# lint, the wasm/npm/browser tests, the golden hashes under wasm, the bindings (C under valgrind,
+# core wasm under wasmtime, Python), and a fuzz smoke run.
 # Installs what it needs first (scripts/setup.sh, idempotent: a no-op when everything is there);
 # MLSCHED_SETUP_DONE=1 skips that step (.ci/run sets it after its own setup).
 set -euo pipefail
@@ -28,6 +29,11 @@ stage "cargo test (workspace)" cargo test --workspace --all-targets
 stage "cargo test (doctests)" cargo test --workspace --doc
 if [ -f wasm/scripts/ci.sh ]; then
   stage "wasm: npm package, node, browser, native = wasm" bash wasm/scripts/ci.sh
+fi
+if [ -d bindings ]; then
+  stage "bindings: C ABI (gcc against .so under valgrind, against .a)" bash bindings/c/tests/c/run.sh
+  stage "bindings: core wasm under wasmtime = native" bash bindings/c/wasm/run.sh
+  stage "bindings: Python package (fresh venv, pip install, pytest)" bash bindings/python/run-tests.sh
 fi
 if [ -f fuzz/run-smoke.sh ]; then
   stage "fuzz smoke" bash fuzz/run-smoke.sh

@@ -1,0 +1,223 @@
+"""mlsched: deterministic scheduling of distributed ML training jobs, from Python.
+
+The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython 3.9+):
+
+- ``run_json(scenario, policy=None)``: the bytes of ``mlsched run --json`` as ``str``;
+  ``run(...)``: the same result as a ``dict``.
+- ``Engine(scenario, policy=None)``: events in (``arrive``, ``advance``, ``finished``, each with
+  its slot t), decisions out as dicts, ``next_wakeup``, ``now``, ``run_to_end()``, ``finish()``,
+  ``snapshot()`` / ``Engine.restore(...)``.
+- ``gen``, ``import_trace``: scenario documents (dicts); ``compare``: one flat dict per policy,
+  ready for ``pandas.DataFrame(mlsched.compare(...))``.
+
+Kinds and their papers: ``oasis`` (OASiS, Bao et al.: online admission with prices p_h^r(t),
+utility f_i of the completion slot), ``online`` (A_online, Zhou et al.: weighted completion
+time sum w_j (t_j + d_j)), ``placement`` (HAS / JPS, Liu et al.), ``preempt`` (A_greedy + A_ps,
+Wang et al., edge-cloud preemption), ``route`` (CSRP, Song et al., PSO over routes); each also
+runs baselines (FIFO, DRF, LAS, Optimus, ...): ``policies(kind)`` lists them.
+
+Invalid input raises ``ValueError`` with the CLI's message (the field named); a run that fails
+at run time raises ``RuntimeError``. Long runs release the GIL.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+from . import _native
+
+__version__ = _native.__version__
+
+__all__ = [
+    "run_json",
+    "run",
+    "Engine",
+    "policies",
+    "scenarios",
+    "gen",
+    "gen_json",
+    "import_trace",
+    "compare",
+    "KINDS",
+]
+
+KINDS = ("oasis", "online", "placement", "preempt", "route")
+
+Scenario = Union[str, bytes, Dict[str, Any]]
+
+
+def _text(scenario: Scenario) -> str:
+    if isinstance(scenario, dict):
+        return json.dumps(scenario)
+    if isinstance(scenario, bytes):
+        return scenario.decode("utf-8")
+    if isinstance(scenario, str):
+        return scenario
+    raise TypeError(f"scenario must be str, bytes or dict, not {type(scenario).__name__}")
+
+
+def run_json(scenario: Scenario, policy: Optional[str] = None, all_categories: bool = False) -> str:
+    """Runs a scenario document of any kind to the end; returns the result JSON text,
+    byte-identical to ``mlsched run --json`` (``--policy policy``, ``--all-categories``).
+
+    ``policy``: None for the kind's own algorithm (OASiS, A_online, HAS, A_greedy + A_ps, CSRP),
+    or a baseline name from ``policies(kind)``. Releases the GIL while it runs.
+    """
+    return _native.run_json(_text(scenario), policy, all_categories)
+
+
+def run(scenario: Scenario, policy: Optional[str] = None, all_categories: bool = False) -> Dict[str, Any]:
+    """``run_json`` parsed: the result document as a dict (``log_hash``, per-job rows, ...)."""
+    return json.loads(run_json(scenario, policy, all_categories))
+
+
+def policies(kind: str) -> List[str]:
+    """Policies a kind accepts, its own algorithm first (e.g. ``["oasis", "fifo", "drf",
+    "las", "optimus"]``)."""
+    return _native.policies(kind)
+
+
+def scenarios() -> Dict[str, str]:
+    """The bundled example scenarios: name -> JSON text (those of ``mlsched demo``)."""
+    return dict(_native.scenarios())
+
+
+class Engine:
+    """The event-driven engine of one scenario run (``docs/engine.md``).
+
+    Per slot t feed, in this order: ``finished(j, t)`` for each job the host saw finish,
+    ``arrive(j, t)`` for each job arriving (in (arrival, index) order), then ``advance(t)``. The
+    next slot is min(next arrival, ``next_wakeup``). Each call returns the decisions it caused,
+    ``[{"record": "oasis.decision", "job": 0, "data": {...}}, ...]``, with their explanation
+    (OASiS: prices p_h^r(t) and the payoff mu_i; A_online: the cost of the chosen schedule;
+    A_greedy: the candidates and Q values; CSRP: the PSO result). An event out of order, an
+    unknown job, a second arrival, or any event after ``finish()`` raises ``ValueError``.
+
+    Jobs are indices in the scenario's ``jobs`` list (``job_ids`` maps them to ids).
+    """
+
+    def __init__(self, scenario: Scenario, policy: Optional[str] = None, all_categories: bool = False,
+                 *, _native_engine: Any = None) -> None:
+        self._scenario = _text(scenario)
+        self._e = _native_engine or _native.Engine(self._scenario, policy, all_categories)
+
+    @classmethod
+    def restore(cls, scenario: Scenario, snapshot: bytes, policy: Optional[str] = None,
+                all_categories: bool = False) -> "Engine":
+        """Rebuilds an engine from ``snapshot()`` bytes with the same scenario and policy (a
+        snapshot of another scenario or policy, or a damaged one, raises ``ValueError``)."""
+        text = _text(scenario)
+        native = _native.Engine.restore(text, bytes(snapshot), policy, all_categories)
+        return cls(text, _native_engine=native)
+
+    def _feed(self, event: int, job: int, slot: int) -> List[Dict[str, Any]]:
+        return json.loads(self._e.feed(event, job, slot))
+
+    def arrive(self, job: int, slot: int) -> List[Dict[str, Any]]:
+        """Job ``job`` (index) arrives at slot ``slot``; returns its decisions."""
+        return self._feed(0, job, slot)
+
+    def advance(self, slot: int) -> List[Dict[str, Any]]:
+        """Every event of slot ``slot`` has been fed: the scheduler decides for the slot."""
+        return self._feed(1, 0, slot)
+
+    def finished(self, job: int, slot: int) -> List[Dict[str, Any]]:
+        """Job ``job`` finished at slot ``slot`` (reported by the host)."""
+        return self._feed(2, job, slot)
+
+    @property
+    def next_wakeup(self) -> Optional[int]:
+        """The slot at which the scheduler wants an ``advance`` although no job arrives."""
+        return self._e.next_wakeup()
+
+    @property
+    def now(self) -> Optional[int]:
+        """The slot of the last event fed (None before the first)."""
+        return self._e.now()
+
+    @property
+    def kind(self) -> str:
+        return self._e.kind()
+
+    @property
+    def policy(self) -> str:
+        return self._e.policy()
+
+    @property
+    def job_ids(self) -> List[str]:
+        return self._e.job_ids()
+
+    @property
+    def arrival_order(self) -> List[tuple]:
+        """``(arrival slot, job)`` pairs in the order a run feeds them."""
+        return self._e.arrival_order()
+
+    def run_to_end(self) -> Dict[str, Any]:
+        """Feeds every arrival not fed yet and every wake-up, then ``finish()``: on a fresh
+        engine, exactly ``run(scenario, policy)``."""
+        return json.loads(self._e.run_to_end())
+
+    def run_to_end_json(self) -> str:
+        return self._e.run_to_end()
+
+    def finish(self) -> Dict[str, Any]:
+        """Ends the run; returns the result document (later events raise ``ValueError``)."""
+        return json.loads(self._e.finish())
+
+    def finish_json(self) -> str:
+        """``finish()`` as the JSON text of ``mlsched run --json``."""
+        return self._e.finish()
+
+    def snapshot(self) -> bytes:
+        """The engine's state (the events fed so far) for ``Engine.restore``."""
+        return self._e.snapshot()
+
+
+def gen_json(kind: str, seed: int = 1, jobs: Optional[int] = None, nodes: Optional[int] = None,
+             slots: Optional[int] = None, trace: Optional[str] = None) -> str:
+    """``mlsched gen KIND --seed S [--jobs N] [--nodes N] [--slots T] [--trace PATH]`` text."""
+    return _native.gen_json(kind, seed, jobs, nodes, slots, trace)
+
+
+def gen(kind: str, seed: int = 1, jobs: Optional[int] = None, nodes: Optional[int] = None,
+        slots: Optional[int] = None, trace: Optional[str] = None) -> Dict[str, Any]:
+    """A generated scenario of ``kind`` following the paper's evaluation settings (as a dict,
+    ready for ``run``): ``jobs`` jobs, ``nodes`` nodes or servers, horizon T = ``slots``."""
+    return json.loads(gen_json(kind, seed, jobs, nodes, slots, trace))
+
+
+def import_trace(source: str, kind: str = "oasis", data_dir: Optional[str] = None,
+                 **mapping: Any) -> Dict[str, Any]:
+    """A scenario document of ``kind`` ("oasis" or "online") from a public trace: ``source``
+    is "philly", "openb", "pai-nodes" or "gavel"; ``mapping`` takes the options of ``mlsched
+    import`` (``jobs``, ``start``, ``seed``, ``slots``, ``slot_seconds``, ``servers``,
+    ``ps_servers``, ``max_scale``, ``comm_ratio``, ``target_factor``, ``epochs`` E_j,
+    ``server_bw``, ``worker_bw`` b, ``ps_bw`` B, ``jobs_from``). ``data_dir``: the ``data/``
+    folder (default: ``MLSCHED_DATA``, then a ``data/`` above the current directory, then the
+    source tree the package was built from)."""
+    return json.loads(_native.import_json(source, kind, data_dir, **mapping))
+
+
+def compare(scenario: Scenario, policies: Optional[Iterable[str]] = None, timing: bool = False,
+            series: bool = False) -> List[Dict[str, Any]]:
+    """``mlsched compare``: every policy (default: the kind's algorithm and every baseline) on
+    the same scenario, one flat dict per policy (``pandas.DataFrame(compare(...))``):
+    ``policy``, ``status``, ``jobs``, ``admitted``, ``finished``, ``total_utility`` (sum f_i),
+    ``total_weighted_completion_time`` (sum w_j (t_j + d_j)), ``weighted_jct``, ``avg_jct``,
+    ``makespan``, ``log_hash``, the kind's extra numbers, and with ``timing=True`` the wall-clock
+    ``decisions``, ``latency_p50_us``, ``latency_p99_us``, ``wall_ms`` (not reproducible).
+    ``series=True`` adds the lists ``jct`` and ``utilisation``."""
+    names = list(policies) if policies is not None else None
+    reports = json.loads(_native.compare_json(_text(scenario), names, timing))
+    rows = []
+    for r in reports:
+        m = dict(r["metrics"])
+        row = {k: v for k, v in m.items() if k != "extra"}
+        row.update(m.get("extra", {}))
+        if timing and r.get("timing"):
+            row.update(r["timing"])
+        if series:
+            row["jct"] = r["jct"]
+            row["utilisation"] = r["utilisation"]
+        rows.append(row)
+    return rows

@@ -1,0 +1,267 @@
+//! The native part `mlsched._native` of the Python package `mlsched` (the Python API, its
+//! docstrings and type stubs are in `python/mlsched/`). Everything crosses as JSON text or
+//! bytes; long runs release the GIL.
+#![forbid(unsafe_code)]
+
+use mlsched_cli::compare;
+use mlsched_cli::gen::{self, GenOptions};
+use mlsched_cli::import::{self, ImportOptions, Source};
+use mlsched_kernel::api::Event;
+use mlsched_scenario::engine::Engine as Inner;
+use mlsched_scenario::run::{self, RunOptions};
+use mlsched_scenario::RunError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+
+/// `ValueError` for invalid input (the CLI's exit code 2), `RuntimeError` otherwise.
+fn err(e: RunError) -> PyErr {
+    match e {
+        RunError::Input(i) => PyValueError::new_err(i.to_string()),
+        other => PyRuntimeError::new_err(other.to_string()),
+    }
+}
+
+fn opts(policy: Option<String>, all_categories: bool) -> RunOptions {
+    RunOptions {
+        policy: policy.filter(|p| !p.is_empty()),
+        all_categories,
+    }
+}
+
+/// run_json(scenario, policy=None, all_categories=False) -> str
+#[pyfunction]
+#[pyo3(signature = (scenario, policy=None, all_categories=false))]
+fn run_json(
+    py: Python<'_>,
+    scenario: String,
+    policy: Option<String>,
+    all_categories: bool,
+) -> PyResult<String> {
+    let o = opts(policy, all_categories);
+    py.allow_threads(|| run::run_json(&scenario, &o))
+        .map_err(err)
+}
+
+/// policies(kind) -> list[str]
+#[pyfunction]
+fn policies(kind: &str) -> PyResult<Vec<&'static str>> {
+    let p = run::policies(kind);
+    if p.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "option, field `kind`: unknown kind `{kind}`; expected one of {}",
+            mlsched_scenario::doc::KINDS.join(", ")
+        )));
+    }
+    Ok(p.to_vec())
+}
+
+/// scenarios() -> list[tuple[str, str]]: the bundled scenarios (name, JSON text).
+#[pyfunction]
+fn scenarios() -> Vec<(&'static str, &'static str)> {
+    mlsched_scenario::bundled::SCENARIOS.to_vec()
+}
+
+/// gen_json(kind, seed, jobs, nodes, slots, trace) -> str
+#[pyfunction]
+#[pyo3(signature = (kind, seed=1, jobs=None, nodes=None, slots=None, trace=None))]
+fn gen_json(
+    py: Python<'_>,
+    kind: String,
+    seed: u64,
+    jobs: Option<u32>,
+    nodes: Option<u32>,
+    slots: Option<u32>,
+    trace: Option<PathBuf>,
+) -> PyResult<String> {
+    let o = GenOptions {
+        seed,
+        jobs,
+        nodes,
+        trace,
+        slots,
+    };
+    py.allow_threads(|| gen::generate_json(&kind, &o))
+        .map_err(err)
+}
+
+/// import_json(source, kind, data_dir, **mapping) -> str
+#[pyfunction]
+#[pyo3(signature = (source, kind="oasis".to_string(), data_dir=None, jobs=None, start=Some(0),
+    seed=None, slots=None, slot_seconds=None, servers=None, ps_servers=None, max_scale=None,
+    comm_ratio=None, target_factor=None, epochs=None, server_bw=None, worker_bw=None,
+    ps_bw=None, jobs_from=None))]
+#[allow(clippy::too_many_arguments)]
+fn import_json(
+    py: Python<'_>,
+    source: &str,
+    kind: String,
+    data_dir: Option<PathBuf>,
+    jobs: Option<usize>,
+    start: Option<usize>,
+    seed: Option<u64>,
+    slots: Option<u32>,
+    slot_seconds: Option<f64>,
+    servers: Option<usize>,
+    ps_servers: Option<usize>,
+    max_scale: Option<u32>,
+    comm_ratio: Option<f64>,
+    target_factor: Option<f64>,
+    epochs: Option<u32>,
+    server_bw: Option<f64>,
+    worker_bw: Option<f64>,
+    ps_bw: Option<f64>,
+    jobs_from: Option<&str>,
+) -> PyResult<String> {
+    let src = Source::parse(source).map_err(|e| err(e.into()))?;
+    let d = ImportOptions::default();
+    let data_dir = match data_dir {
+        Some(p) => p,
+        None => mlsched_cli::data::data_dir(None).map_err(|e| err(e.into()))?,
+    };
+    let jobs_from = match jobs_from {
+        Some(s) => Source::parse(s).map_err(|e| err(e.into()))?,
+        None => d.jobs_from,
+    };
+    let o = ImportOptions {
+        kind,
+        data_dir,
+        jobs: jobs.unwrap_or(d.jobs),
+        start,
+        seed: seed.unwrap_or(d.seed),
+        slots: slots.unwrap_or(d.slots),
+        slot_seconds: slot_seconds.unwrap_or(d.slot_seconds),
+        servers: servers.unwrap_or(d.servers),
+        ps_servers: ps_servers.unwrap_or(d.ps_servers),
+        max_scale: max_scale.unwrap_or(d.max_scale),
+        comm_ratio: comm_ratio.unwrap_or(d.comm_ratio),
+        target_factor: target_factor.unwrap_or(d.target_factor),
+        epochs: epochs.unwrap_or(d.epochs),
+        server_bw: server_bw.unwrap_or(d.server_bw),
+        worker_bw: worker_bw.unwrap_or(d.worker_bw),
+        ps_bw: ps_bw.unwrap_or(d.ps_bw),
+        jobs_from,
+    };
+    py.allow_threads(|| import::import_json(src, &o))
+        .map_err(err)
+}
+
+/// compare_json(scenario, policies=None, timing=False) -> str: a JSON array of reports.
+#[pyfunction]
+#[pyo3(signature = (scenario, policies=None, timing=false))]
+fn compare_json(
+    py: Python<'_>,
+    scenario: String,
+    policies: Option<Vec<String>>,
+    timing: bool,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let doc = compare::parse(&scenario)?;
+        let list = policies.map(|p| p.join(","));
+        let names = compare::parse_policies(&doc, list.as_deref())?;
+        let mut reports = compare::compare(&doc, &names);
+        if !timing {
+            reports.iter_mut().for_each(|r| r.timing = None);
+        }
+        serde_json::to_string(&reports).map_err(|e| RunError::runtime(e.to_string()))
+    })
+    .map_err(err)
+}
+
+/// The engine of one scenario run (`mlsched_scenario::engine::Engine`); see `mlsched.Engine`.
+#[pyclass(module = "mlsched._native", unsendable)]
+struct Engine {
+    inner: Inner,
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (scenario, policy=None, all_categories=false))]
+    fn new(scenario: String, policy: Option<String>, all_categories: bool) -> PyResult<Self> {
+        let inner = Inner::new(&scenario, &opts(policy, all_categories)).map_err(err)?;
+        Ok(Engine { inner })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (scenario, snapshot, policy=None, all_categories=false))]
+    fn restore(
+        scenario: String,
+        snapshot: Vec<u8>,
+        policy: Option<String>,
+        all_categories: bool,
+    ) -> PyResult<Self> {
+        let o = opts(policy, all_categories);
+        let inner = Inner::restore(&scenario, &o, Default::default(), &snapshot).map_err(err)?;
+        Ok(Engine { inner })
+    }
+
+    /// feed(event, job, slot) -> str: event 0 arrived, 1 slot advanced, 2 finished.
+    fn feed(&mut self, event: u32, job: u32, slot: u32) -> PyResult<String> {
+        let ev = match event {
+            0 => Event::JobArrived(job),
+            1 => Event::SlotAdvanced,
+            2 => Event::JobFinished(job),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "argument, field `event`: unknown event code {other}"
+                )))
+            }
+        };
+        let d = self.inner.feed(slot, ev).map_err(err)?;
+        serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    fn next_wakeup(&self) -> Option<u32> {
+        self.inner.next_wakeup()
+    }
+
+    fn now(&self) -> Option<u32> {
+        self.inner.now()
+    }
+
+    fn run_to_end(&mut self) -> PyResult<String> {
+        Ok(self.inner.run_to_end(&mut |_| {}).map_err(err)?.to_json())
+    }
+
+    fn finish(&mut self) -> PyResult<String> {
+        Ok(self.inner.finish(&mut |_| {}).map_err(err)?.to_json())
+    }
+
+    fn snapshot<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.snapshot())
+    }
+
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+
+    fn policy(&self) -> String {
+        self.inner.policy().to_string()
+    }
+
+    fn job_ids(&self) -> Vec<String> {
+        (0..self.inner.jobs())
+            .filter_map(|j| self.inner.job_id(j).map(str::to_string))
+            .collect()
+    }
+
+    fn arrival_order(&self) -> Vec<(u32, u32)> {
+        self.inner.arrival_order().to_vec()
+    }
+}
+
+/// The native module of `mlsched`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(scenarios, m)?)?;
+    m.add_function(wrap_pyfunction!(gen_json, m)?)?;
+    m.add_function(wrap_pyfunction!(import_json, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_json, m)?)?;
+    m.add_class::<Engine>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
