@@ -79,7 +79,7 @@ fn run_log_then_replay() {
     assert_eq!(diff.status.code(), Some(1));
     let err = String::from_utf8_lossy(&diff.stderr);
     assert!(
-        err.contains("record 1 differs: expected tag") && err.contains(", got tag"),
+        err.contains("record 1 differs: expected tag") && err.contains(", found "),
         "{err}"
     );
 }

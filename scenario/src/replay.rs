@@ -7,9 +7,11 @@
 //! before anything runs and a partial log is never reported as a successful replay.
 use crate::doc;
 use crate::error::{InputError, RunError};
+use crate::records::{decode, field_differences, Decoded};
 use crate::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::{LogSink, VecSink};
 use mlsched_kernel::logfile::{Inputs, LogFileError, LogFileWriter, LogReader};
+use serde_json::Value;
 use std::fmt;
 
 /// The scenario's `seed` (placement, preempt, route), or 0: stored in the log header.
@@ -46,27 +48,57 @@ pub struct Difference {
     pub expected: Option<RecordBytes>,
     /// The record of the re-run (`None`: the re-run ended here).
     pub got: Option<RecordBytes>,
+    /// The scenario's kind (to decode the records).
+    pub kind: String,
+    /// The scenario's job ids, input order (to name the job).
+    pub job_ids: Vec<String>,
 }
 
-fn show(r: &Option<RecordBytes>, end: &str) -> String {
-    match r {
-        None => end.to_string(),
-        Some((tag, body)) => {
-            let hex: String = body.iter().take(48).map(|b| format!("{b:02x}")).collect();
-            let more = if body.len() > 48 { "..." } else { "" };
-            format!("tag {tag:#04x}, {} bytes [{hex}{more}]", body.len())
+fn hex(tag: u8, body: &[u8]) -> String {
+    let hex: String = body.iter().take(48).map(|b| format!("{b:02x}")).collect();
+    let more = if body.len() > 48 { "..." } else { "" };
+    format!("tag {tag:#04x}, {} bytes [{hex}{more}]", body.len())
+}
+
+impl Difference {
+    fn decoded(&self, r: &Option<RecordBytes>) -> Option<Decoded> {
+        r.as_ref().and_then(|(t, b)| decode(&self.kind, *t, b))
+    }
+
+    /// "oasis decision of job `j3`"
+    fn what(&self, d: &Decoded) -> String {
+        match d.job {
+            Some(j) => {
+                let id = self.job_ids.get(j as usize).map_or("?", String::as_str);
+                format!("{} of job `{}`", d.name, crate::text::terminal_safe(id))
+            }
+            None => d.name.to_string(),
+        }
+    }
+
+    fn show(&self, r: &Option<RecordBytes>, end: &str) -> String {
+        match (r, self.decoded(r)) {
+            (None, _) => end.to_string(),
+            (Some(_), Some(d)) => format!("{} {}", self.what(&d), Value::Object(d.fields.clone())),
+            (Some((t, b)), None) => hex(*t, b),
         }
     }
 }
 
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record {} differs: ", self.index)?;
+        if let (Some(e), Some(g)) = (self.decoded(&self.expected), self.decoded(&self.got)) {
+            let fields = field_differences(&e, &g);
+            if e.name == g.name && e.job == g.job && !fields.is_empty() {
+                return write!(f, "{}: {}", self.what(&e), fields.join("; "));
+            }
+        }
         write!(
             f,
-            "record {} differs: expected {}, got {}",
-            self.index,
-            show(&self.expected, "the end of the log"),
-            show(&self.got, "the end of the run")
+            "expected {}, found {}",
+            self.show(&self.expected, "the end of the log"),
+            self.show(&self.got, "the end of the run")
         )
     }
 }
@@ -126,6 +158,18 @@ impl fmt::Display for Replayed {
     }
 }
 
+fn job_ids(d: &doc::ScenarioDoc) -> Vec<String> {
+    use doc::ScenarioDoc as S;
+    let ids = |v: &mut dyn Iterator<Item = &String>| v.cloned().collect();
+    match d {
+        S::Oasis(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
+        S::Online(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
+        S::Placement(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
+        S::Preempt(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
+        S::Route(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
+    }
+}
+
 /// Verifies the log `bytes` completely, re-runs its inputs and compares every record, the
 /// event records included (a log without events, as written before the driver, no longer
 /// matches a re-run, which writes them).
@@ -152,6 +196,8 @@ pub fn replay(bytes: &[u8]) -> Result<Replayed, ReplayError> {
                 index: i as u64,
                 expected,
                 got,
+                kind: d.kind().to_string(),
+                job_ids: job_ids(&d),
             }));
         }
     }
@@ -184,10 +230,28 @@ mod tests {
             index: 4,
             expected: Some((0x10, vec![1, 2])),
             got: None,
+            kind: "oasis".into(),
+            job_ids: vec!["a".into()],
         };
         assert_eq!(
             d.to_string(),
-            "record 4 differs: expected tag 0x10, 2 bytes [0102], got the end of the run"
+            "record 4 differs: expected tag 0x10, 2 bytes [0102], found the end of the run"
+        );
+        // A decodable pair is named and compared field by field.
+        let rec = |admitted: bool| {
+            let r = (1u32, 0u32, admitted, 0u8, 5u32, 2.0f64, 1.0f64, 1.0f64);
+            (0x10, postcard::to_allocvec(&r).unwrap())
+        };
+        let d = Difference {
+            index: 7,
+            expected: Some(rec(true)),
+            got: Some(rec(false)),
+            kind: "oasis".into(),
+            job_ids: vec!["a".into(), "b\u{1b}[31m".into()],
+        };
+        assert_eq!(
+            d.to_string(),
+            "record 7 differs: oasis decision of job `b\\u{1b}[31m`: `admitted` expected true, found false"
         );
         let e: RunError = ReplayError::Differs(d).into();
         assert_eq!(e.exit_code(), 1);
