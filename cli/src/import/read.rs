@@ -22,6 +22,14 @@ fn rows<'a>(
     expect: Option<&str>,
 ) -> Result<Vec<(usize, Vec<&'a str>)>, InputError> {
     let mut out = Vec::new();
+    if let (Some(h), true) = (expect, text.trim().is_empty()) {
+        return Err(bad(
+            path,
+            1,
+            "header",
+            format!("the file is empty; expected `{h}`"),
+        ));
+    }
     for (i, line) in text.lines().enumerate() {
         let line = line.trim_end_matches('\r');
         if i == 0 {
