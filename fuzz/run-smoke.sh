@@ -25,7 +25,7 @@ runs="${FUZZ_RUNS:--1}"
 timeout="${FUZZ_TIMEOUT:-30}"
 sanitizer="${SANITIZER:-none}"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events capi_run)
+[ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events capi_run engine_events gen_options)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== fuzz: installing cargo-fuzz"
@@ -42,7 +42,7 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for t in scenario_json log_decode kernel_events capi_run; do
+for t in scenario_json log_decode kernel_events capi_run engine_events gen_options; do
     mkdir -p "$work/$t" "artifacts/$t"
     cp ../tests/fuzz-regressions/"$t"/* seeds/"$t"/* "$work/$t/" 2>/dev/null || true
 done

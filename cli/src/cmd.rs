@@ -231,7 +231,14 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         );
     }
     if reports.iter().all(|r| r.metrics.status != "ok") {
-        return Err(RunError::runtime("no policy could run this scenario"));
+        let why: Vec<String> = reports
+            .iter()
+            .map(|r| format!("{}: {}", r.metrics.policy, r.metrics.status))
+            .collect();
+        return Err(RunError::runtime(format!(
+            "no policy could run this scenario ({})",
+            why.join("; ")
+        )));
     }
     Ok(())
 }

@@ -160,6 +160,9 @@ fn scenario_cases(cases: &mut Vec<Case>) {
     }
 }
 
+/// A change made to a document.
+type Edit = Box<dyn Fn(&mut Value)>;
+
 /// Documents that are not scenarios, or break a rule every kind shares.
 fn document_cases(cases: &mut Vec<Case>) {
     let oasis = std::fs::read_to_string(root().join("scenarios/oasis-small.json")).unwrap();
@@ -227,7 +230,7 @@ fn document_cases(cases: &mut Vec<Case>) {
         cases.push(case(&format!("document: {name}"), &["run", &f], 2, frag));
     }
     // Field-level rules shared by every kind, on the OASiS example.
-    let mut edits: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = Vec::new();
+    let mut edits: Vec<(&str, Edit, &str)> = Vec::new();
     edits.push((
         "unknown field",
         Box::new(|d: &mut Value| {

@@ -11,7 +11,13 @@ use mlsched_cli::run::{run_json, RunOptions};
 use std::sync::OnceLock;
 
 /// Fuzz target names, as directories of `fuzz/fuzz_targets/` and `tests/fuzz-regressions/`.
-pub const TARGETS: [&str; 3] = ["scenario_json", "log_decode", "kernel_events"];
+pub const TARGETS: [&str; 5] = [
+    "scenario_json",
+    "log_decode",
+    "kernel_events",
+    "engine_events",
+    "gen_options",
+];
 
 /// Runs the target `name` on `data` (for the regression test).
 pub fn run_target(name: &str, data: &[u8]) {
@@ -19,6 +25,8 @@ pub fn run_target(name: &str, data: &[u8]) {
         "scenario_json" => scenario_json(data),
         "log_decode" => log_decode(data),
         "kernel_events" => kernel_events(data),
+        "engine_events" => engine_events(data),
+        "gen_options" => gen_options(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -214,6 +222,168 @@ pub fn kernel_events(data: &[u8]) {
     let whole = actions::run(seed as u64, &acts, None);
     let cut = actions::run(seed as u64, &acts, Some(acts.len() / 2));
     assert_eq!(whole, cut, "a snapshot/restore changed the decisions");
+}
+
+/// The engine façade under arbitrary events: byte 0 picks a bundled scenario, byte 1 its
+/// policy, then every 4 bytes are one event (kind, job, slot step). Every event is either taken
+/// or refused with a typed error — never a panic — and a snapshot taken after the events,
+/// restored and run to the end, gives the very result (or the very error) of the original run
+/// to the end.
+pub fn engine_events(data: &[u8]) {
+    use mlsched_kernel::api::Event;
+    use mlsched_scenario::engine::Engine;
+    let [pick, pol, rest @ ..] = data else {
+        return;
+    };
+    let scenarios = mlsched_cli::bundled::SCENARIOS;
+    let (_, text) = scenarios[*pick as usize % scenarios.len()];
+    let Ok(doc) = mlsched_cli::doc::parse(text) else {
+        return;
+    };
+    if too_large_to_fuzz(&doc) != Ok(false) {
+        return;
+    }
+    let policies = mlsched_cli::run::policies(doc.kind());
+    let k = *pol as usize % policies.len();
+    let opts = RunOptions {
+        policy: (k > 0).then(|| policies[k].to_string()),
+        all_categories: false,
+    };
+    let Ok(mut e) = Engine::new(text, &opts) else {
+        return;
+    };
+    let mut now = 0u32;
+    for ev in rest.chunks_exact(4).take(64) {
+        now = now.saturating_add(u32::from(ev[3] % 8));
+        let job = u32::from(u16::from_le_bytes([ev[1], ev[2]])) % (e.jobs() + 2);
+        let event = match ev[0] % 3 {
+            0 => Event::JobArrived(job),
+            1 => Event::SlotAdvanced,
+            _ => Event::JobFinished(job),
+        };
+        match e.feed(now, event) {
+            Ok(_) => {}
+            // A refused event leaves the engine as it was: keep feeding.
+            Err(mlsched_cli::RunError::Input(_)) => {}
+            // The scheduler failed: the engine refuses everything after.
+            Err(err) => {
+                assert!(e.failure().is_some(), "{err}");
+                assert!(e.feed(now, Event::SlotAdvanced).is_err());
+                return;
+            }
+        }
+    }
+    let snap = e.snapshot();
+    let mut r = Engine::restore(text, &opts, mlsched_kernel::log::HashSink::new(), &snap)
+        .unwrap_or_else(|err| panic!("restore of a fresh snapshot: {err}"));
+    let a = e.run_to_end(&mut |_| {}).map(|x| x.to_json());
+    let b = r.run_to_end(&mut |_| {}).map(|x| x.to_json());
+    assert_eq!(a, b, "a restored engine ran to a different end");
+}
+
+/// A cut-down copy of the bundled traces (the first rows of each file), written once, so an
+/// import runs in microseconds under the fuzzer.
+fn small_data() -> &'static std::path::Path {
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = crate::data_dir();
+        let dst = std::env::temp_dir().join(format!("mlsched-fuzz-data-{}", std::process::id()));
+        for (file, rows) in [
+            ("README.md", 1usize),
+            (
+                "philly-via-pollux/philly_jobs_2017-10-09_2017-10-10.csv",
+                120,
+            ),
+            ("alibaba-openb-gpu-2023/openb_pod_list_default.csv", 120),
+            ("alibaba-openb-gpu-2023/openb_node_list_all_node.csv", 400),
+            ("alibaba-pai-gpu-2020/pai_machine_spec.csv", 200),
+            ("gavel/throughputs_isolated.csv", 600),
+        ] {
+            let text = std::fs::read_to_string(src.join(file)).unwrap_or_default();
+            let cut: Vec<&str> = text.lines().take(rows).collect();
+            let p = dst.join(file);
+            std::fs::create_dir_all(p.parent().unwrap_or(&dst)).unwrap_or_default();
+            std::fs::write(&p, cut.join("\n") + "\n").unwrap_or_default();
+        }
+        dst
+    })
+}
+
+/// `gen` and `import` options from bytes (counts mostly small, sometimes huge or zero; reals
+/// from raw f64 bits, NaN and infinities included): each call either refuses the options with
+/// an input error naming one, or produces a document that parses and validates — the promise
+/// that neither ever writes a document `mlsched run` refuses — and a small one runs.
+pub fn gen_options(data: &[u8]) {
+    use mlsched_cli::gen::{generate_json, GenOptions};
+    use mlsched_cli::import::{import_json, ImportOptions, Source};
+    let mut b = data.iter().copied();
+    let mut byte = || b.next().unwrap_or(0);
+    let count = |x: u8, y: u8| -> u32 {
+        match x % 8 {
+            0 => 0,
+            1 => u32::MAX,
+            2 => 1 << (y % 31),
+            _ => u32::from(y % 40) + 1,
+        }
+    };
+    let (what, which) = (byte(), byte());
+    let (a, b1, c, d, e2, f) = (byte(), byte(), byte(), byte(), byte(), byte());
+    let seed = u64::from(byte());
+    let result = if what % 2 == 0 {
+        let kind = mlsched_cli::doc::KINDS[which as usize % 5];
+        let opts = GenOptions {
+            seed,
+            jobs: (a % 3 != 0).then(|| count(a, b1).min(60)),
+            nodes: (c % 3 != 0).then(|| count(c, d).min(24)),
+            trace: None,
+            slots: (e2 % 4 == 0).then(|| count(e2, f)),
+        };
+        generate_json(kind, &opts)
+    } else {
+        let mut real = [0u8; 8];
+        real.iter_mut().for_each(|x| *x = byte());
+        let r = f64::from_le_bytes(real);
+        let sources = [
+            Source::Philly,
+            Source::Openb,
+            Source::PaiNodes,
+            Source::Gavel,
+        ];
+        let opts = ImportOptions {
+            kind: if which % 2 == 0 { "oasis" } else { "online" }.into(),
+            data_dir: small_data().to_path_buf(),
+            jobs: count(a, b1).min(200) as usize,
+            start: (c % 2 == 0).then_some(usize::from(d)),
+            seed,
+            slots: count(e2, f).min(4096),
+            slot_seconds: if a % 5 == 0 { r } else { f64::from(e2) * 10.0 },
+            servers: count(c, d).min(600) as usize,
+            ps_servers: (count(d, c) % 9) as usize,
+            comm_ratio: if b1 % 5 == 0 { r } else { 0.1 },
+            target_factor: if c % 7 == 0 { r } else { 1.5 },
+            epochs: count(f, a) % 20,
+            jobs_from: if which % 3 == 0 {
+                Source::Openb
+            } else {
+                Source::Philly
+            },
+            ..ImportOptions::default()
+        };
+        import_json(sources[which as usize % 4], &opts)
+    };
+    match result {
+        Err(mlsched_cli::RunError::Input(_)) => {}
+        Err(e) => panic!("options gave a runtime error, not an input error: {e}"),
+        Ok(text) => {
+            let doc =
+                mlsched_cli::doc::parse(&text).unwrap_or_else(|e| panic!("wrote unparsable: {e}"));
+            doc.validate()
+                .unwrap_or_else(|e| panic!("wrote a document run refuses: {e}"));
+            if too_large_to_fuzz(&doc) == Ok(false) {
+                let _ = run_json(&text, &RunOptions::default());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -37,4 +37,31 @@ fn fuzz_bodies_accept_builtin_inputs() {
         "kernel_events",
         &[7, 0, 1, 2, 3, 4, 5, 6, 4, 2, 9, 1, 1, 0, 0, 0, 3],
     );
+    for seed in ["engine_events", "gen_options"] {
+        let dir = mlsched_tests::repo_root().join("fuzz/seeds").join(seed);
+        for f in std::fs::read_dir(&dir).unwrap() {
+            run_target(seed, &std::fs::read(f.unwrap().path()).unwrap());
+        }
+    }
+}
+
+/// The two newest bodies on a few thousand pseudo-random inputs each (a deterministic
+/// SplitMix64 stream), so the suite exercises what the campaigns explore.
+#[test]
+fn engine_and_option_bodies_on_random_inputs() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for target in ["engine_events", "gen_options"] {
+        for _ in 0..1500 {
+            let len = (next() % 48) as usize;
+            let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            run_target(target, &data);
+        }
+    }
 }

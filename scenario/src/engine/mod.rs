@@ -216,6 +216,9 @@ pub struct Engine<L: LogSink = HashSink> {
     /// `SlotAdvanced` was fed at `now`.
     advanced: bool,
     result: Option<ResultDoc>,
+    /// The scheduler failed on an event: its state is no longer the run's, so the engine
+    /// refuses everything after (a snapshot still holds the events before the failure).
+    failed: Option<RunError>,
 }
 
 impl Engine<HashSink> {
@@ -263,6 +266,7 @@ impl<L: LogSink> Engine<L> {
             now: None,
             advanced: false,
             result: None,
+            failed: None,
         })
     }
 
@@ -329,7 +333,10 @@ impl<L: LogSink> Engine<L> {
 
     fn feed_to(&mut self, now: Slot, ev: Event<u32>, out: &mut Out<'_>) -> Result<(), RunError> {
         self.check(now, ev)?;
-        self.inner.on_event(now, ev, &mut self.sink, out)?;
+        if let Err(e) = self.inner.on_event(now, ev, &mut self.sink, out) {
+            self.failed = Some(e.clone());
+            return Err(e);
+        }
         if self.now != Some(now) {
             self.advanced = false;
         }
@@ -356,6 +363,9 @@ impl<L: LogSink> Engine<L> {
             |field: &str, why: String| Err(RunError::Input(InputError::new("event", field, why)));
         if self.result.is_some() {
             return bad("event", "the run is finished".into());
+        }
+        if let Some(e) = &self.failed {
+            return Err(stopped(e));
         }
         if let Some(t) = self.now.filter(|&t| now < t) {
             return bad(
@@ -452,7 +462,16 @@ impl<L: LogSink> Engine<L> {
         if let Some(r) = &self.result {
             return Ok(r.clone());
         }
-        let r = self.inner.finish(&mut self.sink, out)?;
+        if let Some(e) = &self.failed {
+            return Err(stopped(e));
+        }
+        let r = match self.inner.finish(&mut self.sink, out) {
+            Ok(r) => r,
+            Err(e) => {
+                self.failed = Some(e.clone());
+                return Err(e);
+            }
+        };
         self.result = Some(r.clone());
         Ok(r)
     }
@@ -490,6 +509,19 @@ impl<L: LogSink> Engine<L> {
             e.finish_to(&mut Out(None))?;
         }
         Ok(e)
+    }
+}
+
+/// The error of any call after the scheduler failed.
+fn stopped(e: &RunError) -> RunError {
+    RunError::runtime(format!("the engine stopped at an earlier error: {e}"))
+}
+
+/// Whether the scheduler failed on an event (the engine then refuses everything after).
+impl<L: LogSink> Engine<L> {
+    /// The error the scheduler failed with, if it did.
+    pub fn failure(&self) -> Option<&RunError> {
+        self.failed.as_ref()
     }
 }
 

@@ -125,10 +125,22 @@ fn decision(d: &PreemptDecision) -> Decision {
 }
 
 impl Engine {
-    fn error(&self, e: DriverError<PreemptError>) -> RunError {
-        match e {
-            DriverError::Scheduler(e) => kernel_error(&self.doc, e),
-            e => crate::error::from_driver(e, |m| m),
+    /// The kernel's error; a capacity limit hit while placing a job's chunks names the job
+    /// being placed, its `chunks` field and the limit.
+    fn error(&self, e: DriverError<PreemptError>, job: Option<u32>) -> RunError {
+        match (e, job) {
+            (DriverError::Scheduler(PreemptError::Capacity(c)), Some(j)) => {
+                let id = self.doc.jobs.get(j as usize).map_or("?", |x| x.id.as_str());
+                RunError::kernel(
+                    PreemptError::Capacity(c),
+                    format!(
+                        "job `{}`, field `chunks`: placing its chunks needs more than this build holds: {c}",
+                        crate::text::terminal_safe(id)
+                    ),
+                )
+            }
+            (DriverError::Scheduler(e), _) => kernel_error(&self.doc, e),
+            (e, _) => crate::error::from_driver(e, |m| m),
         }
     }
 }
@@ -148,7 +160,11 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 collect(jobs, d);
                 out.emit(|| decision(d))
             });
-        r.map_err(|e| self.error(e))
+        let job = match ev {
+            Event::JobArrived(j) => Some(j),
+            _ => None,
+        };
+        r.map_err(|e| self.error(e, job))
     }
 
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
@@ -161,7 +177,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             collect(jobs, d);
             out.emit(|| decision(d))
         });
-        r.map_err(|e| self.error(e))?;
+        r.map_err(|e| self.error(e, None))?;
         let sched = self.driver.scheduler();
         let mut jobs = self.jobs.clone();
         finish(sched, &self.scn, &mut jobs);
