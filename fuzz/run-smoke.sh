@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Short smoke run of every cargo-fuzz target (FUZZ_SECONDS each, default 20; capi_run, the C
+# Short smoke run of every cargo-fuzz target (FUZZ_SECONDS each, default 12; capi_run, the C
 # ABI, CAPI_FUZZ_SECONDS, default 10), for .ci/run.
 #
 # Needs cargo-fuzz (installed here from crates.io if missing). Uses a nightly toolchain when
@@ -19,7 +19,7 @@
 # (default 30 s, wall-clock: raise it for a niced run on a busy machine) is libFuzzer's -timeout.
 set -euo pipefail
 cd "$(dirname "$0")"
-seconds="${FUZZ_SECONDS:-20}"
+seconds="${FUZZ_SECONDS:-12}"
 max_len="${FUZZ_MAX_LEN:-16384}"
 runs="${FUZZ_RUNS:--1}"
 timeout="${FUZZ_TIMEOUT:-30}"
