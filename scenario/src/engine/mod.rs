@@ -27,8 +27,10 @@ mod placement;
 mod preempt;
 mod route;
 mod snapshot;
+pub mod trace;
 
 pub use decision::Decision;
+pub use trace::Trace;
 
 use crate::doc::{self, ScenarioDoc};
 use crate::error::{InputError, RunError};
@@ -88,6 +90,11 @@ pub(crate) trait KindEngine<L> {
         sink: &mut L,
         out: &mut dyn FnMut(Decision),
     ) -> Result<ResultDoc, RunError>;
+    /// The kernel state behind the explanations ([`Engine::trace`]); `result` is the finished
+    /// run's document, if any.
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<Trace> {
+        None
+    }
 }
 
 /// Matches a [`ScenarioDoc`] once for every kind: `dispatch!(doc, d, K => expr)` evaluates
@@ -422,6 +429,14 @@ impl<L: LogSink> Engine<L> {
         let r = self.inner.finish(&mut self.sink, out)?;
         self.result = Some(r.clone());
         Ok(r)
+    }
+
+    /// The kernel state behind the decisions' explanations ([`Trace`]): OASiS's prices, A_online's
+    /// priced usage, and (once finished) the HAS / JPS matching market of every reported
+    /// category; `None` for the other kinds and policies. Only reads the scheduler: no decision,
+    /// log record or result byte depends on it.
+    pub fn trace(&self) -> Option<Trace> {
+        self.inner.trace(self.result.as_ref())
     }
 
     /// The engine's state as bytes: format version, the scenario-and-options fingerprint and
