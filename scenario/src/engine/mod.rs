@@ -216,6 +216,23 @@ impl Engine<HashSink> {
     pub fn new(scenario: &str, opts: &RunOptions) -> Result<Self, RunError> {
         Self::with_sink(scenario, opts, HashSink::new())
     }
+
+    /// [`Engine::from_doc`] keeping the log as its hash (fingerprint 0: no snapshots).
+    ///
+    /// Like [`Engine::new`] and [`Engine::restore_hashed`] it is not generic: an embedder calling
+    /// only these uses the engine compiled once, in this crate (the wasm package's size).
+    pub fn from_doc_hashed(d: &ScenarioDoc, opts: &RunOptions) -> Result<Self, RunError> {
+        Self::from_doc(d, opts, HashSink::new(), 0)
+    }
+
+    /// [`Engine::restore`] keeping the log as its hash.
+    pub fn restore_hashed(
+        scenario: &str,
+        opts: &RunOptions,
+        bytes: &[u8],
+    ) -> Result<Self, RunError> {
+        Self::restore(scenario, opts, HashSink::new(), bytes)
+    }
 }
 
 impl<L: LogSink> Engine<L> {

@@ -1,11 +1,12 @@
-//! The stepping API's engine: a [`Timeline`] rebuilt from a scenario and its result document by
-//! replaying the decisions the result records (`placements`, `placement`, `chunks`, `paths`,
-//! `per_category`), slot by slot.
+//! The stepping API's model: a [`Timeline`] built from one run of the engine
+//! ([`mlsched_scenario::engine::Engine`]): the typed result document (usage, bars, jobs), every
+//! [`EngineDecision`] the engine handed out (each decision's explanation is written from the
+//! kernel's record) and the engine's [`Trace`] (OASiS prices, Zhou's priced usage, HAS / JPS
+//! market rounds).
 //!
-//! Working from the result document (not from a scheduler's internals) keeps the visualisation
-//! exactly consistent with what `run` returns, whatever algorithm produced it: the page shows the
-//! decisions the CLI would print, never a re-derivation that could drift from them.
-pub mod kernel;
+//! A saved result is shown by running its scenario again ([`Run::from_result`]): the re-run
+//! must reproduce the result's `log_hash` (and document), else the result is refused, so the page
+//! only ever shows decisions the engine actually takes.
 mod oasis;
 mod online;
 mod placement;
@@ -13,12 +14,116 @@ mod preempt;
 mod route;
 
 use mlsched_scenario::doc::{self, ScenarioDoc};
-use serde::Serialize;
+use mlsched_scenario::engine::trace::CategoryMarket;
+use mlsched_scenario::engine::{Decision as EngineDecision, Engine, Trace};
+use mlsched_scenario::run::{ResultDoc, RunOptions};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Largest number of steps a timeline holds (the kernel's slot limit bounds real scenarios far
-/// below this; it keeps a hand-edited result from allocating without bound).
+/// below this).
 pub const STEPS_MAX: u32 = 100_000;
+
+/// One run of the engine: the scenario, its result, every decision and the kernel's trace.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The scenario document.
+    pub doc: ScenarioDoc,
+    /// The result document (its JSON is `run`'s bytes).
+    pub result: ResultDoc,
+    /// Every decision the engine handed out, in order.
+    pub decisions: Vec<EngineDecision>,
+    /// The kernel state behind the explanations, if the policy has one.
+    pub trace: Option<Trace>,
+}
+
+/// The first fields of a result document, enough to run it again.
+#[derive(Deserialize)]
+struct Head {
+    kind: String,
+    policy: String,
+    log_hash: String,
+    #[serde(default)]
+    per_category: Option<serde::de::IgnoredAny>,
+}
+
+impl Run {
+    /// Runs `scenario_json` with `opts` through the engine, collecting decisions and trace.
+    pub fn new(scenario_json: &str, opts: &RunOptions) -> Result<Run, String> {
+        let doc = doc::parse(scenario_json).map_err(|e| e.to_string())?;
+        let mut e = Engine::from_doc_hashed(&doc, opts).map_err(|e| e.to_string())?;
+        let mut decisions = Vec::new();
+        let result = e
+            .run_to_end(&mut |d| decisions.push(d))
+            .map_err(|e| e.to_string())?;
+        let trace = e.trace();
+        Ok(Run {
+            doc,
+            result,
+            decisions,
+            trace,
+        })
+    }
+
+    /// Runs the scenario of a saved result again with the result's policy; refuses a result the
+    /// re-run does not reproduce (another `log_hash`: hand-edited, another scenario, another
+    /// build), so that there is one source of decisions and explanations: the engine.
+    pub fn from_result(scenario_json: &str, result_json: &str) -> Result<Run, String> {
+        let head: Head = serde_json::from_str(result_json)
+            .map_err(|e| format!("result: not a result document: {e}"))?;
+        let kind = doc::parse(scenario_json).map_err(|e| e.to_string())?.kind();
+        if head.kind != kind {
+            return Err(format!(
+                "result: kind `{}` does not match the scenario's kind `{kind}`",
+                head.kind
+            ));
+        }
+        let opts = RunOptions {
+            policy: Some(head.policy.clone()),
+            all_categories: head.per_category.is_some(),
+        };
+        let run = Run::new(scenario_json, &opts)?;
+        let got = run.result.log_hash();
+        if got != head.log_hash {
+            return Err(format!(
+                "result: log_hash `{}` is not the engine's `{got}` for this scenario and policy `{}` \
+                 (a hand-edited result, or one of another scenario or build); not replayed",
+                head.log_hash, head.policy
+            ));
+        }
+        let same = serde_json::from_str::<Value>(result_json).ok()
+            == serde_json::from_str::<Value>(&run.result.to_json()).ok();
+        if !same {
+            return Err(format!(
+                "result: log_hash `{got}` matches but the document differs from the engine's \
+                 (hand-edited); not replayed"
+            ));
+        }
+        Ok(run)
+    }
+
+    /// The timeline the page draws.
+    pub fn timeline(&self) -> Result<Timeline, String> {
+        let ds = &self.decisions;
+        let tr = self.trace.as_ref();
+        let mut t = match (&self.doc, &self.result) {
+            (ScenarioDoc::Oasis(d), ResultDoc::Oasis(r)) => oasis::build(d, r, ds, tr),
+            (ScenarioDoc::Online(d), ResultDoc::Online(r)) => online::build(d, r, ds, tr),
+            (ScenarioDoc::Placement(d), ResultDoc::Placement(r)) => placement::build(d, r, ds, tr),
+            (ScenarioDoc::Preempt(d), ResultDoc::Preempt(r)) => preempt::build(d, r, ds),
+            (ScenarioDoc::Route(d), ResultDoc::Route(r)) => route::build(d, r, ds),
+            _ => return Err("result: its kind does not match the scenario's".into()),
+        };
+        t.policy = policy_of(&self.result).to_string();
+        t.decisions.sort_by_key(|d| d.step);
+        Ok(t)
+    }
+}
+
+fn policy_of(r: &ResultDoc) -> &str {
+    mlsched_scenario::dispatch_result!(r, x, _K => x.policy.as_str())
+}
 
 /// A server (or worker, or compute node) drawn as one row of the timeline and heatmaps.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -55,15 +160,57 @@ pub struct Decision {
     pub step: u32,
     /// Job id.
     pub job: String,
-    /// `admit`, `reject`, `schedule`, `start`, `complete`, `preempt`, `resume`, `route`, `category`...
+    /// `admit`, `reject`, `schedule`, `defer`, `dispatch`, `route`, `category`, `best` (the
+    /// scheduler's decisions) or `start`, `complete`, `preempt`, `resume` (their consequences).
     pub action: String,
-    /// Human explanation: from the kernel's decision record when the visualiser re-ran the
-    /// kernel (`record` is then set), else from the result document's numbers.
+    /// Human explanation. A decision's text is written from the engine's decision record
+    /// (`record`); a consequence's from the typed result document it shows.
     pub text: String,
-    /// The kernel's decision record behind `text` (OASiS `Decision`, Zhou `OnlineDecision`),
-    /// as JSON; absent when the explanation comes from the result document only.
+    /// The engine's record name behind `text` (`oasis.decision`, `online.decision`,
+    /// `baseline.slot`, `baseline.start`, `placement.category`, `preempt.dispatch`,
+    /// `route.placed`); empty for consequences.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub source: &'static str,
+    /// The kernel's decision record behind `text`, as JSON (the engine's `Decision::data`);
+    /// absent for consequences.
     #[serde(skip_serializing_if = "Value::is_null")]
     pub record: Value,
+}
+
+impl Decision {
+    /// A consequence (start, completion, preemption...) at `step` (clamped below `steps`).
+    pub(crate) fn consequence(
+        step: u32,
+        steps: u32,
+        job: &str,
+        action: &str,
+        text: String,
+    ) -> Self {
+        Decision {
+            step: step.min(steps.saturating_sub(1)),
+            job: job.into(),
+            action: action.into(),
+            text,
+            source: "",
+            record: Value::Null,
+        }
+    }
+
+    /// A decision explained from the engine's record `d`.
+    pub(crate) fn of(
+        step: u32,
+        steps: u32,
+        job: &str,
+        action: &str,
+        text: String,
+        d: &EngineDecision,
+    ) -> Self {
+        Decision {
+            source: d.record,
+            record: d.data.clone(),
+            ..Decision::consequence(step, steps, job, action, text)
+        }
+    }
 }
 
 /// Per-job facts for the job list.
@@ -111,38 +258,16 @@ pub struct Timeline {
     pub jobs: Vec<JobInfo>,
     /// `summary` of the result (or `best` for placement).
     pub summary: Value,
-    /// Kind-specific extras: `topology` + `routes` (route), `rounds` + `workers` + `market`
-    /// (placement: the kernel's matching-market rounds per step, see [`Frame::market`]),
-    /// `queues` (preempt).
+    /// Kind-specific extras: `topology` + `routes` + `link_load` (route), `rounds` + `workers` +
+    /// `market` (placement: the kernel's matching-market rounds per step, see
+    /// [`Frame::market`]), `queues` (preempt).
     pub extra: Value,
-}
-
-/// Builds the timeline of `result_json` (a result document of `scenario_json`).
-pub fn timeline(scenario_json: &str, result_json: &str) -> Result<Timeline, String> {
-    let scn = doc::parse(scenario_json).map_err(|e| e.to_string())?;
-    let res: Value =
-        serde_json::from_str(result_json).map_err(|e| format!("result: not JSON: {e}"))?;
-    let kind = res.get("kind").and_then(Value::as_str).unwrap_or("");
-    if kind != scn.kind() {
-        return Err(format!(
-            "result: kind `{kind}` does not match the scenario's kind `{}`",
-            scn.kind()
-        ));
-    }
-    let mut t = match &scn {
-        ScenarioDoc::Oasis(d) => oasis::build(d, &res)?,
-        ScenarioDoc::Online(d) => online::build(d, &res)?,
-        ScenarioDoc::Placement(d) => placement::build(d, &res)?,
-        ScenarioDoc::Preempt(d) => preempt::build(d, &res)?,
-        ScenarioDoc::Route(d) => route::build(d, &res)?,
-    };
-    t.policy = res
-        .get("policy")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    t.decisions.sort_by_key(|d| d.step);
-    Ok(t)
+    /// Preempt: the waits of `extra.queues`, typed.
+    #[serde(skip)]
+    pub waits: Vec<Wait>,
+    /// Placement (HAS / JPS): the market of each step (`extra.market.categories`), typed.
+    #[serde(skip)]
+    pub markets: Vec<CategoryMarket>,
 }
 
 /// The state at one step, what `Simulation.state()` returns.
@@ -172,8 +297,21 @@ pub struct Frame {
     /// Placement (HAS / JPS): the matching-market rounds of this step's category as the kernel
     /// ran them (`extra.market.categories[step]`: prices, demands, raised class, final counts);
     /// absent elsewhere.
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub market: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub market: Option<CategoryMarket>,
+}
+
+/// A wait in a server's queue (preempt): `label` waits on `server` over steps `from..to`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Wait {
+    /// Index into [`Timeline::servers`].
+    pub server: u32,
+    /// First step.
+    pub from: u32,
+    /// One past the last step.
+    pub to: u32,
+    /// What waits, e.g. `j1#0@w0`.
+    pub label: String,
 }
 
 impl Timeline {
@@ -219,13 +357,7 @@ impl Timeline {
             .cloned()
             .collect();
         let status = self.jobs.iter().map(|j| status(j, t).to_string()).collect();
-        let market = self
-            .extra
-            .get("market")
-            .and_then(|m| m.get("categories"))
-            .and_then(|c| c.get(ti))
-            .cloned()
-            .unwrap_or(Value::Null);
+        let market = self.markets.get(ti).cloned();
         Frame {
             step: t,
             steps: self.steps,
@@ -241,22 +373,12 @@ impl Timeline {
         }
     }
 
-    /// `extra.queues[s]` = list of `{job, label, from, to}` waiting intervals.
+    /// Labels waiting per server at step `t` ([`Timeline::waits`]).
     fn queues_at(&self, t: u32) -> Vec<Vec<String>> {
         let mut out = vec![Vec::new(); self.servers.len()];
-        let Some(q) = self.extra.get("queues").and_then(Value::as_array) else {
-            return out;
-        };
-        for w in q {
-            let s = w.get("server").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let from = w.get("from").and_then(Value::as_u64).unwrap_or(0) as u32;
-            let to = w.get("to").and_then(Value::as_u64).unwrap_or(0) as u32;
-            if from <= t && t < to {
-                if let (Some(slot), Some(label)) =
-                    (out.get_mut(s), w.get("label").and_then(Value::as_str))
-                {
-                    slot.push(label.to_string());
-                }
+        for w in self.waits.iter().filter(|w| w.from <= t && t < w.to) {
+            if let Some(q) = out.get_mut(w.server as usize) {
+                q.push(w.label.clone());
             }
         }
         out
@@ -277,41 +399,34 @@ fn status(j: &JobInfo, t: u32) -> &'static str {
     }
 }
 
-// ---- small readers over the result's JSON (missing/ill-typed values read as absent) ----
-
-pub(crate) fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+/// The records named `name` with their data read as `T` (records that do not read as `T` are
+/// skipped: they are the kernel's own, so this only happens across record versions).
+pub(crate) fn records<'a, T: DeserializeOwned + 'a>(
+    ds: &'a [EngineDecision],
+    name: &'a str,
+) -> impl Iterator<Item = (&'a EngineDecision, T)> + 'a {
+    ds.iter()
+        .filter(move |d| d.record == name)
+        .filter_map(|d| T::deserialize(&d.data).ok().map(|t| (d, t)))
 }
 
-pub(crate) fn u32_of(v: &Value, key: &str) -> Option<u32> {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .map(|x| x.min(u32::MAX as u64) as u32)
-}
-
-pub(crate) fn f64_of(v: &Value, key: &str) -> Option<f64> {
-    v.get(key).and_then(Value::as_f64)
-}
-
-pub(crate) fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The result's job entry for input job `i`, checking its id.
-pub(crate) fn job_result<'a>(res: &'a Value, i: usize, id: &str) -> Result<&'a Value, String> {
-    let j = arr(res, "jobs")
-        .get(i)
-        .ok_or_else(|| format!("result: job `{id}` (index {i}) missing from `jobs`"))?;
-    let rid = str_of(j, "id");
-    if rid != id {
-        return Err(format!(
-            "result: jobs[{i}] has id `{rid}`, the scenario's job {i} is `{id}`"
-        ));
+/// A document count as a step count, clamped to 1..=[`STEPS_MAX`].
+pub(crate) fn steps_of(x: f64) -> u32 {
+    if x.is_finite() && x >= 1.0 {
+        (x as u64).min(STEPS_MAX as u64) as u32
+    } else {
+        1
     }
-    Ok(j)
+}
+
+/// A document slot (an arrival, a release) as a step.
+pub(crate) fn slot_of(x: f64) -> u32 {
+    steps_of(x + 1.0) - 1
+}
+
+/// Any serialisable part of a result document as JSON for the page.
+pub(crate) fn json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 /// A number rounded for explanations (4 significant decimals, no trailing zeros).
@@ -322,15 +437,6 @@ pub(crate) fn num(x: f64) -> String {
         "0".into()
     } else {
         s.to_string()
-    }
-}
-
-/// Clamps a document count to [`STEPS_MAX`].
-pub(crate) fn steps_of(x: f64) -> u32 {
-    if x.is_finite() && x >= 1.0 {
-        (x as u64).min(STEPS_MAX as u64) as u32
-    } else {
-        1
     }
 }
 
