@@ -116,7 +116,15 @@ impl Run {
             _ => return Err("result: its kind does not match the scenario's".into()),
         };
         t.policy = policy_of(&self.result).to_string();
-        t.decisions.sort_by_key(|d| d.step);
+        // In step order, stable (a bucket per step: no sort of decisions compiled in).
+        let mut by_step: Vec<Vec<Decision>> = vec![Vec::new(); t.steps as usize];
+        for d in std::mem::take(&mut t.decisions) {
+            let s = (d.step as usize).min(by_step.len().saturating_sub(1));
+            if let Some(b) = by_step.get_mut(s) {
+                b.push(d);
+            }
+        }
+        t.decisions = by_step.into_iter().flatten().collect();
         Ok(t)
     }
 }

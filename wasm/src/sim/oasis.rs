@@ -2,14 +2,13 @@
 //! prices p_h^r(t) = L (U^r / L)^(y_h^r(t) / c_h^r) of eq. (22) from the kernel's market, and
 //! the explanations of the kernel's `oasis.decision` (or a baseline's `baseline.slot`) records.
 use super::{
-    json, num, records, runs, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo,
-    Server, Timeline,
+    json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo, Server,
+    Timeline,
 };
 use mlsched_kernel::oasis::Decision as OasisDecision;
 use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
 use mlsched_scenario::engine::Trace;
 use serde::Deserialize;
-use std::collections::BTreeMap;
 
 /// A baseline's slot record (`baseline.slot`).
 #[derive(Deserialize)]
@@ -45,8 +44,9 @@ pub(super) fn build(
     let mut spans: Vec<(Option<u32>, Option<u32>)> = vec![(None, None); d.jobs.len()];
     for (i, jd) in d.jobs.iter().enumerate() {
         let jr = r.jobs.iter().find(|j| j.id == jd.id);
-        // (server row, slot) -> units of this job.
-        let mut cells: BTreeMap<(usize, u32), u32> = BTreeMap::new();
+        // cells[row * steps + slot]: units of this job on a server row in a slot.
+        let st = steps as usize;
+        let mut cells = vec![0u32; ns * st];
         for p in jr.iter().flat_map(|j| &j.placements) {
             for (list, offset, demand) in [
                 (&p.workers, 0, &jd.worker_demand),
@@ -60,28 +60,33 @@ pub(super) fn build(
                     for (r, dem) in demand.iter().enumerate().take(nr) {
                         usage[r][row][p.slot as usize] += n as f64 * dem;
                     }
-                    *cells.entry((row, p.slot)).or_default() += n;
+                    cells[row * st + p.slot as usize] += n;
                 }
             }
         }
-        let mut rows: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+        // One bar per maximal run of slots on a row, labelled with its first slot's units.
         let (mut first, mut last) = (None::<u32>, None::<u32>);
-        for (&(row, slot), &n) in &cells {
-            rows.entry(row).or_default().push((slot, n));
-            first = Some(first.map_or(slot, |f| f.min(slot)));
-            last = Some(last.map_or(slot + 1, |l| l.max(slot + 1)));
-        }
-        for (row, cells) in rows {
-            let slots: Vec<u32> = cells.iter().map(|c| c.0).collect();
-            for (a, b) in runs(&slots) {
-                let n = cells.iter().find(|c| c.0 == a).map_or(0, |c| c.1);
+        for (row, line) in cells.chunks(st.max(1)).enumerate() {
+            let mut t = 0;
+            while t < line.len() {
+                if line[t] == 0 {
+                    t += 1;
+                    continue;
+                }
+                let a = t;
+                while t < line.len() && line[t] > 0 {
+                    t += 1;
+                }
+                let (a32, b32) = (a as u32, t as u32);
+                first = Some(first.map_or(a32, |f| f.min(a32)));
+                last = Some(last.map_or(b32, |l| l.max(b32)));
                 bars.push(Bar {
                     job: jd.id.clone(),
                     server: row as u32,
                     lane: 0,
-                    start: a,
-                    end: b,
-                    label: format!("{n}{}", if row < nh { "w" } else { "ps" }),
+                    start: a32,
+                    end: b32,
+                    label: format!("{}{}", line[a], if row < nh { "w" } else { "ps" }),
                 });
             }
         }
