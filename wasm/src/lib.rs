@@ -186,7 +186,7 @@ pub fn version() -> String {
 }
 
 /// `new DecisionBench(scenarioJson, policy?)`: the decision benchmark of `scripts/bench.mjs`
-/// (see [`bench`]); the scenario is parsed once, `run(n)` schedules it `n` times.
+/// (see [`mod@bench`]); the scenario is parsed once, `run(n)` schedules it `n` times.
 #[wasm_bindgen]
 pub struct DecisionBench {
     inner: bench::DecisionBench,
