@@ -304,6 +304,14 @@ fn document_cases(cases: &mut Vec<Case>) {
         );
         cases.push(case(&format!("oasis: {name}"), &["run", &f], 2, frag));
     }
+    // PSO work: each count within its own range, the product over the limit.
+    let route = std::fs::read_to_string(root().join("scenarios/route-small.json")).unwrap();
+    let mut r: Value = serde_json::from_str(&route).unwrap();
+    r["pso"] = serde_json::json!({
+        "particles": 10000, "iterations": 100000, "w_max": 0.9, "w_min": 0.4, "c1": 2.0, "c2": 2.0
+    });
+    let f = file("route-pso-work.json", r.to_string().as_bytes());
+    cases.push(case("route: PSO work", &["run", &f], 2, "PSO_WORK_MAX"));
     // An id with terminal escapes and a newline runs, but is printed escaped.
     v["jobs"][0]["id"] = Value::from("evil\u{1b}[31m\nforged row");
     let f = file("escape-id.json", v.to_string().as_bytes());

@@ -127,7 +127,8 @@ fn a_changed_decision_is_named_with_index_expected_and_got() {
                 let (e, g) = (d.expected.clone().unwrap(), d.got.clone().unwrap());
                 assert_ne!(e, g);
                 let msg = d.to_string();
-                assert!(msg.starts_with(&format!("record {k} differs: expected tag")));
+                assert!(msg.starts_with(&format!("record {k} differs: ")), "{msg}");
+                assert!(msg.contains("expected") && msg.contains("found"), "{msg}");
             }
             other => panic!("{name}: changed record {k} gave {other:?}"),
         }

@@ -1,8 +1,17 @@
-//! Prints, as one JSON array, what `run`/`runWith` return natively for every bundled scenario and
-//! each policy its kind accepts: `[{name, policy, all_categories, ok | error}]`. The node test
+//! Prints, as one JSON array, what the CLI's `mlsched run --json` returns natively
+//! (`mlsched_scenario::run::run_json`) for every bundled scenario and each policy its kind
+//! accepts: `[{name, policy, all_categories, ok | error}]`. The node test
 //! `test/native_vs_wasm.test.mjs` computes the same list under wasm and compares byte for byte.
-use mlsched_wasm::run_scenario;
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::{json, Value};
+
+fn run_scenario(text: &str, policy: Option<&str>, all: bool) -> Result<String, String> {
+    let opts = RunOptions {
+        policy: policy.map(String::from),
+        all_categories: all,
+    };
+    run_json(text, &opts).map_err(|e| e.to_string())
+}
 
 fn main() {
     let mut out: Vec<Value> = Vec::new();

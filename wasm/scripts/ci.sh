@@ -2,7 +2,8 @@
 # Everything CI needs for the wasm package and the visualiser (issue 9), in one script:
 #   npm ci (devDependencies: binaryen's wasm-opt, typescript, playwright-core) -> build
 #   (wasm-bindgen CLI + wasm-opt) -> tsc --noEmit of a typed usage example against the package's
-#   .d.ts -> npm pack -> node tests (tarball install, native = wasm) -> native replay/trace tests
+#   .d.ts -> npm pack -> node tests (tarball install, native = wasm, Engine event by event) ->
+#   native sim/engine tests
 #   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium).
 # Needs: cargo + the wasm32-unknown-unknown target, wasm-bindgen-cli (= the version pinned in
 # wasm/Cargo.toml, also provides wasm-bindgen-test-runner), node >= 18 with npm, Chromium
@@ -22,7 +23,7 @@ step() { # step NAME command...
   echo "==> $name"
   if "$@" >"$tmp/log" 2>&1; then
     echo "PASS $name"
-    grep -E '^# (native|page|installed|screenshots)' "$tmp/log" | sed 's/^# /     /' || true
+    grep -E '^# (native|page|installed|screenshots|engine)' "$tmp/log" | sed 's/^# /     /' || true
   else
     cat "$tmp/log"
     echo "FAIL $name"
@@ -49,7 +50,8 @@ export MLSCHED_TARBALL="$(ls "$tmp"/pack/*.tgz 2>/dev/null | head -n1)"
 must
 step "node: tarball install" node --test test/package.test.mjs
 step "node: native = wasm" node --test test/native_vs_wasm.test.mjs
-step "rust: replay + api (native)" sh -c "cd '$ws' && cargo test -q -p mlsched-wasm"
+step "node: Engine event by event = run, snapshots" node --test test/engine.test.mjs
+step "rust: sim + engine + api (native)" sh -c "cd '$ws' && cargo test -q -p mlsched-wasm"
 step "rust: wasm-bindgen-test (wasm32, node)" sh -c "cd '$ws' && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test -p mlsched-wasm --target wasm32-unknown-unknown --tests"
 step "browser: visualiser in Chromium" node --test test/browser.test.mjs
 echo "     screenshots in $MLSCHED_SCREENSHOTS"

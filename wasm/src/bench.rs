@@ -1,12 +1,13 @@
 //! The decision benchmark shared by both sides of `scripts/bench.mjs`: the scenario is parsed
 //! once, outside the timed region; [`DecisionBench::run`] then repeats what the scheduler does
 //! for it (validate the document into the kernel model, build the scheduler, take every
-//! decision into a [`HashSink`], build the result document) with no JSON on either side of the
+//! decision into a [`HashSink`](mlsched_kernel::log::HashSink), build the result document) with no JSON on either side of the
 //! loop. Native (`examples/bench_native.rs`) and wasm (`DecisionBench` in JS) time this very
 //! function, so the ratio compares the compiled kernel, not two serialisers.
-use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_kernel::log::LogSink;
 use mlsched_scenario::doc::{self, ScenarioDoc};
-use mlsched_scenario::run::{run_doc, RunOptions};
+use mlsched_scenario::engine::Engine;
+use mlsched_scenario::run::RunOptions;
 
 /// A parsed scenario ready to be scheduled again and again.
 #[derive(Clone, Debug)]
@@ -36,9 +37,10 @@ impl DecisionBench {
     pub fn run(&self, iterations: u32) -> Result<String, String> {
         let mut hash = String::new();
         for _ in 0..iterations.max(1) {
-            let mut sink = HashSink::new();
-            run_doc(&self.doc, &self.opts, &mut sink).map_err(|e| e.to_string())?;
-            hash = sink.hash().hex().to_string();
+            let mut e =
+                Engine::from_doc_hashed(&self.doc, &self.opts).map_err(|e| e.to_string())?;
+            e.run_to_end(&mut |_| {}).map_err(|e| e.to_string())?;
+            hash = e.sink().hash().hex().to_string();
         }
         Ok(hash)
     }

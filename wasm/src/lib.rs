@@ -1,26 +1,33 @@
 //! `mlsched-wasm`: the npm package `mlsched`, a thin wasm-bindgen layer over the kernel.
 //!
-//! - [`run`] is `mlsched_scenario::run::run_json` itself, so the browser, node and the CLI return the
-//!   same bytes (including `log_hash`) for the same scenario; errors become JS `Error`s whose
+//! - [`run`] is the engine run to the end, as `mlsched_scenario::run::run_json`, so the browser,
+//!   node and the CLI return the same bytes (including `log_hash`) for the same scenario; errors become JS `Error`s whose
 //!   message is the CLI's message.
-//! - [`Simulation`] is the stepping API of the visualiser: it replays the decisions of a result
-//!   document slot by slot (see [`replay`]) and reports usage, prices, queues and decisions with
-//!   their explanations at each step.
+//! - [`Engine`] is the event-driven engine itself ([`mlsched_scenario::engine::Engine`]): a
+//!   control plane feeds arrivals, slot advances and finishes one at a time and gets the
+//!   kernel's decisions back; run to the end it returns `run`'s bytes.
+//! - [`Simulation`] is the stepping API of the visualiser: one run of the engine (see [`sim`])
+//!   shown slot by slot, with usage, prices, queues and decisions explained from the kernel's
+//!   records at each step.
 //!
-//! The logic lives in plain Rust functions ([`run_scenario`], [`bundled_json`], [`Stepper`]) that
-//! native tests exercise; the `#[wasm_bindgen]` items only convert strings and errors.
+//! The logic lives in plain Rust functions ([`run_scenario`], [`bundled_json`], [`Stepper`],
+//! [`EventEngine`]) that native tests exercise; the `#[wasm_bindgen]` items only convert values
+//! and errors.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod bench;
-pub mod replay;
+pub mod events;
+pub mod sim;
 
-use mlsched_scenario::run::{run_json, RunOptions};
-use replay::{Frame, Timeline};
+pub use events::EventEngine;
+use mlsched_scenario::run::RunOptions;
 use serde::Serialize;
+use sim::{Frame, Run, Timeline};
 use wasm_bindgen::prelude::*;
 
-/// Runs a scenario with options; the result document's JSON or the CLI's error message.
+/// Runs a scenario with options through the engine (its own arrivals to the end); the result
+/// document's JSON (the bytes of `mlsched run --json`) or the CLI's error message.
 pub fn run_scenario(
     scenario_json: &str,
     policy: Option<&str>,
@@ -30,7 +37,11 @@ pub fn run_scenario(
         policy: policy.map(String::from),
         all_categories,
     };
-    run_json(scenario_json, &opts).map_err(|e| e.to_string())
+    let mut e =
+        mlsched_scenario::engine::Engine::new(scenario_json, &opts).map_err(|e| e.to_string())?;
+    Ok(e.run_to_end(&mut |_| {})
+        .map_err(|e| e.to_string())?
+        .to_json())
 }
 
 #[derive(Serialize)]
@@ -55,7 +66,8 @@ pub fn bundled_json() -> String {
     serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
 }
 
-/// The stepping state machine behind [`Simulation`]: a precomputed [`Timeline`] and a cursor.
+/// The stepping state machine behind [`Simulation`]: a [`Timeline`] of one engine run and a
+/// cursor.
 #[derive(Clone, Debug)]
 pub struct Stepper {
     timeline: Timeline,
@@ -64,17 +76,26 @@ pub struct Stepper {
 }
 
 impl Stepper {
-    /// Runs `scenario_json` (with `policy`, default the kind's algorithm) and prepares the replay.
+    /// Runs `scenario_json` (with `policy`, default the kind's algorithm) through the engine.
     pub fn new(scenario_json: &str, policy: Option<&str>) -> Result<Self, String> {
-        let result = run_scenario(scenario_json, policy, false)?;
-        Self::from_result(scenario_json, &result)
+        let opts = RunOptions {
+            policy: policy.map(String::from),
+            all_categories: false,
+        };
+        Self::of(&Run::new(scenario_json, &opts)?)
     }
 
-    /// Prepares the replay of a result document produced earlier (e.g. by `mlsched run --json`).
+    /// Shows a result document produced earlier (e.g. by `mlsched run --json`): its scenario is
+    /// run again with its policy, and a result the engine does not reproduce (another
+    /// `log_hash`) is refused ([`Run::from_result`]).
     pub fn from_result(scenario_json: &str, result_json: &str) -> Result<Self, String> {
+        Self::of(&Run::from_result(scenario_json, result_json)?)
+    }
+
+    fn of(run: &Run) -> Result<Self, String> {
         Ok(Stepper {
-            timeline: replay::timeline(scenario_json, result_json)?,
-            result: result_json.to_string(),
+            timeline: run.timeline()?,
+            result: run.result.to_json(),
             step: 0,
         })
     }
@@ -165,7 +186,7 @@ pub fn version() -> String {
 }
 
 /// `new DecisionBench(scenarioJson, policy?)`: the decision benchmark of `scripts/bench.mjs`
-/// (see [`bench`]); the scenario is parsed once, `run(n)` schedules it `n` times.
+/// (see [`mod@bench`]); the scenario is parsed once, `run(n)` schedules it `n` times.
 #[wasm_bindgen]
 pub struct DecisionBench {
     inner: bench::DecisionBench,
@@ -187,7 +208,7 @@ impl DecisionBench {
     }
 }
 
-/// A simulation to step through: the decisions of one run replayed slot by slot.
+/// A simulation to step through: the decisions of one engine run, slot by slot.
 #[wasm_bindgen]
 pub struct Simulation {
     inner: Stepper,
@@ -203,7 +224,8 @@ impl Simulation {
         })
     }
 
-    /// `Simulation.fromResult(scenarioJson, resultJson)`: replays a saved result document.
+    /// `Simulation.fromResult(scenarioJson, resultJson)`: shows a saved result document (its
+    /// scenario run again; throws if the run does not reproduce the result's `log_hash`).
     #[wasm_bindgen(js_name = fromResult)]
     pub fn from_result(scenario_json: &str, result_json: &str) -> Result<Simulation, JsError> {
         Ok(Simulation {
@@ -255,7 +277,7 @@ impl Simulation {
         to_js(&self.inner.frame())
     }
 
-    /// The whole replayed timeline (`Timeline` in the TypeScript types).
+    /// The whole timeline (`Timeline` in the TypeScript types).
     pub fn timeline(&self) -> Result<JsValue, JsError> {
         to_js(self.inner.timeline())
     }
@@ -264,5 +286,133 @@ impl Simulation {
     #[wasm_bindgen(js_name = resultJson)]
     pub fn result_json(&self) -> String {
         self.inner.result().to_string()
+    }
+}
+
+/// `new Engine(scenarioJson, policy?)`: the event-driven engine of one scenario run
+/// ([`EventEngine`]). Every event returns the decisions it caused as `{record, job, data}`
+/// objects; errors throw an `Error` with the engine's message (naming the field).
+#[wasm_bindgen]
+pub struct Engine {
+    inner: EventEngine,
+}
+
+/// A job argument: an index (number) or an id (string).
+fn job_ref(job: &JsValue) -> Result<events::JobRef<'static>, JsError> {
+    match job.as_f64() {
+        Some(x) if x >= 0.0 && x.fract() == 0.0 && x <= u32::MAX as f64 => {
+            Ok(events::JobRef::Index(x as u32))
+        }
+        _ => Err(JsError::new(
+            "event: job: expected a job index (a non-negative integer) or a job id (a string)",
+        )),
+    }
+}
+
+fn decisions(
+    r: Result<Vec<mlsched_scenario::engine::Decision>, String>,
+) -> Result<JsValue, JsError> {
+    to_js(&r.map_err(js_err)?)
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// Parses and validates the scenario and builds the engine (throws like `run`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario_json: &str, policy: Option<String>) -> Result<Engine, JsError> {
+        Ok(Engine {
+            inner: EventEngine::new(scenario_json, policy.as_deref()).map_err(js_err)?,
+        })
+    }
+
+    /// `Engine.restore(scenarioJson, policy, bytes)`: the engine of a snapshot taken with the
+    /// same scenario and policy.
+    pub fn restore(
+        scenario_json: &str,
+        policy: Option<String>,
+        bytes: &[u8],
+    ) -> Result<Engine, JsError> {
+        Ok(Engine {
+            inner: EventEngine::restore(scenario_json, policy.as_deref(), bytes).map_err(js_err)?,
+        })
+    }
+
+    /// `arrive(job, slot)`: job (index or id) arrives at `slot`; the decisions.
+    pub fn arrive(&mut self, job: JsValue, slot: u32) -> Result<JsValue, JsError> {
+        match job.as_string() {
+            Some(id) => decisions(self.inner.arrive(events::JobRef::Id(&id), slot)),
+            None => decisions(self.inner.arrive(job_ref(&job)?, slot)),
+        }
+    }
+
+    /// `advance(slot)`: slot `slot` runs; the decisions.
+    pub fn advance(&mut self, slot: u32) -> Result<JsValue, JsError> {
+        decisions(self.inner.advance(slot))
+    }
+
+    /// `finished(job, slot)`: job (index or id) finished at `slot`; the decisions.
+    pub fn finished(&mut self, job: JsValue, slot: u32) -> Result<JsValue, JsError> {
+        match job.as_string() {
+            Some(id) => decisions(self.inner.finished(events::JobRef::Id(&id), slot)),
+            None => decisions(self.inner.finished(job_ref(&job)?, slot)),
+        }
+    }
+
+    /// The scheduler's next wake-up slot, or `undefined`.
+    #[wasm_bindgen(getter, js_name = nextWakeup)]
+    pub fn next_wakeup(&self) -> Option<u32> {
+        self.inner.next_wakeup()
+    }
+
+    /// The slot of the last event fed, or `undefined` before the first.
+    #[wasm_bindgen(getter)]
+    pub fn now(&self) -> Option<u32> {
+        self.inner.now()
+    }
+
+    /// `[{slot, job}]`: the scenario's arrivals in the order a run feeds them.
+    #[wasm_bindgen(js_name = arrivalOrder)]
+    pub fn arrival_order(&self) -> Result<JsValue, JsError> {
+        to_js(&self.inner.arrival_order())
+    }
+
+    /// Feeds every remaining arrival and wake-up and finishes: the result JSON (`run`'s bytes).
+    #[wasm_bindgen(js_name = runToEnd)]
+    pub fn run_to_end(&mut self) -> Result<String, JsError> {
+        self.inner.run_to_end().map_err(js_err)
+    }
+
+    /// Ends the run: the result JSON; later events throw.
+    pub fn finish(&mut self) -> Result<String, JsError> {
+        self.inner.finish().map_err(js_err)
+    }
+
+    /// The engine's state as bytes (`Engine.restore` rebuilds it).
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.inner.snapshot()
+    }
+
+    /// Scenario kind.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        self.inner.kind().to_string()
+    }
+
+    /// The policy running (its document name).
+    #[wasm_bindgen(getter)]
+    pub fn policy(&self) -> String {
+        self.inner.policy().to_string()
+    }
+
+    /// Number of jobs.
+    #[wasm_bindgen(getter)]
+    pub fn jobs(&self) -> u32 {
+        self.inner.jobs()
+    }
+
+    /// The id of job `j`, or `undefined`.
+    #[wasm_bindgen(js_name = jobId)]
+    pub fn job_id(&self, j: u32) -> Option<String> {
+        self.inner.job_id(j).map(String::from)
     }
 }

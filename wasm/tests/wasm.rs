@@ -1,7 +1,7 @@
 //! Runs on wasm32 under `wasm-bindgen-test-runner` (node): the exported API itself, with real JS
 //! values and errors. (Natively these compile to nothing: the same logic is tested in the lib.)
 #![cfg(target_arch = "wasm32")]
-use mlsched_wasm::{bundled_json, run, run_scenario, run_with, Simulation};
+use mlsched_wasm::{bundled_json, run, run_scenario, run_with, Engine, Simulation};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -45,21 +45,107 @@ fn bundled_list_has_every_kind() {
 #[wasm_bindgen_test]
 fn simulation_steps_a_saved_result() {
     let scn = include_str!("../../scenarios/oasis-small.json");
-    let res = r#"{"kind":"oasis","policy":"oasis","summary":{"admitted":1,"rejected":4,"total_utility":1},
-      "jobs":[{"id":"resnet-1","admitted":true,"placements":[{"slot":1,"workers":[[0,1]],"ps":[]}]},
-        {"id":"vgg-2","admitted":false},{"id":"bert-3","admitted":false},{"id":"lstm-4","admitted":false},
-        {"id":"gan-5","admitted":false},{"id":"resnet-6","admitted":false},{"id":"vgg-7","admitted":false},
-        {"id":"late-8","admitted":false}],"log_hash":"x"}"#;
-    let mut sim = Simulation::from_result(scn, res)
+    let res = run(scn).map_err(JsValue::from).unwrap();
+    let mut sim = Simulation::from_result(scn, &res)
         .map_err(JsValue::from)
         .unwrap();
     assert_eq!(sim.steps(), 20);
+    assert_eq!(sim.result_json(), res);
     assert!(sim.step());
     assert_eq!(sim.current_step(), 1);
     let state = sim.state().map_err(JsValue::from).unwrap();
     let text = String::from(js_sys::JSON::stringify(&state).unwrap());
-    assert!(text.contains("\"running\":[0]"), "{text}");
+    assert!(text.contains("\"running\":[0"), "{text}");
     sim.seek(99);
     assert!(sim.done());
     assert!(!sim.step());
+    // A result the engine does not reproduce is a JS Error naming log_hash.
+    let edited = res.replace("\"log_hash\": \"", "\"log_hash\": \"0");
+    let err = Simulation::from_result(scn, &edited)
+        .err()
+        .map(JsValue::from)
+        .unwrap();
+    let msg = String::from(err.unchecked_into::<js_sys::Error>().message());
+    assert!(msg.contains("log_hash"), "{msg}");
+}
+
+/// The JS class `Engine`, driven event by event (arrivals by id, advances at arrivals and
+/// wake-ups) on every bundled scenario: the same result bytes as `run`; decisions are plain
+/// objects `{record, job, data}`.
+#[wasm_bindgen_test]
+fn engine_class_event_by_event_gives_run_bytes() {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
+        let Ok(want) = run(text) else {
+            assert!(Engine::new(text, None).is_err(), "{name}");
+            continue;
+        };
+        let mut e = Engine::new(text, None).map_err(JsValue::from).unwrap();
+        assert!(e.now().is_none());
+        let order: Vec<(u32, u32)> =
+            js_sys::Array::from(&e.arrival_order().map_err(JsValue::from).unwrap())
+                .iter()
+                .map(|a| {
+                    let get = |k: &str| {
+                        js_sys::Reflect::get(&a, &k.into())
+                            .unwrap()
+                            .as_f64()
+                            .unwrap() as u32
+                    };
+                    (get("slot"), get("job"))
+                })
+                .collect();
+        let mut next = 0;
+        let mut t = match (order.first(), e.next_wakeup()) {
+            (Some(a), Some(w)) => Some(a.0.min(w)),
+            (a, w) => a.map(|a| a.0).or(w),
+        };
+        let mut records = 0u32;
+        while let Some(now) = t {
+            while let Some(&(_, j)) = order.get(next).filter(|a| a.0 <= now) {
+                let id = e.job_id(j).unwrap();
+                let d = e
+                    .arrive(JsValue::from_str(&id), now)
+                    .map_err(JsValue::from)
+                    .unwrap();
+                records += js_sys::Array::from(&d).length();
+                next += 1;
+            }
+            let d = e.advance(now).map_err(JsValue::from).unwrap();
+            for x in js_sys::Array::from(&d).iter() {
+                assert!(js_sys::Reflect::get(&x, &"record".into())
+                    .unwrap()
+                    .is_string());
+                assert!(js_sys::Reflect::has(&x, &"data".into()).unwrap());
+                records += 1;
+            }
+            let wake = e.next_wakeup().map(|w| w.max(now + 1));
+            let arr = order.get(next).map(|a| a.0.max(now + 1));
+            t = match (arr, wake) {
+                (Some(a), Some(w)) => Some(a.min(w)),
+                (a, w) => a.or(w),
+            };
+        }
+        assert!(records > 0, "{name}");
+        let snap = e.snapshot();
+        assert_eq!(e.finish().map_err(JsValue::from).unwrap(), want, "{name}");
+        let mut r = Engine::restore(text, Some(e.policy()), &snap)
+            .map_err(JsValue::from)
+            .unwrap();
+        assert_eq!(
+            r.run_to_end().map_err(JsValue::from).unwrap(),
+            want,
+            "{name}: restored"
+        );
+        let err = e.advance(u32::MAX).err().map(JsValue::from).unwrap();
+        assert!(err.is_instance_of::<js_sys::Error>());
+        let bad = Engine::new(text, None)
+            .map_err(JsValue::from)
+            .unwrap()
+            .arrive(JsValue::from_str("no-such-job"), 0)
+            .err()
+            .map(JsValue::from)
+            .unwrap();
+        let msg = String::from(bad.unchecked_into::<js_sys::Error>().message());
+        assert!(msg.contains("job") && msg.contains("no-such-job"), "{msg}");
+    }
 }

@@ -1,4 +1,5 @@
 // Hand-written types of the npm package `mlsched` (the wasm-bindgen output is untyped JSON).
+// Result documents and decisions come from one engine (`Engine`; `run` is it run to the end).
 // Result documents follow formats.md; they are returned as JSON text so that they compare
 // byte for byte with `mlsched run --json`.
 
@@ -30,11 +31,69 @@ export interface BundledScenario {
   scenario: string;
 }
 
-/** Steps through the decisions of one run (replayed from its result document). */
-export class Simulation {
-  /** Runs the scenario (throws like `run`). */
+/** One decision of the engine: the kernel's record name, the job it concerns and the record
+ *  itself (with its explanation: prices, costs, candidates, the reason of a rejection...). */
+export interface EngineDecision {
+  /** `<kind>.<record>`: oasis.decision, oasis.slot, online.decision, online.placed, baseline.unit,
+   *  baseline.slot, baseline.placed, baseline.start, placement.category, placement.record,
+   *  preempt.candidate, preempt.dispatch, preempt.ps, preempt.ps_miss, route.pso,
+   *  route.aggregation, route.placed, route.summary */
+  record: string;
+  /** Job index (input order), or null. */
+  job: number | null;
+  /** The record's fields. */
+  data: Record<string, unknown>;
+}
+
+/** One scenario arrival, in the order a run feeds them. */
+export interface Arrival { slot: number; job: number }
+
+/** The event-driven engine of one scenario run: feed events one at a time, get the kernel's
+ *  decisions back. Fed the scenario's own arrivals (per slot: arrivals, then `advance`; the next
+ *  slot is the earliest pending arrival or `nextWakeup`), `finish()` returns `run`'s bytes.
+ *  Every method throws an `Error` with the engine's message (naming the field) on a bad event:
+ *  a slot before the last one, an unknown job, a second arrival, an arrival before the job's
+ *  `arrival`, a finish of a job that never arrived, any event after `finish`. */
+export class Engine {
+  /** Parses and validates the scenario (throws like `run`); `policy` as in `runWith`. */
   constructor(scenarioJson: string, policy?: string | null);
-  /** Replays a result document saved earlier, e.g. by `mlsched run --json`. */
+  /** The engine of `snapshot()` bytes taken from an engine of the same scenario and policy. */
+  static restore(scenarioJson: string, policy: string | null | undefined, bytes: Uint8Array): Engine;
+  /** Job `job` (index or id) arrives at `slot`. */
+  arrive(job: number | string, slot: number): EngineDecision[];
+  /** Slot `slot` runs (after its finishes and arrivals). */
+  advance(slot: number): EngineDecision[];
+  /** Job `job` (index or id) finished at `slot`. */
+  finished(job: number | string, slot: number): EngineDecision[];
+  /** The slot after the current one at which the scheduler wants `advance` although no job arrives. */
+  readonly nextWakeup: number | undefined;
+  /** The slot of the last event fed (undefined before the first). */
+  readonly now: number | undefined;
+  /** The scenario's arrivals in run order. */
+  arrivalOrder(): Arrival[];
+  /** Feeds every remaining arrival and wake-up, then `finish()`. */
+  runToEnd(): string;
+  /** Ends the run: the result document JSON (same bytes as `run`); later events throw. */
+  finish(): string;
+  /** The engine's state (the events fed so far, tied to the scenario and policy). */
+  snapshot(): Uint8Array;
+  readonly kind: Kind;
+  /** The policy running, e.g. "oasis", "fifo", "has". */
+  readonly policy: string;
+  /** Number of jobs. */
+  readonly jobs: number;
+  /** The id of job `j`. */
+  jobId(j: number): string | undefined;
+  /** Frees the wasm memory of this engine. */
+  free(): void;
+}
+
+/** Steps through the decisions of one engine run. */
+export class Simulation {
+  /** Runs the scenario through the engine (throws like `run`). */
+  constructor(scenarioJson: string, policy?: string | null);
+  /** Shows a result document saved earlier, e.g. by `mlsched run --json`: its scenario is run
+   *  again with its policy; throws if the run does not reproduce the result (its `log_hash`). */
   static fromResult(scenarioJson: string, resultJson: string): Simulation;
   /** Advances one step (slot; category for placement). Returns false at the end. */
   step(): boolean;
@@ -82,20 +141,22 @@ export interface Decision {
   step: number;
   /** Job id ("" for placement categories). */
   job: string;
-  /** admit | reject | schedule | start | complete | preempt | resume | route | category | best */
+  /** Decisions: admit | reject | schedule | defer | dispatch | route | category | best;
+   *  their consequences: start | complete | preempt | resume */
   action: string;
-  /** Explanation: from the kernel's decision record when `record` is present, else from the result's numbers. */
+  /** Explanation: a decision's from the engine's record (`record`), a consequence's from the result. */
   text: string;
-  /** The kernel's decision record behind `text` (OASiS `Decision`, Zhou `OnlineDecision`), when the
-   *  page re-ran the kernel's own algorithm and got the result's `log_hash`. */
-  record?: OasisRecord | OnlineRecord;
+  /** The engine's record name behind `text` (oasis.decision, online.decision, baseline.slot,
+   *  baseline.start, placement.category, preempt.dispatch, route.placed); absent for consequences. */
+  source?: string;
+  /** The kernel's record behind `text` (`EngineDecision.data`); absent for consequences. */
+  record?: OasisRecord | OnlineRecord | Record<string, unknown>;
 }
 
 /** OASiS (Alg. 1) decision on one job, as the kernel took it. */
 export interface OasisRecord {
   job: number; arrival: number; admitted: boolean;
-  /** 0 admitted, 1 no feasible schedule before T, 2 best payoff <= 0 */
-  reason: number;
+  reason: "Admitted" | "NoFeasibleSchedule" | "NonPositivePayoff";
   completion_slot: number | null; utility: number; cost: number; payoff: number;
 }
 
@@ -175,6 +236,6 @@ export interface SimState {
   decisions: Decision[];
   /** per job: waiting | pending | running | done | rejected */
   status: string[];
-  /** placement (HAS / JPS, kernel path): the matching market of this step's category */
-  market?: CategoryMarket | null;
+  /** placement (HAS / JPS): the kernel's matching market of this step's category */
+  market?: CategoryMarket;
 }

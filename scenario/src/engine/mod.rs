@@ -27,8 +27,10 @@ mod placement;
 mod preempt;
 mod route;
 mod snapshot;
+pub mod trace;
 
 pub use decision::Decision;
+pub use trace::Trace;
 
 use crate::doc::{self, ScenarioDoc};
 use crate::error::{InputError, RunError};
@@ -90,6 +92,11 @@ pub(crate) trait KindEngine<L> {
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot>;
     /// Ends the run: final decisions, then the result document.
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError>;
+    /// The kernel state behind the explanations ([`Engine::trace`]); `result` is the finished
+    /// run's document, if any.
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<Trace> {
+        None
+    }
 }
 
 /// Where decisions go: to the caller, or nowhere — then they are never built (a whole run, as
@@ -226,6 +233,23 @@ impl Engine<HashSink> {
     /// is kept as its hash only.
     pub fn new(scenario: &str, opts: &RunOptions) -> Result<Self, RunError> {
         Self::with_sink(scenario, opts, HashSink::new())
+    }
+
+    /// [`Engine::from_doc`] keeping the log as its hash (fingerprint 0: no snapshots).
+    ///
+    /// Like [`Engine::new`] and [`Engine::restore_hashed`] it is not generic: an embedder calling
+    /// only these uses the engine compiled once, in this crate (the wasm package's size).
+    pub fn from_doc_hashed(d: &ScenarioDoc, opts: &RunOptions) -> Result<Self, RunError> {
+        Self::from_doc(d, opts, HashSink::new(), 0)
+    }
+
+    /// [`Engine::restore`] keeping the log as its hash.
+    pub fn restore_hashed(
+        scenario: &str,
+        opts: &RunOptions,
+        bytes: &[u8],
+    ) -> Result<Self, RunError> {
+        Self::restore(scenario, opts, HashSink::new(), bytes)
     }
 }
 
@@ -474,6 +498,14 @@ impl<L: LogSink> Engine<L> {
         };
         self.result = Some(r.clone());
         Ok(r)
+    }
+
+    /// The kernel state behind the decisions' explanations ([`Trace`]): OASiS's prices, A_online's
+    /// priced usage, and (once finished) the HAS / JPS matching market of every reported
+    /// category; `None` for the other kinds and policies. Only reads the scheduler: no decision,
+    /// log record or result byte depends on it.
+    pub fn trace(&self) -> Option<Trace> {
+        self.inner.trace(self.result.as_ref())
     }
 
     /// The engine's state as bytes: format version, the scenario-and-options fingerprint and

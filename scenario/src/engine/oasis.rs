@@ -223,6 +223,10 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
             log_hash: sink.hash().hex().to_string(),
         }))
     }
+
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<super::Trace> {
+        Some(super::trace::oasis(self.driver.scheduler()))
+    }
 }
 
 self_cell::self_cell!(

@@ -162,6 +162,13 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
             hash,
         )))
     }
+
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<super::Trace> {
+        Some(
+            self.cell
+                .with_dependent(|scn, d| super::trace::online(d.scheduler(), scn)),
+        )
+    }
 }
 
 self_cell::self_cell!(

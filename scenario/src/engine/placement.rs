@@ -164,4 +164,24 @@ impl<L: LogSink> KindEngine<L> for Engine {
             log_hash: sink.hash().hex().to_string(),
         }))
     }
+
+    fn trace(&self, result: Option<&ResultDoc>) -> Option<super::Trace> {
+        let Some(ResultDoc::Placement(r)) = result else {
+            return None;
+        };
+        if !matches!(self.method, Method::Has | Method::Jps) {
+            return None;
+        }
+        let cats: Vec<&[u32]> = r
+            .per_category
+            .iter()
+            .flatten()
+            .map(|c| c.category.as_slice())
+            .chain([r.best.category.as_slice()])
+            .collect();
+        Some(super::trace::placement(
+            self.driver.scheduler().placer(),
+            &cats,
+        ))
+    }
 }

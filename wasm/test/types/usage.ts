@@ -1,7 +1,7 @@
 // Typed usage of the package (checked by `tsc --noEmit -p test/types` in scripts/ci.sh): if the
 // hand-written types in types/mlsched.d.ts drift from the package's API, this stops compiling.
-import init, { run, runWith, bundledScenarios, policies, version, Simulation, DecisionBench } from "mlsched";
-import type { BundledScenario, Kind, SimState, Timeline, Decision, CategoryMarket, MarketRound } from "mlsched";
+import init, { run, runWith, bundledScenarios, policies, version, Engine, Simulation, DecisionBench } from "mlsched";
+import type { Arrival, BundledScenario, EngineDecision, Kind, SimState, Timeline, Decision, CategoryMarket, MarketRound } from "mlsched";
 
 async function main(): Promise<void> {
   await init();
@@ -34,6 +34,31 @@ async function main(): Promise<void> {
   console.log(again.steps, again.currentStep, again.done, again.kind, tl.steps, heat);
   again.free();
   sim.free();
+
+  // The event-driven engine: arrivals (by id) and slot advances, then the result document.
+  const eng = new Engine(first.scenario, null);
+  const order: Arrival[] = eng.arrivalOrder();
+  let next = 0;
+  let t: number | undefined = order[0]?.slot;
+  while (t !== undefined) {
+    const now: number = t;
+    while (next < order.length && order[next].slot <= now) {
+      const id: string | undefined = eng.jobId(order[next].job);
+      const ds: EngineDecision[] = eng.arrive(id ?? order[next].job, now);
+      for (const d of ds) console.log(d.record, d.job ?? "-", Object.keys(d.data).length);
+      next++;
+    }
+    eng.advance(now);
+    const wake: number | undefined = eng.nextWakeup;
+    const arr: number | undefined = next < order.length ? Math.max(order[next].slot, now + 1) : undefined;
+    t = wake === undefined ? arr : arr === undefined ? Math.max(wake, now + 1) : Math.min(arr, Math.max(wake, now + 1));
+  }
+  const snap: Uint8Array = eng.snapshot();
+  const restored: Engine = Engine.restore(first.scenario, eng.policy, snap);
+  const same2: boolean = restored.runToEnd() === eng.finish() && eng.now === restored.now;
+  console.log(eng.kind, eng.policy, eng.jobs, same2);
+  restored.free();
+  eng.free();
 
   const bench = new DecisionBench(first.scenario);
   const same: boolean = bench.run(3) === hash;

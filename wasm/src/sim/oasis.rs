@@ -1,0 +1,197 @@
+//! Kind `"oasis"`: per-slot placements of workers and PSs (the result's `placements`), OASiS's
+//! prices p_h^r(t) = L (U^r / L)^(y_h^r(t) / c_h^r) of eq. (22) from the kernel's market, and
+//! the explanations of the kernel's `oasis.decision` (or a baseline's `baseline.slot`) records.
+use super::{
+    json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo, Server,
+    Timeline,
+};
+use mlsched_kernel::oasis::Decision as OasisDecision;
+use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
+use mlsched_scenario::engine::Trace;
+use serde::Deserialize;
+
+/// A baseline's slot record (`baseline.slot`).
+#[derive(Deserialize)]
+struct BaselineSlot {
+    job: u32,
+    slot: u32,
+    workers: u32,
+    ps: u32,
+    chunks: u64,
+    done: bool,
+}
+
+pub(super) fn build(
+    d: &OasisDoc,
+    r: &OasisResult,
+    ds: &[EngineDecision],
+    trace: Option<&Trace>,
+) -> Timeline {
+    let steps = steps_of(d.slots);
+    let nr = d.resources.len();
+    let nh = d.worker_servers.len();
+    let mut servers: Vec<Server> = Vec::new();
+    for (h, c) in d.worker_servers.iter().enumerate() {
+        servers.push(server(format!("w{h}"), "worker", c));
+    }
+    for (k, c) in d.ps_servers.iter().enumerate() {
+        servers.push(server(format!("ps{k}"), "ps", c));
+    }
+    let ns = servers.len();
+    let mut usage = zeros(nr, ns, steps);
+    let (mut bars, mut decisions, mut jobs) = (Vec::new(), Vec::new(), Vec::new());
+    // Per job: first and one-past-last slot it runs.
+    let mut spans: Vec<(Option<u32>, Option<u32>)> = vec![(None, None); d.jobs.len()];
+    for (i, jd) in d.jobs.iter().enumerate() {
+        let jr = r.jobs.iter().find(|j| j.id == jd.id);
+        // cells[row * steps + slot]: units of this job on a server row in a slot.
+        let st = steps as usize;
+        let mut cells = vec![0u32; ns * st];
+        for p in jr.iter().flat_map(|j| &j.placements) {
+            for (list, offset, demand) in [
+                (&p.workers, 0, &jd.worker_demand),
+                (&p.ps, nh, &jd.ps_demand),
+            ] {
+                for &[srv, n] in list {
+                    let row = offset + srv as usize;
+                    if row >= ns || p.slot >= steps {
+                        continue;
+                    }
+                    for (r, dem) in demand.iter().enumerate().take(nr) {
+                        usage[r][row][p.slot as usize] += n as f64 * dem;
+                    }
+                    cells[row * st + p.slot as usize] += n;
+                }
+            }
+        }
+        // One bar per maximal run of slots on a row, labelled with its first slot's units.
+        let (mut first, mut last) = (None::<u32>, None::<u32>);
+        for (row, line) in cells.chunks(st.max(1)).enumerate() {
+            let mut t = 0;
+            while t < line.len() {
+                if line[t] == 0 {
+                    t += 1;
+                    continue;
+                }
+                let a = t;
+                while t < line.len() && line[t] > 0 {
+                    t += 1;
+                }
+                let (a32, b32) = (a as u32, t as u32);
+                first = Some(first.map_or(a32, |f| f.min(a32)));
+                last = Some(last.map_or(b32, |l| l.max(b32)));
+                bars.push(Bar {
+                    job: jd.id.clone(),
+                    server: row as u32,
+                    lane: 0,
+                    start: a32,
+                    end: b32,
+                    label: format!("{}{}", line[a], if row < nh { "w" } else { "ps" }),
+                });
+            }
+        }
+        spans[i] = (first, last);
+        let admitted = jr.is_some_and(|j| j.admitted);
+        if let Some(done) = jr.and_then(|j| j.completion_slot).filter(|_| admitted) {
+            let text = format!("completes its {} epochs in slot {done}", num(jd.epochs));
+            decisions.push(Decision::consequence(done, steps, &jd.id, "complete", text));
+        }
+        jobs.push(JobInfo {
+            id: jd.id.clone(),
+            arrival: slot_of(jd.arrival),
+            start: first,
+            end: last,
+            accepted: admitted,
+        });
+    }
+    let id = |j: u32| d.jobs.get(j as usize).map_or("", |x| x.id.as_str());
+    for (e, k) in records::<OasisDecision>(ds, "oasis.decision") {
+        let (first, last) = spans.get(k.job as usize).copied().unwrap_or_default();
+        decisions.push(explain(id(k.job), &k, first, last, steps, e));
+    }
+    for (e, b) in records::<BaselineSlot>(ds, "baseline.slot") {
+        let text = format!(
+            "{}: {} worker(s) and {} PS this slot, {} chunk(s){}",
+            r.policy,
+            b.workers,
+            b.ps,
+            b.chunks,
+            if b.done { "; all epochs done" } else { "" }
+        );
+        decisions.push(Decision::of(b.slot, steps, id(b.job), "schedule", text, e));
+    }
+    let (price, price_note) = match trace {
+        Some(Trace::Oasis(tr)) if tr.price.iter().all(|per_s| per_s.len() == ns) => {
+            let from = if tr.bounds_derived {
+                "U, L derived by eqs. (23)-(26)"
+            } else {
+                "U, L from the scenario"
+            };
+            (
+                tr.price.clone(),
+                format!(
+                    "p(t) = L * (U/L)^(used/capacity), eq. (22): the kernel's prices after every \
+                     decision ({from}); a slot's prices are final once the jobs arriving by then \
+                     are decided"
+                ),
+            )
+        }
+        _ => (Vec::new(), String::new()),
+    };
+    Timeline {
+        kind: "oasis".into(),
+        policy: String::new(),
+        steps,
+        step_unit: "slot".into(),
+        resources: d.resources.clone(),
+        servers,
+        bars,
+        usage,
+        price,
+        price_note,
+        decisions,
+        jobs,
+        summary: json(&r.summary),
+        extra: serde_json::Value::Null,
+        waits: Vec::new(),
+        markets: Vec::new(),
+    }
+}
+
+fn server(id: String, group: &str, c: &[f64]) -> Server {
+    Server {
+        id,
+        group: group.into(),
+        capacity: c.to_vec(),
+    }
+}
+
+/// The explanation of the kernel's decision record (OASiS Alg. 1 lines 6-15).
+fn explain(
+    id: &str,
+    k: &OasisDecision,
+    first: Option<u32>,
+    last: Option<u32>,
+    steps: u32,
+    e: &EngineDecision,
+) -> Decision {
+    let text = if k.admitted {
+        let span = match (first, last) {
+            (Some(a), Some(b)) => format!("; runs in slots {a}..{}", b - 1),
+            _ => String::new(),
+        };
+        format!(
+            "admitted at slot {}: best schedule l* completes in slot {} with utility f_i = {} - \
+             priced cost DP_COST = {} = payoff mu_i = {} > 0{span}",
+            k.arrival,
+            k.completion_slot.map_or("?".into(), |t| t.to_string()),
+            num(k.utility),
+            num(k.cost),
+            num(k.payoff)
+        )
+    } else {
+        format!("rejected at slot {}: {}", k.arrival, k.reason.text())
+    };
+    let action = if k.admitted { "admit" } else { "reject" };
+    Decision::of(k.arrival, steps, id, action, text, e)
+}
