@@ -34,6 +34,7 @@ if [ -d bindings ]; then
   stage "bindings: C ABI (gcc against .so under valgrind, against .a)" bash bindings/c/tests/c/run.sh
   stage "bindings: core wasm under wasmtime = native" bash bindings/c/wasm/run.sh
   stage "bindings: Python package (fresh venv, pip install, pytest)" bash bindings/python/run-tests.sh
+  stage "bindings: Python on a local 4-node Ray cluster (127.0.0.1)" bash bindings/python/run-ray-tests.sh
 fi
 if [ -f fuzz/run-smoke.sh ]; then
   stage "fuzz smoke" bash fuzz/run-smoke.sh

@@ -1,6 +1,7 @@
 //! `mlsched import` and `mlsched compare` (argument parsing, progress bars, files).
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mlsched_cli::compare::shard::{self, Shard, ShardFile};
 use mlsched_cli::compare::{self, sweep, PolicyReport};
 use mlsched_cli::doc::ScenarioDoc;
 use mlsched_cli::import::{self, ImportOptions, Source};
@@ -122,8 +123,26 @@ pub struct CompareArgs {
     /// Leave the wall-clock latency out of the files (they are then reproducible bit for bit).
     #[arg(long)]
     no_timing: bool,
+    /// With --seeds: run only shard I of N (0-based, 0 <= I < N; round robin over the seeds)
+    /// and write DIR/shard-I-of-N.json for `mlsched merge`. Absent: taken from a Slurm job array
+    /// (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT) or a Kubernetes
+    /// Indexed Job (JOB_COMPLETION_INDEX of MLSCHED_SHARD_COUNT) when those are set.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
     #[command(flatten)]
     map: MapArgs,
+}
+
+/// `mlsched merge DIR... --out DIR`.
+#[derive(Args, Clone, Debug)]
+pub struct MergeArgs {
+    /// Shard files, or directories holding shard-I-of-N.json files (written by
+    /// `compare --seeds A..B --shard I/N --out DIR`).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Directory for sweep.json and sweep.csv (byte-identical to the unsharded run's).
+    #[arg(long)]
+    out: PathBuf,
 }
 
 pub fn import(a: &ImportArgs) -> Result<(), RunError> {
@@ -139,16 +158,19 @@ pub fn import(a: &ImportArgs) -> Result<(), RunError> {
     }
 }
 
+/// The scenario text `import:SOURCE` gives for `seed`.
+fn import_text(src: &str, map: &MapArgs, seed: Option<u64>) -> Result<String, RunError> {
+    let mut o = map.options()?;
+    if let Some(s) = seed {
+        o.seed = s;
+        o.start = None;
+    }
+    Ok(import::import_value(Source::parse(src)?, &o)?.to_string())
+}
+
 fn load(scenario: &str, map: &MapArgs, seed: Option<u64>) -> Result<ScenarioDoc, RunError> {
     if let Some(src) = scenario.strip_prefix("import:") {
-        let mut o = map.options()?;
-        if let Some(s) = seed {
-            o.seed = s;
-            o.start = None;
-        }
-        let v = import::import_value(Source::parse(src)?, &o)?;
-        let text = v.to_string();
-        return Ok(compare::parse(&text)?);
+        return Ok(compare::parse(&import_text(src, map, seed)?)?);
     }
     let path = Path::new(scenario);
     let text = mlsched_cli::input::read_text(path, mlsched_cli::input::Input::Scenario)?;
@@ -204,6 +226,14 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
     if let Some(seeds) = &a.seeds {
         return run_sweep(a, &sweep::parse_seeds(seeds)?, quiet);
     }
+    if let Some(s) = &a.shard {
+        return Err(InputError::new(
+            "option",
+            "shard",
+            format!("--shard {s} splits a sweep: give --seeds A..B too"),
+        )
+        .into());
+    }
     let d = load(&a.scenario, &a.map, None)?;
     let policies = compare::parse_policies(&d, a.policies.as_deref())?;
     let pb = Progress::new(policies.len() as u64, quiet);
@@ -255,7 +285,22 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         )
         .into());
     }
-    let first = load(&a.scenario, &a.map, seeds.first().copied())?;
+    let shard = match &a.shard {
+        Some(s) => Some(Shard::parse(s)?),
+        None => Shard::from_env(|k| std::env::var(k).ok())?,
+    };
+    if shard.is_some() && a.out.is_none() {
+        return Err(InputError::new(
+            "option",
+            "out",
+            "a sharded sweep (--shard, or a Slurm / Indexed Job index) writes shard-I-of-N.json: \
+             give --out DIR",
+        )
+        .into());
+    }
+    let src = a.scenario.trim_start_matches("import:");
+    let first_text = import_text(src, &a.map, seeds.first().copied())?;
+    let first = compare::parse(&first_text)?;
     let policies = compare::parse_policies(&first, a.policies.as_deref())?;
     let runs = seeds.len() * policies.len();
     if let Some(n) = a.threads.filter(|&n| n > runs) {
@@ -270,18 +315,44 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         )
         .into());
     }
-    let pb = Progress::new(seeds.len() as u64, quiet);
+    let mine = shard.map_or_else(|| seeds.to_vec(), |s| s.seeds(seeds));
+    let pb = Progress::new(mine.len() as u64, quiet);
     let make = |s: u64| load(&a.scenario, &a.map, Some(s));
     let tick = || pb.inc();
-    let sw = match a.threads {
+    let rows = match a.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
             .map_err(|e| RunError::runtime(format!("thread pool: {e}")))?
-            .install(|| sweep::sweep(seeds, &policies, make, tick)),
-        None => sweep::sweep(seeds, &policies, make, tick),
+            .install(|| sweep::rows(&mine, &policies, make, tick)),
+        None => sweep::rows(&mine, &policies, make, tick),
     }?;
     pb.finish();
+    if let (Some(sh), Some(dir)) = (shard, &a.out) {
+        let fp = shard::fingerprint(&a.scenario, seeds, &policies, &first_text);
+        let file = ShardFile::new(fp, &a.scenario, first.kind(), seeds, &policies, sh, &rows);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| RunError::runtime(format!("cannot create {}: {e}", dir.display())))?;
+        let p = dir.join(sh.file_name());
+        let mut text =
+            serde_json::to_string_pretty(&file).map_err(|e| RunError::runtime(e.to_string()))?;
+        text.push('\n');
+        std::fs::write(&p, text)
+            .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display())))?;
+        outln!(
+            "shard {}/{} of sweep {} over seeds {}..{}: {} seeds x {} policies; wrote {}",
+            sh.index,
+            sh.count,
+            a.scenario,
+            seeds.first().copied().unwrap_or(0),
+            seeds.last().copied().unwrap_or(0),
+            mine.len(),
+            policies.len(),
+            p.display()
+        );
+        return Ok(());
+    }
+    let sw = sweep::summarize(&policies, rows);
     outln!(
         "sweep {} over seeds {}..{} (kind {}): mean ± 95% CI",
         a.scenario,
@@ -291,18 +362,73 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     );
     out!("{}", sweep::table(&sw));
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| RunError::runtime(format!("cannot create {}: {e}", dir.display())))?;
-        let p = dir.join("sweep.json");
-        let mut text =
-            serde_json::to_string_pretty(&sw).map_err(|e| RunError::runtime(e.to_string()))?;
-        text.push('\n');
-        std::fs::write(&p, text)
-            .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display())))?;
-        write_sweep_csv(&dir.join("sweep.csv"), &sw)?;
-        outln!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
+        write_sweep_files(dir, &sw)?;
     }
     Ok(())
+}
+
+fn write_sweep_files(dir: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| RunError::runtime(format!("cannot create {}: {e}", dir.display())))?;
+    let p = dir.join("sweep.json");
+    let mut text =
+        serde_json::to_string_pretty(sw).map_err(|e| RunError::runtime(e.to_string()))?;
+    text.push('\n');
+    std::fs::write(&p, text)
+        .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display())))?;
+    write_sweep_csv(&dir.join("sweep.csv"), sw)?;
+    outln!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
+    Ok(())
+}
+
+/// `mlsched merge`: shard files (or directories of them) into sweep.json and sweep.csv.
+pub fn merge(a: &MergeArgs) -> Result<(), RunError> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for p in &a.inputs {
+        if p.is_dir() {
+            let rd = std::fs::read_dir(p)
+                .map_err(|e| RunError::runtime(format!("cannot read {}: {e}", p.display())))?;
+            let mut found: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
+                })
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(InputError::new(
+                    p.display().to_string(),
+                    "",
+                    "no shard-I-of-N.json file in this directory",
+                )
+                .into());
+            }
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut shards = Vec::new();
+    for f in &files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| RunError::runtime(format!("cannot read {name}: {e}")))?;
+        shards.push((name.clone(), ShardFile::parse(&name, &text)?));
+    }
+    let sw = shard::merge(&shards)?;
+    let f = &shards[0].1;
+    outln!(
+        "sweep {} over seeds {}..{} (kind {}): mean ± 95% CI (merged from {} shards)",
+        f.scenario,
+        f.seeds.first().copied().unwrap_or(0),
+        f.seeds.last().copied().unwrap_or(0),
+        f.kind,
+        f.shard.count
+    );
+    out!("{}", sweep::table(&sw));
+    write_sweep_files(&a.out, &sw)
 }
 
 fn write_sweep_csv(path: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {

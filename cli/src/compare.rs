@@ -421,4 +421,6 @@ pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
 #[cfg(feature = "app")]
 pub mod output;
 #[cfg(feature = "app")]
+pub mod shard;
+#[cfg(feature = "app")]
 pub mod sweep;

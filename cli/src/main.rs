@@ -36,7 +36,7 @@ macro_rules! outln {
 
 mod cmd;
 mod demo;
-use cmd::{CompareArgs, ImportArgs};
+use cmd::{CompareArgs, ImportArgs, MergeArgs};
 
 /// mlsched — deterministic scheduling of distributed ML training jobs (OASiS, Zhou et al.,
 /// HAS/JPS, Wang et al., CSRP) on one no_std kernel.
@@ -80,6 +80,8 @@ enum Command {
     Import(ImportArgs),
     /// Run several policies on one scenario: one table, JSON, CSV and SVG plots.
     Compare(CompareArgs),
+    /// Merge the shard files of `compare --seeds A..B --shard I/N` into sweep.json / sweep.csv.
+    Merge(MergeArgs),
     /// Generate a scenario following a paper's evaluation settings.
     Gen {
         /// Kind: oasis, online, placement, preempt, route.
@@ -198,6 +200,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
         Command::Demo => demo::run(cli.quiet),
         Command::Import(a) => cmd::import(&a),
         Command::Compare(a) => cmd::compare(&a, cli.quiet),
+        Command::Merge(a) => cmd::merge(&a),
         Command::Gen {
             kind,
             seed,

@@ -253,3 +253,28 @@ def test_gil_released_two_threads_overlap():
     span_ms = (max(a1, b1) - min(a0, b0)) * 1e3
     # Held GIL: ~0 ticks during the calls; released: about one per 1-2 ms.
     assert ticks[0] > 0.1 * span_ms, (ticks[0], span_ms)
+
+
+@needs_cli
+def test_sweep_local_is_the_cli_sweep():
+    """mlsched.sweep's records are the CLI's sweep.json per_seed rows, whatever the pool size."""
+    out = tempfile.mkdtemp()
+    args = [CLI, "compare", "import:philly", "--kind", "online", "--jobs", "10", "--servers", "4",
+            "--seeds", "1..4", "--policies", "online,fifo", "--no-timing", "--quiet", "--out", out]
+    p = subprocess.run(args, capture_output=True, env=dict(os.environ, MLSCHED_DATA=str(ROOT / "data")))
+    assert p.returncode == 0, p.stderr
+    sw = json.loads((pathlib.Path(out) / "sweep.json").read_text())
+    want = []
+    for row in sw["per_seed"]:
+        for m in row["metrics"]:
+            r = {k: v for k, v in m.items() if k != "extra"}
+            r.update(m.get("extra", {}))
+            want.append({"seed": row["seed"], **r})
+    kw = dict(kind="online", jobs=10, servers=4, progress=False, data_dir=str(ROOT / "data"))
+    for workers in (1, 3):
+        got = mlsched.sweep("philly", "1..4", ["online", "fifo"], workers=workers, **kw)
+        assert got == want
+    with pytest.raises(ValueError, match="seeds"):
+        mlsched.sweep("philly", "4..1", kind="online")
+    with pytest.raises(ValueError, match="backend"):
+        mlsched.sweep("philly", "1", ["fifo"], kind="online", backend="nope", progress=False)

@@ -126,6 +126,20 @@ where
     F: Fn(u64) -> Result<ScenarioDoc, RunError> + Sync,
     G: Fn() + Sync,
 {
+    Ok(summarize(policies, rows(seeds, policies, make, tick)?))
+}
+
+/// Every policy on every seed of `seeds` (in parallel), in seed order.
+pub fn rows<F, G>(
+    seeds: &[u64],
+    policies: &[String],
+    make: F,
+    tick: G,
+) -> Result<Vec<SeedRow>, RunError>
+where
+    F: Fn(u64) -> Result<ScenarioDoc, RunError> + Sync,
+    G: Fn() + Sync,
+{
     let rows: Vec<Result<SeedRow, RunError>> = seeds
         .par_iter()
         .map(|&seed| {
@@ -138,7 +152,11 @@ where
             Ok(SeedRow { seed, metrics })
         })
         .collect();
-    let per_seed = rows.into_iter().collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter().collect()
+}
+
+/// The sweep of `per_seed` (rows in seed order): the mean and 95% CI per policy and metric.
+pub fn summarize(policies: &[String], per_seed: Vec<SeedRow>) -> Sweep {
     let summary = policies
         .iter()
         .enumerate()
@@ -164,11 +182,11 @@ where
             }
         })
         .collect();
-    Ok(Sweep {
+    Sweep {
         policies: policies.to_vec(),
         per_seed,
         summary,
-    })
+    }
 }
 
 fn cell(s: &Option<Stat>) -> String {

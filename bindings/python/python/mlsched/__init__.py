@@ -9,6 +9,10 @@ The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython
   ``snapshot()`` / ``Engine.restore(...)``.
 - ``gen``, ``import_trace``: scenario documents (dicts); ``compare``: one flat dict per policy,
   ready for ``pandas.DataFrame(mlsched.compare(...))``.
+- ``sweep(source, seeds, ...)``: ``mlsched compare import:SOURCE --seeds A..B`` as one flat dict
+  per (seed, policy) run, on a local pool or a Ray cluster (``backend="ray"``).
+- ``mlsched.ray.execute(scenario)`` (``import mlsched.ray``; needs ``ray``): a scenario's jobs
+  run on a live Ray cluster, mlsched deciding.
 
 Kinds and their papers: ``oasis`` (OASiS, Bao et al.: online admission with prices p_h^r(t),
 utility f_i of the completion slot), ``online`` (A_online, Zhou et al.: weighted completion
@@ -38,6 +42,7 @@ __all__ = [
     "gen_json",
     "import_trace",
     "compare",
+    "sweep",
     "KINDS",
 ]
 
@@ -221,3 +226,139 @@ def compare(scenario: Scenario, policies: Optional[Iterable[str]] = None, timing
             row["utilisation"] = r["utilisation"]
         rows.append(row)
     return rows
+
+
+def _seed_list(seeds: Union[str, int, Iterable[int]]) -> List[int]:
+    if isinstance(seeds, int):
+        return [seeds]
+    if isinstance(seeds, str):
+        a, sep, b = seeds.partition("..")
+        try:
+            lo = int(a)
+            hi = int(b.lstrip("=")) if sep else lo
+        except ValueError:
+            raise ValueError(f"seeds: expected `A..B` with A <= B (e.g. 1..20) or one seed, got `{seeds}`") from None
+        if lo > hi or hi - lo >= 10_000:
+            raise ValueError(f"seeds: expected `A..B` with A <= B (e.g. 1..20) or one seed, got `{seeds}`")
+        return list(range(lo, hi + 1))
+    out = [int(s) for s in seeds]
+    if not out:
+        raise ValueError("seeds: no seed given")
+    return out
+
+
+def _sweep_run(source: str, seed: int, policy: str, kind: str, data_dir: Optional[str],
+               mapping: Dict[str, Any]) -> Dict[str, Any]:
+    """One run of a sweep: the trace window of ``seed`` (as ``compare --seeds`` imports it: no
+    fixed ``start``), ``policy`` on it; the flat record ``{"seed": seed, **compare row}``."""
+    scenario = _native.import_json(source, kind, data_dir, **dict(mapping, seed=seed, start=None))
+    row = compare(scenario, [policy])[0]
+    return {"seed": seed, **row}
+
+
+class _Progress:
+    """tqdm when installed, else a counter on stderr (nothing when ``enabled`` is false)."""
+
+    def __init__(self, total: int, enabled: bool, desc: str) -> None:
+        self.n, self.total, self.bar, self.enabled = 0, total, None, enabled
+        if enabled:
+            try:
+                from tqdm.auto import tqdm  # type: ignore
+
+                self.bar = tqdm(total=total, desc=desc)
+            except ImportError:
+                self.desc = desc
+
+    def update(self) -> None:
+        self.n += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.enabled:
+            import sys
+
+            end = "\n" if self.n == self.total else ""
+            sys.stderr.write(f"\r{self.desc} {self.n}/{self.total}{end}")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def sweep(source: str, seeds: Union[str, int, Iterable[int]], policies: Optional[Iterable[str]] = None,
+          *, kind: str = "oasis", data_dir: Optional[str] = None, backend: str = "local",
+          workers: Optional[int] = None, progress: bool = True, address: Optional[str] = None,
+          **mapping: Any) -> List[Dict[str, Any]]:
+    """``mlsched compare import:SOURCE --seeds A..B``: every policy (default: the kind's algorithm
+    and every baseline) on the trace window of every seed (``seeds``: ``"A..B"``, one seed, or
+    an iterable), with the mapping options of ``import_trace`` (``jobs``, ``slots``, ``servers``,
+    ...; ``start`` is drawn from each seed, as the CLI does).
+
+    Returns one flat dict per (seed, policy) run, seed-major, policies in order — the records of
+    the CLI's ``sweep.json`` ``per_seed`` rows with their seed (``seed``, ``policy``, ``status``,
+    ``jobs``, ``admitted``, ``finished``, ``total_utility``, ``total_weighted_completion_time``,
+    ``weighted_jct``, ``avg_jct``, ``makespan``, ``log_hash``, the kind's extra numbers). They
+    do not depend on the backend or the worker count.
+
+    ``backend="local"``: a thread pool of ``workers`` threads (default: the CPU count; the runs
+    release the GIL). ``backend="ray"``: each run a Ray task (one CPU) on the cluster this
+    process is connected to, else ``ray.init(address=address)`` (``None``: a local one, shut down
+    at the end). ``progress``: a tqdm bar if tqdm is installed, else a counter on stderr.
+    """
+    seed_list = _seed_list(seeds)
+    names = list(policies) if policies is not None else _native.policies(kind)
+    if not names:
+        raise ValueError("policies: no policy given")
+    accepted = _native.policies(kind)
+    for p in names:
+        if p not in accepted:
+            raise ValueError(f"policies: `{p}` is not a policy of kind {kind} ({', '.join(accepted)})")
+    runs = [(s, p) for s in seed_list for p in names]
+    bar = _Progress(len(runs), progress, f"sweep {source}")
+    out: List[Optional[Dict[str, Any]]] = [None] * len(runs)
+    try:
+        if backend == "local":
+            import concurrent.futures as cf
+            import os
+
+            n = workers or os.cpu_count() or 1
+            with cf.ThreadPoolExecutor(max_workers=n) as pool:
+                futs = {pool.submit(_sweep_run, source, s, p, kind, data_dir, mapping): k
+                        for k, (s, p) in enumerate(runs)}
+                for f in cf.as_completed(futs):
+                    out[futs[f]] = f.result()
+                    bar.update()
+        elif backend == "ray":
+            import ray  # type: ignore
+
+            started = False
+            if not ray.is_initialized():
+                ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                started = True
+            try:
+                task = ray.remote(num_cpus=1)(_sweep_run)
+                todo = list(enumerate(runs))
+                limit = workers or len(runs)
+                pending: Dict[Any, int] = {}
+
+                def submit() -> None:
+                    k, (s, p) = todo.pop(0)
+                    pending[task.remote(source, s, p, kind, data_dir, mapping)] = k
+
+                while todo and len(pending) < limit:
+                    submit()
+                while pending:
+                    done, _ = ray.wait(list(pending), num_returns=1)
+                    for ref in done:
+                        out[pending.pop(ref)] = ray.get(ref)
+                        bar.update()
+                        if todo:
+                            submit()
+            finally:
+                if started:
+                    ray.shutdown()
+        else:
+            raise ValueError(f"backend: expected `local` or `ray`, got `{backend}`")
+    finally:
+        bar.close()
+    return [r for r in out if r is not None]
