@@ -9,20 +9,35 @@
 use std::path::Path;
 
 /// (reference module, forbidden path prefixes).
-const REFERENCES: &[(&str, &[&str])] = &[(
-    "kernel/src/preempt/reference.rs",
-    &[
-        // Every sibling module of the fast path (plan = eq. 5 and weights, dispatch, ps,
-        // snapshot) and the scheduler itself.
-        "super::",
-        "crate::preempt",
-        "mlsched_kernel::preempt",
-        // Other algorithms' code is not a model type either.
-        "crate::price",
-        "crate::resources",
-        "crate::order",
-    ],
-)];
+const REFERENCES: &[(&str, &[&str])] = &[
+    (
+        "kernel/src/preempt/reference.rs",
+        &[
+            // Every sibling module of the fast path (plan = eq. 5 and weights, dispatch, ps,
+            // snapshot) and the scheduler itself.
+            "super::",
+            "crate::preempt",
+            "mlsched_kernel::preempt",
+            // Shared formula code of the other algorithms is not a model type either.
+            "crate::price",
+            "crate::resources",
+            "crate::order",
+        ],
+    ),
+    (
+        "kernel/src/route/reference.rs",
+        &[
+            // graph (loads), cost (eqs. 4-5, 11), dijkstra, aggregate (Algorithm 2), commit,
+            // csrp, pso, tables, scheduler, outcome: every sibling module.
+            "super::",
+            "crate::route",
+            "mlsched_kernel::route",
+            "crate::price",
+            "crate::resources",
+            "crate::order",
+        ],
+    ),
+];
 
 /// `text` without `//` comments (line and doc comments; string literals here hold no `//`).
 fn code_only(text: &str) -> String {
