@@ -25,6 +25,19 @@ const REFERENCES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "kernel/src/placement/reference.rs",
+        &[
+            // instance (rho, classes), market (eqs. 19-22), exact, greedy, has/jps, scheduler;
+            // the fast market's per-worker instance lives in `placement/per_worker.rs`.
+            "super::",
+            "crate::placement",
+            "mlsched_kernel::placement",
+            "crate::price",
+            "crate::resources",
+            "crate::order",
+        ],
+    ),
+    (
         "kernel/src/route/reference.rs",
         &[
             // graph (loads), cost (eqs. 4-5, 11), dijkstra, aggregate (Algorithm 2), commit,
