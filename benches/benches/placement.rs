@@ -12,7 +12,7 @@ use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
-use mlsched_kernel::placement::{category, reference, Exact, Instance, Market, Placer, MARKET_CAP};
+use mlsched_kernel::placement::{category, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 use std::time::Duration;
 

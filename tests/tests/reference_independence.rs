@@ -25,6 +25,19 @@ const REFERENCES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "kernel/src/oasis/reference.rs",
+        &[
+            // market (usage, eq. 22 prices, JobParams: m_i, ceil(d m_i), ceil(y b / B), fits),
+            // fast (the DP), scheduler, and the shared price code (oasis_price, oasis_bounds).
+            "super::",
+            "crate::oasis",
+            "mlsched_kernel::oasis",
+            "crate::price",
+            "crate::order",
+            "crate::ledger",
+        ],
+    ),
+    (
         "kernel/src/placement/reference.rs",
         &[
             // instance (rho, classes), market (eqs. 19-22), exact, greedy, has/jps, scheduler;
