@@ -5,7 +5,10 @@
 //!
 //! A reference may use the model types (`crate::model::*`), plain numeric helpers
 //! (`crate::num`), `crate::Slot` and `alloc`. Listed here: the references made independent so
-//! far, each with the paths it must not name.
+//! far, each with the paths it must not name. Not yet listed: `kernel/src/online/reference.rs`
+//! (Zhou et al.), which still shares the fast path's `Ctx` (usage, eq. 11 prices), `Window`
+//! (the window clip), `common.rs` (rho of eqs. 1/14, fits, quantised unit prices) and the
+//! A_online / A_dual driver.
 use std::path::Path;
 
 /// (reference module, forbidden path prefixes).
