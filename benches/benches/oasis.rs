@@ -26,7 +26,7 @@ fn generated(seed: u64, jobs: u32, slots: u32) -> OasisScenario {
 }
 
 /// A loaded T = 60 cluster and one job with D = 2,000 chunks that fits in about 30 slots.
-fn comparison_case() -> (OasisScheduler, JobParams, Utility) {
+fn comparison_case() -> (OasisScheduler, JobParams, Utility, OasisScenario, OasisJob) {
     let mut scn = generated(7, 30, 60);
     let mut job: OasisJob = scn.jobs[0].clone();
     job.arrival = 59;
@@ -53,11 +53,13 @@ fn comparison_case() -> (OasisScheduler, JobParams, Utility) {
     }
     let mut p = JobParams::of(&job);
     p.arrival = 0; // decide it as if it arrived at slot 0 on the loaded cluster
-    (s, p, job.utility)
+    let mut j0 = job.clone();
+    j0.arrival = 0;
+    (s, p, job.utility, scn, j0)
 }
 
 fn fast_vs_literal(c: &mut Criterion) {
-    let (s, p, f) = comparison_case();
+    let (s, p, f, scn, j0) = comparison_case();
     let m = s.market();
     let (points, row, cells) = FastDp::size_of(m, &p).expect("needs a DP");
     let mut dp = FastDp::new(DpSize {
@@ -69,7 +71,13 @@ fn fast_vs_literal(c: &mut Criterion) {
         cells,
     });
     let fast = dp.decide(m, 0, &p, &f).unwrap();
-    let lit = reference::decide(m, 0, &p, &f).decision;
+    // The literal DP on its own market, with the fast market's usage copied in.
+    let mut rm = reference::RefMarket::new(&scn).expect("bounds");
+    rm.set_usage(
+        |t, h, r| m.workers.usage(t, h, r),
+        |t, k, r| m.ps.usage(t, k, r),
+    );
+    let lit = reference::decide(&rm, &j0).decision;
     assert!((fast.payoff - lit.payoff).abs() <= 1e-9 * fast.payoff.abs().max(1.0));
     println!(
         "comparison job: D = {}, t_hat = {:?}, payoff {:.6} (fast) vs {:.6} (literal), fast DP cells {}",
@@ -78,7 +86,7 @@ fn fast_vs_literal(c: &mut Criterion) {
     let mut g = c.benchmark_group("oasis/decide T=60 D=2000 H=K=50");
     g.sample_size(10);
     g.bench_function("literal DP (reference)", |b| {
-        b.iter(|| black_box(reference::decide(m, 0, &p, &f).decision))
+        b.iter(|| black_box(reference::decide(&rm, &j0).decision))
     });
     g.bench_function("fast DP", |b| {
         b.iter(|| black_box(dp.decide(m, 0, &p, &f).unwrap()))

@@ -12,7 +12,7 @@ use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
-use mlsched_kernel::placement::{category, reference, Exact, Instance, Market, Placer, MARKET_CAP};
+use mlsched_kernel::placement::{category, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 use std::time::Duration;
 
@@ -96,7 +96,7 @@ fn per_category(c: &mut Criterion) {
     for (name, typed) in [("typed", true), ("distinct", false)] {
         let scn = scenario(5, 4, 30, typed);
         let inst = Instance::new(&scn).unwrap();
-        let pw = reference::per_worker_instance(&inst);
+        let pw = mlsched_kernel::placement::per_worker::per_worker_instance(&inst);
         let n = category::count(30, 4).unwrap();
         let mut r = SplitMix64::new(3);
         let cats: Vec<Vec<u32>> = (0..64)

@@ -1,7 +1,10 @@
 //! OASiS: the fast DP against the paper-literal DP (Alg. 2) on 2,000 small random instances,
-//! with every schedule invariant checked on every decision.
+//! with every schedule invariant checked on every decision. The reference runs on its own
+//! market (`reference::RefMarket`: its own usage, eq. (22) prices and, on every other instance,
+//! bounds derived by its own eqs. (23)-(26)); the fast schedule is booked on both.
 mod oasis_common;
-use mlsched_kernel::oasis::{reference, OasisScheduler, Reason};
+use mlsched_kernel::oasis::reference::{self, RefMarket, RefReason};
+use mlsched_kernel::oasis::{OasisScheduler, Reason};
 use oasis_common::{
     check_market, check_schedule, close, medium_instance, owned, priced_cost, small_instance,
 };
@@ -12,30 +15,113 @@ static DECISIONS: AtomicU64 = AtomicU64::new(0);
 static ADMITTED: AtomicU64 = AtomicU64::new(0);
 static REJECTED_PAYOFF: AtomicU64 = AtomicU64::new(0);
 static REJECTED_INFEASIBLE: AtomicU64 = AtomicU64::new(0);
+static DERIVED: AtomicU64 = AtomicU64::new(0);
 
 /// Runs one instance: per job (arrival order), the reference and the fast path decide on the
 /// same prices; then the fast decision is committed.
+/// Odd seeds drop the explicit price bounds, so both sides derive them (eqs. 23-26).
 fn run_instance(seed: u64) -> Result<(), TestCaseError> {
-    run_scenario(seed, small_instance(seed)).map(|_| ())
+    let mut scn = small_instance(seed);
+    if seed % 2 == 1 {
+        scn.prices = None;
+    }
+    run_scenario(seed, scn).map(|_| ())
+}
+
+fn same_reason(d: Reason, r: RefReason) -> bool {
+    matches!(
+        (d, r),
+        (Reason::Admitted, RefReason::Admitted)
+            | (Reason::NoFeasibleSchedule, RefReason::NoFeasibleSchedule)
+            | (Reason::NonPositivePayoff, RefReason::NonPositivePayoff)
+    )
+}
+
+/// Every price of the reference's market equals the fast market's (eq. 22 on each side's own
+/// usage and bounds).
+fn same_prices(m: &mlsched_kernel::oasis::Market, rm: &RefMarket) -> Result<(), TestCaseError> {
+    let r = m.resources() as usize;
+    for t in 0..m.slots() {
+        for h in 0..m.workers.servers() {
+            for k in 0..r {
+                let (a, b) = (m.workers.price(t, h, k), rm.worker_price(t, h, k));
+                prop_assert!(
+                    close(a, b),
+                    "worker price t {} h {} r {}: {} vs {}",
+                    t,
+                    h,
+                    k,
+                    a,
+                    b
+                );
+            }
+        }
+        for p in 0..m.ps.servers() {
+            for k in 0..r {
+                let (a, b) = (m.ps.price(t, p, k), rm.ps_price(t, p, k));
+                prop_assert!(
+                    close(a, b),
+                    "PS price t {} k {} r {}: {} vs {}",
+                    t,
+                    p,
+                    k,
+                    a,
+                    b
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 fn run_scenario(
     seed: u64,
     scn: mlsched_kernel::model::oasis::OasisScenario,
 ) -> Result<u32, TestCaseError> {
-    let mut s = OasisScheduler::new(&scn).expect("builds");
+    let (mut s, mut rm) = match (OasisScheduler::new(&scn), RefMarket::new(&scn)) {
+        (Ok(s), Some(rm)) => (s, rm),
+        (Err(e), None) => {
+            // Both refuse: no job has a positive value at the horizon (L cannot be derived).
+            prop_assert!(scn.prices.is_none(), "{}", e);
+            return Ok(0);
+        }
+        (a, b) => {
+            return Err(TestCaseError::fail(format!(
+                "seed {seed}: fast builds {} but reference bounds {}",
+                a.is_ok(),
+                b.is_some()
+            )))
+        }
+    };
+    let fb = s.market().bounds();
+    let rb = rm.bounds();
+    prop_assert!(
+        close(fb.l_worker, rb.l_worker) && close(fb.l_ps, rb.l_ps),
+        "L: {:?} vs {:?}",
+        fb,
+        rb
+    );
+    for (a, b) in fb.u_worker.as_slice().iter().zip(&rb.u_worker) {
+        prop_assert!(close(*a, *b), "U1: {:?} vs {:?}", fb, rb);
+    }
+    for (a, b) in fb.u_ps.as_slice().iter().zip(&rb.u_ps) {
+        prop_assert!(close(*a, *b), "U2: {:?} vs {:?}", fb, rb);
+    }
+    same_prices(s.market(), &rm)?;
+    if scn.prices.is_none() {
+        DERIVED.fetch_add(1, Ordering::Relaxed);
+    }
     let mut admitted = 0;
     for idx in s.arrival_order() {
         let job = *s.job(idx).unwrap();
         let before = s.market().clone();
-        let r = reference::decide(&before, idx, &job, &scn.jobs[idx as usize].utility);
+        let r = reference::decide(&rm, &scn.jobs[idx as usize]);
         let d = s.decide(job.arrival, idx).expect("decides");
         check_schedule(&before, &job, &d, &s.last_schedule());
         check_market(s.market(), &before);
         let rd = r.decision;
-        prop_assert_eq!(
-            d.reason,
-            rd.reason,
+        prop_assert!(
+            same_reason(d.reason, rd.reason),
             "seed {} job {}: {:?} vs {:?}",
             seed,
             idx,
@@ -64,6 +150,8 @@ fn run_scenario(
                 priced_cost(&before, &job, &fast_slots)
             ));
             prop_assert_eq!(r.slots.iter().map(|x| x.chunks).sum::<u64>(), job.workload);
+            rm.commit(&scn.jobs[idx as usize], &fast_slots);
+            same_prices(s.market(), &rm)?;
         }
         admitted += d.admitted as u32;
         DECISIONS.fetch_add(1, Ordering::Relaxed);
@@ -96,11 +184,17 @@ fn fixed_sweep_covers_every_outcome() {
         REJECTED_PAYOFF.load(Ordering::Relaxed),
         REJECTED_INFEASIBLE.load(Ordering::Relaxed),
     );
+    let derived = DERIVED.load(Ordering::Relaxed);
     eprintln!(
-        "decisions {} admitted {a} rejected(payoff) {p} rejected(infeasible) {i}",
+        "decisions {} admitted {a} rejected(payoff) {p} rejected(infeasible) {i}; \
+         instances on derived bounds {derived}",
         DECISIONS.load(Ordering::Relaxed)
     );
     assert!(a > 0 && p > 0 && i > 0);
+    assert!(
+        derived >= 150,
+        "derived bounds (eqs. 23-26) compared on {derived} instances"
+    );
 }
 
 /// 30 medium instances (T 20-30, up to ~400 chunks, 6 servers per pool): the row band, the

@@ -233,19 +233,28 @@ fn literal_market_cycles_on_table2() {
     // {1, 3} (once prices equalise both jobs keep choosing the lowest-index worker); it does
     // clear {2, 2}. The tie-aware market clears all three, per worker and per class, within a
     // few rounds.
-    let inst = Instance::new(&table2_scenario()).unwrap();
-    assert!(reference::literal_market(&inst, &[3, 1], 10_000).is_none());
-    assert!(reference::literal_market(&inst, &[1, 3], 10_000).is_none());
+    let scn = table2_scenario();
+    let inst = Instance::new(&scn).unwrap();
+    assert!(reference::literal_market(&scn, &[3, 1], 10_000).is_none());
+    assert!(reference::literal_market(&scn, &[1, 3], 10_000).is_none());
     assert_eq!(
-        reference::literal_market(&inst, &[2, 2], 10_000),
+        reference::literal_market(&scn, &[2, 2], 10_000),
         Some(vec![0, 0, 1, 1])
     );
-    let pw = reference::per_worker_instance(&inst);
+    let pw = mlsched_kernel::placement::per_worker::per_worker_instance(&inst);
     for (i, c) in [[3u32, 1], [2, 2], [1, 3]].iter().enumerate() {
         for x in [&inst, &pw] {
             let mut m = mlsched_kernel::placement::Market::new(x);
             let out = m.run(x, c, 10_000);
             assert!(out.cleared && out.rounds <= 4, "{i} {out:?}");
+        }
+        // The independent per-worker market (its own eqs. 19-22) clears it too.
+        let job_of = reference::market(&scn, c, 10_000).expect("clears");
+        for (j, &n) in c.iter().enumerate() {
+            assert_eq!(
+                job_of.iter().filter(|&&x| x == j as u32).count(),
+                n as usize
+            );
         }
     }
 }

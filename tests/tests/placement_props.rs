@@ -4,6 +4,7 @@ use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
+use mlsched_kernel::placement::per_worker::per_worker_instance;
 use mlsched_kernel::placement::{category, reference, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 use proptest::prelude::*;
@@ -69,6 +70,38 @@ fn market_throughput(inst: &Instance, m: &Market) -> f64 {
         .sum()
 }
 
+/// The independent per-worker market (its own eqs. 19-22) clears within the fast path's cap,
+/// gives every job K_i workers, and reaches the fast market's and the exact solver's total
+/// throughput.
+fn check_reference_market(
+    scn: &PlacementScenario,
+    cat: &[u32],
+    fast: f64,
+    exact: f64,
+) -> Result<(), TestCaseError> {
+    let job_of = reference::market(scn, cat, MARKET_CAP);
+    prop_assert!(job_of.is_some(), "reference market hit its cap");
+    let job_of = job_of.unwrap();
+    let mut counts = vec![0u32; cat.len()];
+    for &j in &job_of {
+        counts[j as usize] += 1;
+    }
+    prop_assert_eq!(&counts[..], cat);
+    let t: f64 = job_of
+        .iter()
+        .enumerate()
+        .map(|(w, &j)| scn.jobs[j as usize].throughput[w])
+        .sum();
+    prop_assert!(
+        close(t, fast),
+        "reference market {} fast market {}",
+        t,
+        fast
+    );
+    prop_assert!(close(t, exact), "reference market {} exact {}", t, exact);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 5000, .. ProptestConfig::default() })]
 
@@ -77,7 +110,8 @@ proptest! {
     #[test]
     fn market_equals_exact_real_valued(seed in any::<u64>(), s in 1usize..6, extra in 0usize..10) {
         let k = s + extra;
-        let inst = Instance::new(&scenario(seed, s, k, false)).unwrap();
+        let scn = scenario(seed, s, k, false);
+        let inst = Instance::new(&scn).unwrap();
         let mut r = SplitMix64::new(seed ^ 0x5eed);
         let cat = random_category(&mut r, k as u32, s as u32);
         let mut m = Market::new(&inst);
@@ -86,9 +120,10 @@ proptest! {
         let mut e = Exact::new(&inst);
         let ex = e.solve(&inst, &cat);
         let mk = market_throughput(&inst, &m);
+        check_reference_market(&scn, &cat, mk, ex)?;
         prop_assert!(close(mk, ex), "market {} exact {}", mk, ex);
         if k <= 8 {
-            let bf = reference::brute_force(&inst, &cat);
+            let bf = reference::brute_force(&scn, &cat);
             prop_assert!(close(ex, bf), "exact {} brute force {}", ex, bf);
         }
     }
@@ -101,7 +136,8 @@ proptest! {
     #[test]
     fn market_equals_exact_typed(seed in any::<u64>(), s in 1usize..6, extra in 0usize..12) {
         let k = s + extra;
-        let inst = Instance::new(&scenario(seed, s, k, true)).unwrap();
+        let scn = scenario(seed, s, k, true);
+        let inst = Instance::new(&scn).unwrap();
         let mut r = SplitMix64::new(seed ^ 0x7e5);
         let cat = random_category(&mut r, k as u32, s as u32);
         let mut m = Market::new(&inst);
@@ -109,12 +145,13 @@ proptest! {
         prop_assert!(out.cleared, "market hit its cap: {:?}", out);
         let mut e = Exact::new(&inst);
         let ex = e.solve(&inst, &cat);
+        check_reference_market(&scn, &cat, market_throughput(&inst, &m), ex)?;
         prop_assert!(close(market_throughput(&inst, &m), ex));
         if k <= 8 {
-            prop_assert!(close(ex, reference::brute_force(&inst, &cat)));
+            prop_assert!(close(ex, reference::brute_force(&scn, &cat)));
         }
         // The per-worker market (no classes) reaches the same throughput when it clears.
-        let pw = reference::per_worker_instance(&inst);
+        let pw = per_worker_instance(&inst);
         let mut m2 = Market::new(&pw);
         if m2.run(&pw, &cat, MARKET_CAP).cleared {
             prop_assert!(close(market_throughput(&pw, &m2), ex));

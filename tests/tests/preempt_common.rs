@@ -82,3 +82,28 @@ pub fn random_scenario(seed: u64) -> PreemptScenario {
         jobs,
     }
 }
+
+/// The outcome shape of `reference::greedy` read from the fast scheduler (after `run_all`):
+/// per global chunk (server, worker, cloud, every slot it runs in).
+#[allow(dead_code)]
+pub fn fast_outcome(
+    s: &mlsched_kernel::preempt::PreemptScheduler,
+) -> Vec<mlsched_kernel::preempt::reference::ChunkOutcome> {
+    let scn = s.scenario();
+    let nc: usize = scn.jobs.iter().map(|j| j.chunks as usize).sum();
+    let mut out = vec![(0, 0, false, Vec::new()); nc];
+    for (c, o) in out.iter_mut().enumerate() {
+        if let Some(p) = s.placement(c as u32) {
+            *o = (p.server, p.worker, p.cloud, Vec::new());
+            if p.cloud {
+                o.3 = (p.start..p.end).collect();
+            }
+        }
+    }
+    for w in 0..s.plans().workers_len() {
+        for seg in s.plans().segments(w) {
+            out[seg.chunk as usize].3.extend(seg.start..seg.end);
+        }
+    }
+    out
+}

@@ -4,7 +4,7 @@ use mlsched_cli::gen::{generate_json, GenOptions};
 use mlsched_cli::run::{run_json, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::preempt::reference;
+
 use mlsched_kernel::preempt::{run_all, Policy, PreemptDecision, PreemptError, PreemptScheduler};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -24,7 +24,7 @@ fn check(scn: &PreemptScenario, policy: Policy) -> Result<Vec<PreemptDecision>, 
     let mut s = PreemptScheduler::new(scn, policy)?;
     let mut log = Vec::new();
     run_all(&mut s, &mut |d| log.push(*d))?;
-    let out = reference::outcome(&s);
+    let out = refs::fast_outcome(&s);
     let mut base = 0usize;
     let mut busy: BTreeMap<(u32, u32, u32), u32> = BTreeMap::new();
     for (j, job) in scn.jobs.iter().enumerate() {

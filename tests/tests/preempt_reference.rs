@@ -1,8 +1,8 @@
 //! Wang et al. (kind "preempt"): the fast Q and dispatch against the paper-literal references,
 //! and the brute-force check of what eq. (5) claims (Q = the increase of the flow time when the
 //! chunk is inserted), with the gaps the slot model leaves (see docs/preempt.md).
-use mlsched_kernel::preempt::plan::{Plans, NIL};
-use mlsched_kernel::preempt::reference::{self, RefChunk, SlotPlan};
+use mlsched_kernel::preempt::plan::{Plans, QValue, NIL, WEIGHT_ONE};
+use mlsched_kernel::preempt::reference::{self, RefChunk, RefQ, SlotPlan};
 use mlsched_kernel::preempt::{run_all, Policy, PreemptScheduler};
 use mlsched_kernel::rng::SplitMix64;
 use proptest::prelude::*;
@@ -12,7 +12,7 @@ mod common;
 use common::random_scenario;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     /// Exact greedy (C_j once, only the chosen worker recomputed) == the literal listing with
     /// every candidate's Q recomputed from the slot arrays for every chunk.
@@ -21,7 +21,7 @@ proptest! {
         let scn = random_scenario(seed);
         let mut s = PreemptScheduler::new(&scn, Policy::Greedy).unwrap();
         match run_all(&mut s, &mut |_| {}) {
-            Ok(()) => prop_assert_eq!(reference::outcome(&s), reference::greedy(&scn)),
+            Ok(()) => prop_assert_eq!(common::fast_outcome(&s), following(&s, &scn)),
             // only a job whose sole eligible worker is a zeta-dependent cloud can fail
             Err(e) => {
                 let msg = e.to_string();
@@ -62,8 +62,8 @@ proptest! {
                 let a = fast.q_edge(pw, g, pt0, p, delta, d);
                 let b = slow.q(pw, &meta, g, pt0, p, delta, d);
                 let c = fast.q_scan(pw, g, pt0, p, delta, d);
-                prop_assert_eq!(a, b);
-                prop_assert_eq!(c, b);
+                prop_assert_eq!(a, c);
+                same_q(&a, &b)?;
             }
             let qv = fast.q_edge(w, m.gamma, t0, m.p, 0, 1.0);
             let len = m.p.ceil() as u32;
@@ -88,20 +88,23 @@ proptest! {
 /// The same comparison on fixed seeds, counting that the runs really dispatch (not all errors).
 #[test]
 fn fast_dispatch_equals_reference_fixed_seeds() {
-    let mut ok = 0;
-    for seed in 0..400u64 {
+    let (mut ok, mut ties) = (0, 0);
+    for seed in 0..1000u64 {
         let scn = random_scenario(seed);
         let mut s = PreemptScheduler::new(&scn, Policy::Greedy).unwrap();
         if run_all(&mut s, &mut |_| {}).is_ok() {
-            assert_eq!(
-                reference::outcome(&s),
-                reference::greedy(&scn),
-                "seed {seed}"
-            );
+            assert_eq!(common::fast_outcome(&s), following(&s, &scn), "seed {seed}");
+            let plain = reference::greedy(&scn);
+            ties += (plain != common::fast_outcome(&s)) as u32;
             ok += 1;
         }
     }
-    assert!(ok > 350, "only {ok} of 400 scenarios ran");
+    println!("{ok} scenarios ran; {ties} broke a tie of eq. (5) other than the lowest index");
+    assert!(ok > 875, "only {ok} of 1000 scenarios ran");
+    assert!(
+        ties * 20 < ok,
+        "ties broken otherwise in {ties} of {ok} scenarios"
+    );
 }
 
 /// A paper-like generated scenario, large enough for the pool compaction between slots to run.
@@ -119,7 +122,43 @@ fn fast_dispatch_equals_reference_generated() {
     let scn = doc.validate().unwrap();
     let mut s = PreemptScheduler::new(&scn, Policy::Greedy).unwrap();
     run_all(&mut s, &mut |_| {}).unwrap();
-    assert_eq!(reference::outcome(&s), reference::greedy(&scn));
+    assert_eq!(common::fast_outcome(&s), following(&s, &scn));
+}
+
+/// The reference's greedy, taking the fast path's choice wherever it is within 1e-9 (relative)
+/// of the reference's minimum Q: the fast path's eq. (5) rounds differently (fixed-point
+/// sum_A2, its own evaluation order), so a tie of real numbers may be broken the other way.
+/// Everything else — which candidates are near-minimal, t*, preemptions, slots — is the
+/// reference's own.
+fn following(
+    s: &PreemptScheduler,
+    scn: &mlsched_kernel::model::preempt::PreemptScenario,
+) -> Vec<reference::ChunkOutcome> {
+    let choices: Vec<reference::Choice> = common::fast_outcome(s)
+        .iter()
+        .map(|o| (o.0, o.1, o.2))
+        .collect();
+    reference::greedy_following(scn, Some(&choices), 1e-9).0
+}
+
+/// The fast Q (fixed-point sum_A2) and the reference's (its own eq. 5 in f64) agree on t*,
+/// sum_A1 p-hat exactly and on sum_A2 1/D' and Q up to rounding.
+fn same_q(a: &QValue, b: &RefQ) -> Result<(), TestCaseError> {
+    prop_assert_eq!((a.t_star, a.a1_slots), (b.t_star, b.a1_slots));
+    let a2 = a.a2_weight as f64 / WEIGHT_ONE;
+    prop_assert!(
+        (a2 - b.a2_sum).abs() <= 1e-9 * (1.0 + b.a2_sum),
+        "{:?} vs {:?}",
+        a,
+        b
+    );
+    prop_assert!(
+        (a.q - b.q).abs() <= 1e-9 * (1.0 + b.q.abs()),
+        "{:?} vs {:?}",
+        a,
+        b
+    );
+    Ok(())
 }
 
 fn random_chunk(r: &mut SplitMix64, now: u32) -> RefChunk {
@@ -272,6 +311,25 @@ fn hand_example() {
         (q.q, q.t_star, q.a1_slots, q.a2_weight),
         (4.0, 2, 0, 1 << 39)
     );
+    // The reference's own eq. (5) on the same plan (slot arrays).
+    let mut y = SlotPlan::new(1);
+    y.insert(0, 0, 0, 4);
+    let meta = [
+        RefChunk {
+            gamma: 1.0,
+            inv_d: 0.5,
+            arrival: 0,
+            p: 4.0,
+        },
+        RefChunk {
+            gamma: 2.0,
+            inv_d: 1.0,
+            arrival: 1,
+            p: 2.0,
+        },
+    ];
+    let r = y.q(0, &meta, 2.0, 2, 2.0, 1, 1.0);
+    assert_eq!((r.q, r.t_star, r.a1_slots, r.a2_sum), (4.0, 2, 0, 0.5));
     p.chunks[1].gamma = 2.0;
     p.chunks[1].inv_d = 1.0;
     assert_eq!(p.insert(0, 1, 2, 2).unwrap(), 1);

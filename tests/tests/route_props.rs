@@ -1,13 +1,15 @@
 //! CSRP / Aggregated CSRP and the routing baselines (Song et al. 2023): invariants of every
 //! schedule (eqs. 6-10), the fast paths against their paper-literal references (Dijkstra vs
 //! O(V^2), the incremental eq. 11 vs the set-based recomputation of eqs. 1-3), determinism.
+use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::route::{Link, Node, NodeKind, RouteScenario, Topology};
 use mlsched_kernel::rng::SplitMix64;
-use mlsched_kernel::route::cost::reference_summary;
 use mlsched_kernel::route::dijkstra::{reference, Dijkstra, Weight};
 use mlsched_kernel::route::graph::Graph;
+use mlsched_kernel::route::reference::{summary as reference_summary, Decided};
 use mlsched_kernel::route::topo::{clos, fat_tree, ClosShape, TopoParams};
+use mlsched_kernel::route::RouteDecision;
 use mlsched_kernel::route::{Policy, RouteOutcome, Router, NONE};
 use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
 use proptest::prelude::*;
@@ -56,6 +58,83 @@ fn run(s: &RouteScenario, p: Policy) -> (RouteOutcome, String) {
     let mut sink = HashSink::new();
     let out = Router::new(s, p).unwrap().run(&mut sink).unwrap();
     (out, sink.hash().hex().to_string())
+}
+
+/// (slot, job) of every placement in decision order, from a run driven event by event as
+/// `Router::run` drives it (releases at their times, then `SlotAdvanced`).
+fn decision_times(s: &RouteScenario, p: Policy) -> Vec<(u32, u32)> {
+    let mut r = Router::new(s, p).unwrap();
+    let arrivals: Vec<(u32, u32)> = r
+        .release_order()
+        .iter()
+        .map(|&j| (s.jobs[j as usize].release, j))
+        .collect();
+    let mut placed = Vec::new();
+    let mut next = 0;
+    let earliest = |a: Option<u32>, b: Option<u32>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    };
+    let mut t = earliest(arrivals.first().map(|a| a.0), r.next_wakeup(None));
+    while let Some(now) = t {
+        while next < arrivals.len() && arrivals[next].0 <= now {
+            r.on_event(
+                now,
+                Event::JobArrived(arrivals[next].1),
+                &mut |_: &RouteDecision| {},
+            )
+            .unwrap();
+            next += 1;
+        }
+        r.on_event(now, Event::SlotAdvanced, &mut |d: &RouteDecision| {
+            if let RouteDecision::Placed(rec) = d {
+                placed.push((now, rec.job));
+            }
+        })
+        .unwrap();
+        let wake = r.next_wakeup(Some(now)).map(|w| w.max(now + 1));
+        t = earliest(arrivals.get(next).map(|a| a.0.max(now)), wake);
+    }
+    placed
+}
+
+/// The reference's eqs. (1)-(5), (11) on `out`'s sets (each job's N recomputed on the link
+/// state rebuilt at its decision) against the fast path's per-job N and summary.
+fn check_objective(s: &RouteScenario, p: Policy, out: &RouteOutcome) {
+    let times = decision_times(s, p);
+    assert_eq!(times.len(), s.jobs.len(), "every job placed once");
+    let mut decided: Vec<Decided> = out
+        .plans
+        .iter()
+        .map(|p| Decided {
+            start: p.start,
+            decided_at: u32::MAX,
+            order: u32::MAX,
+            paths: (0..p.workers)
+                .map(|w| out.path(p.first_path + w).to_vec())
+                .collect(),
+            aggregation: p.aggregation,
+        })
+        .collect();
+    for (i, &(t, j)) in times.iter().enumerate() {
+        decided[j as usize].decided_at = t;
+        decided[j as usize].order = i as u32;
+    }
+    let r = reference_summary(&s.topology, &s.jobs, &decided, s.load_factor, s.beta)
+        .expect("paths fit the topology");
+    for (j, (p, n)) in out.plans.iter().zip(&r.network).enumerate() {
+        assert!(
+            (p.network_cost - n).abs() <= 1e-9 * n.abs().max(1.0),
+            "job {j}: fast N {} vs eqs. (4)-(5) {n} ({p:?})",
+            p.network_cost
+        );
+    }
+    let sm = &out.summary;
+    assert_eq!(sm.servers_used, r.servers);
+    assert!((sm.deadline_violation_rate - r.rdv).abs() < 1e-12);
+    assert!((sm.avg_network_cost - r.n_bar).abs() <= 1e-9 * r.n_bar.max(1.0));
+    assert!((sm.cost - r.cost).abs() <= 1e-9 * r.cost.max(1.0));
 }
 
 /// Eqs. (6)-(10) and (8), plus the bandwidth promise of aggregation.
@@ -118,24 +197,6 @@ fn check_invariants(s: &RouteScenario, out: &RouteOutcome) {
             assert!(*b <= node.slots, "node {v} over its slots at {theta} (6)");
         }
     }
-    // Eqs. (1)-(3), (11) recomputed from sets.
-    let rows: Vec<_> = out
-        .plans
-        .iter()
-        .zip(&s.jobs)
-        .map(|(p, j)| {
-            let nodes = (0..p.workers)
-                .map(|w| *out.path(p.first_path + w).last().unwrap())
-                .collect();
-            (p.start, j.duration, j.deadline, p.network_cost, nodes)
-        })
-        .collect();
-    let (rdv, su, nbar, cost) = reference_summary(&rows, s.beta);
-    let sm = &out.summary;
-    assert_eq!(sm.servers_used, su);
-    assert!((sm.deadline_violation_rate - rdv).abs() < 1e-12);
-    assert!((sm.avg_network_cost - nbar).abs() <= 1e-9 * nbar.max(1.0));
-    assert!((sm.cost - cost).abs() <= 1e-9 * cost.max(1.0));
 }
 
 fn random_graph(seed: u64, n: usize, extra: usize) -> Topology {
@@ -204,7 +265,23 @@ proptest! {
         for p in POLICIES {
             let (out, _) = run(&s, p);
             check_invariants(&s, &out);
+            check_objective(&s, p, &out);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every job's N (eqs. 4-5) and the summary (eqs. 1-3, 11) recomputed by the independent
+    /// reference equal the fast path's, on 1,000 random scenarios (policy by seed, half of them
+    /// with aggregation, fat-tree or Clos, link loads up to 0.95 C).
+    #[test]
+    fn reference_recomputes_the_objective(seed in any::<u64>(), jobs in 1usize..10, agg in any::<bool>(), c in any::<bool>()) {
+        let s = scenario(seed, jobs, agg, c);
+        let p = POLICIES[(seed % POLICIES.len() as u64) as usize];
+        let (out, _) = run(&s, p);
+        check_objective(&s, p, &out);
     }
 }
 
@@ -230,6 +307,7 @@ fn aggregation_reduces_bandwidth_somewhere() {
         let s = scenario(seed, 12, true, seed % 2 == 0);
         let (out, _) = run(&s, Policy::Csrp);
         check_invariants(&s, &out);
+        check_objective(&s, Policy::Csrp, &out);
         applied += out.plans.iter().filter(|p| p.aggregation != NONE).count();
     }
     assert!(applied > 0, "Algorithm 2 was never applied");
@@ -265,6 +343,7 @@ fn busy_clusters_keep_the_invariants() {
             for p in POLICIES {
                 let (out, _) = run(&s, p);
                 check_invariants(&s, &out);
+                check_objective(&s, p, &out);
             }
         }
     }

@@ -64,6 +64,46 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// x rounded down to 6 decimals (never above x in f64, never below 0).
+fn floor6(x: f64) -> f64 {
+    let mut k = (x * 1e6).floor().max(0.0);
+    while k > 0.0 && k / 1e6 > x {
+        k -= 1.0;
+    }
+    k / 1e6
+}
+
+/// Splits the chunk time m (already rounded to 6 decimals) into (tau, comm) with
+/// comm = c tau, both rounded down to 6 decimals, so that tau + 2 comm <= m holds exactly in
+/// f64 (rounding tau and comm to nearest could land the sum just above m: 0.5 became 0.500001,
+/// and a worker then covered one chunk fewer per slot when 1/m is an integer). tau is at
+/// least 1e-6 (the document's floor; m >= 1e-6 too, and comm is then 0).
+fn split_chunk(m: f64, c: f64) -> (f64, f64) {
+    let tau = floor6(m / (1.0 + 2.0 * c)).max(1e-6).min(m);
+    let mut comm = floor6(tau * c);
+    while comm > 0.0 && tau + 2.0 * comm > m {
+        comm = down6(comm);
+    }
+    (tau, comm)
+}
+
+/// The 6-decimal value one step (1e-6) below x, a 6-decimal value > 0.
+fn down6(x: f64) -> f64 {
+    ((x * 1e6).round() - 1.0).max(0.0) / 1e6
+}
+
+/// Kind "online": (U_j, pi_j) from the reference-type mini-batch time v (rounded): U_j = c v and
+/// pi_j = U_j b / 2, both rounded down, so that the communication of eq. (1) off one server,
+/// U_j + 2 pi_j / b, is at most 2 c v exactly in f64: U_j <= c v and 2 pi_j / b <= U_j.
+fn split_online(v: f64, c: f64, b: f64) -> (f64, f64) {
+    let u = floor6(v * c);
+    let mut pi = floor6(u * b / 2.0);
+    while pi > 0.0 && 2.0 * pi / b > u {
+        pi = down6(pi);
+    }
+    (u, pi)
+}
+
 /// Kind "oasis" document.
 pub fn to_oasis(
     jobs: &[TraceJob],
@@ -92,15 +132,14 @@ pub fn to_oasis(
         let work = g as f64 * d; // worker-slots
         let epochs = (work / n as f64).ceil().max(1.0);
         let m = round6((work / (epochs * n as f64)).max(1e-6));
-        let tau = round6(m / (1.0 + 2.0 * opts.comm_ratio));
-        let comm = round6(tau * opts.comm_ratio);
+        let (tau, comm) = split_chunk(m, opts.comm_ratio);
         out.push(OasisJobDoc {
             id: j.id.clone(),
             arrival: a as f64,
             epochs,
             chunks: n as f64,
             minibatches_per_chunk: 1.0,
-            minibatch_time: tau.max(1e-6),
+            minibatch_time: tau,
             comm_time: comm,
             worker_bw: opts.worker_bw,
             ps_bw: opts.ps_bw,
@@ -152,11 +191,14 @@ pub fn to_online(
             Some(t) => {
                 let gt = &t[rng.below(t.len() as u64) as usize];
                 (0..3)
-                    .map(|m| round6(v * gt.throughput[2] / gt.throughput[m]).max(1e-6))
+                    .map(|m| floor6(v * gt.throughput[2] / gt.throughput[m]).max(1e-6))
                     .collect()
             }
-            None => vec![round6(v).max(1e-6)],
+            None => vec![floor6(v).max(1e-6)],
         };
+        // The reference type (V100, or the only type): the last entry.
+        let v_ref = times[times.len() - 1];
+        let (u, pi) = split_online(v_ref, opts.comm_ratio, opts.worker_bw);
         out.push(OnlineJobDoc {
             id: j.id.clone(),
             arrival: a as f64,
@@ -165,8 +207,8 @@ pub fn to_online(
             chunks: n as f64,
             minibatches_per_chunk: 1.0,
             minibatch_time: times,
-            update_time: vec![round6(v * opts.comm_ratio)],
-            gradient_size: round6(v * opts.comm_ratio * opts.worker_bw / 2.0),
+            update_time: vec![u],
+            gradient_size: pi,
         });
     }
     let cpu = jobs

@@ -257,10 +257,24 @@ mod tests {
         let scn = hand_scenario();
         let mut s = OasisScheduler::new(&scn).unwrap();
         for i in 0..5u32 {
-            let job = *s.job(i).unwrap();
-            let r = reference::decide(s.market(), i, &job, &scn.jobs[i as usize].utility);
+            let mut rm = reference::RefMarket::new(&scn).unwrap();
+            let m = s.market();
+            rm.set_usage(
+                |t, h, r| m.workers.usage(t, h, r),
+                |t, k, r| m.ps.usage(t, k, r),
+            );
+            let r = reference::decide(&rm, &scn.jobs[i as usize]).decision;
             let d = s.decide(0, i).unwrap();
-            assert_eq!(r.decision, d);
+            let reason = match d.reason {
+                Reason::Admitted => reference::RefReason::Admitted,
+                Reason::NoFeasibleSchedule => reference::RefReason::NoFeasibleSchedule,
+                Reason::NonPositivePayoff => reference::RefReason::NonPositivePayoff,
+            };
+            assert_eq!(
+                (r.admitted, r.reason, r.completion_slot),
+                (d.admitted, reason, d.completion_slot)
+            );
+            assert!((r.payoff - d.payoff).abs() <= 1e-12 * d.payoff.abs().max(1.0));
         }
     }
 

@@ -36,6 +36,8 @@ pub mod jps;
 pub mod las;
 pub mod market;
 pub mod optimus;
+#[cfg(any(test, feature = "reference"))]
+pub mod per_worker;
 pub mod records;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;

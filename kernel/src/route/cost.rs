@@ -166,42 +166,6 @@ impl Fitness {
     }
 }
 
-/// Paper-literal summary of a finished schedule, recomputed from the sets of eqs. (1)-(3):
-/// per job `(start e^r, duration, deadline, network cost, compute nodes)`. Returns
-/// (R_dv, |S_u|, N-bar, Cost).
-#[cfg(any(test, feature = "reference"))]
-pub fn reference_summary(
-    jobs: &[(u32, u32, u32, f64, alloc::vec::Vec<u32>)],
-    beta: f64,
-) -> (f64, u32, f64, f64) {
-    let j = jobs.len();
-    // Eq. (1): J_v = |J| - |{t_j : e^r + Delta <= e^d}|.
-    let met = jobs
-        .iter()
-        .filter(|x| x.0 as u64 + x.1 as u64 <= x.2 as u64)
-        .count();
-    let jv = (j - met) as u32;
-    // Eq. (3): S_u = {s_k : sum_j c_{t_j,s_k} > 0}.
-    let mut su = alloc::collections::BTreeSet::new();
-    for x in jobs {
-        su.extend(x.4.iter().copied());
-    }
-    let mut n_sum = 0.0;
-    for x in jobs {
-        n_sum += x.3;
-    }
-    let n_bar = if j == 0 { 0.0 } else { n_sum / j as f64 };
-    let s_u = su.len() as f64;
-    let b2 = beta * beta;
-    let f = if b2 * n_bar + s_u == 0.0 {
-        0.0
-    } else {
-        (1.0 + b2) * n_bar * s_u / (b2 * n_bar + s_u)
-    };
-    let rdv = if j == 0 { 0.0 } else { jv as f64 / j as f64 };
-    (rdv, su.len() as u32, n_bar, f * rdv)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

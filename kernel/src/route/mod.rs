@@ -21,6 +21,7 @@
 //! | `outcome` | [`RouteOutcome`], [`JobPlan`], [`RouteSummary`] |
 //! | `snapshot` | [`RouterState`] and the [`crate::snapshot::Snapshot`] impl |
 //! | `error` | [`RouteError`] |
+//! | `reference` | (feature `reference`) eqs. (1)-(5) and (11) recomputed from a schedule's sets |
 //!
 //! Readings (`docs/route.md`): BW_b of eq. (5) is the **used**
 //! bandwidth of the bottleneck link; eq. (11) is compared lexicographically
@@ -39,6 +40,8 @@ mod outcome;
 mod policy;
 pub mod pso;
 pub mod records;
+#[cfg(any(test, feature = "reference"))]
+pub mod reference;
 mod scheduler;
 mod scratch;
 mod snapshot;
