@@ -22,10 +22,12 @@ Model
   resources freed by a shrinking job are free before a growing one asks for them): elasticity is
   tasks starting and stopping per slot. Each task reads its node id inside Ray
   (``ray.get_runtime_context().get_node_id()``): ``report.placements``.
-- **Completions come back from Ray**: a job is complete when the tasks of its last decided slot
-  have returned (``report.completions``, with the slot and the wall time). The engine is not fed
-  ``finished`` events: OASiS and A_online decide completion slots themselves and ``mlsched run``
-  feeds none, so feeding them would add event records to the decision log (another log hash).
+- **Completions come back from Ray as events**: a job is complete when the tasks of its last
+  decided slot have returned (``report.completions``, with the slot and the wall time), and the
+  engine is fed ``finished(job, slot + 1)`` for it — first thing in the next slot, as the event
+  order says. OASiS and A_online take a completion as a clock event (they reserved the job's
+  whole schedule at its decision), and event records are not part of ``log_hash``, so the result
+  (and its ``log_hash``) is the offline run's.
 - **Failures are reported, not lost**: a task that raises marks its job failed
   (``report.failures``: job, slot, server, error); the job's later slots are not started; other
   jobs go on.
@@ -295,6 +297,7 @@ def execute(scenario: Any, *, slot_seconds: float = 0.1, address: Optional[str] 
                 if slots_j and max(slots_j) == slot and not failed.get(j):
                     report.completions.append({"job": j, "job_id": ids[j], "slot": slot,
                                                "wall_s": time.monotonic() - t0})
+                    e.finished(j, slot + 1)
             rest = slot_seconds - (time.monotonic() - tick)
             if rest > 0 and not refs:
                 time.sleep(rest)
