@@ -66,6 +66,33 @@ pub trait Kind {
     fn policy(r: &Self::Result) -> &str;
 }
 
+/// The [`Kind`] methods every kind answers the same way from its documents' common fields
+/// (`jobs`, `log_hash`, `policy`, `validate`), given the kind's summary function.
+macro_rules! kind_documents {
+    ($summary:path) => {
+        fn summary_text(r: &Self::Result) -> String {
+            $summary(r)
+        }
+
+        fn log_hash(r: &Self::Result) -> &str {
+            &r.log_hash
+        }
+
+        fn policy(r: &Self::Result) -> &str {
+            &r.policy
+        }
+
+        fn jobs(doc: &Self::Doc) -> usize {
+            doc.jobs.len()
+        }
+
+        fn validate(doc: &Self::Doc) -> Result<(), crate::InputError> {
+            doc.validate().map(drop)
+        }
+    };
+}
+pub(crate) use kind_documents;
+
 /// What a [`Kind`] builds: the engine and the scenario facts the façade checks events against.
 pub struct Built<L> {
     pub(crate) inner: Box<dyn KindEngine<L>>,

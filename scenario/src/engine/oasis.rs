@@ -46,25 +46,7 @@ impl Kind for Oasis {
         })
     }
 
-    fn summary_text(r: &OasisResult) -> String {
-        crate::exec::oasis::summary_text(r)
-    }
-
-    fn log_hash(r: &OasisResult) -> &str {
-        &r.log_hash
-    }
-
-    fn policy(r: &OasisResult) -> &str {
-        &r.policy
-    }
-
-    fn jobs(doc: &OasisDoc) -> usize {
-        doc.jobs.len()
-    }
-
-    fn validate(doc: &OasisDoc) -> Result<(), crate::InputError> {
-        doc.validate().map(drop)
-    }
+    super::kind_documents!(crate::exec::oasis::summary_text);
 }
 
 fn job_ids(doc: &OasisDoc) -> Vec<String> {

@@ -48,25 +48,7 @@ impl Kind for Online {
         })
     }
 
-    fn summary_text(r: &OnlineResult) -> String {
-        crate::exec::online::summary_text(r)
-    }
-
-    fn log_hash(r: &OnlineResult) -> &str {
-        &r.log_hash
-    }
-
-    fn policy(r: &OnlineResult) -> &str {
-        &r.policy
-    }
-
-    fn jobs(doc: &OnlineDoc) -> usize {
-        doc.jobs.len()
-    }
-
-    fn validate(doc: &OnlineDoc) -> Result<(), crate::InputError> {
-        doc.validate().map(drop)
-    }
+    super::kind_documents!(crate::exec::online::summary_text);
 }
 
 self_cell::self_cell!(

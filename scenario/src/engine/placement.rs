@@ -52,25 +52,7 @@ impl Kind for Placement {
         })
     }
 
-    fn summary_text(r: &PlacementResult) -> String {
-        crate::exec::placement::summary_text(r)
-    }
-
-    fn log_hash(r: &PlacementResult) -> &str {
-        &r.log_hash
-    }
-
-    fn policy(r: &PlacementResult) -> &str {
-        &r.policy
-    }
-
-    fn jobs(doc: &PlacementDoc) -> usize {
-        doc.jobs.len()
-    }
-
-    fn validate(doc: &PlacementDoc) -> Result<(), crate::InputError> {
-        doc.validate().map(drop)
-    }
+    super::kind_documents!(crate::exec::placement::summary_text);
 }
 
 struct Engine {

@@ -75,25 +75,7 @@ impl Kind for Preempt {
         })
     }
 
-    fn summary_text(r: &PreemptResult) -> String {
-        crate::exec::preempt::summary_text(r)
-    }
-
-    fn log_hash(r: &PreemptResult) -> &str {
-        &r.log_hash
-    }
-
-    fn policy(r: &PreemptResult) -> &str {
-        &r.policy
-    }
-
-    fn jobs(doc: &PreemptDoc) -> usize {
-        doc.jobs.len()
-    }
-
-    fn validate(doc: &PreemptDoc) -> Result<(), crate::InputError> {
-        doc.validate().map(drop)
-    }
+    super::kind_documents!(crate::exec::preempt::summary_text);
 }
 
 struct Engine {

@@ -58,25 +58,7 @@ impl Kind for Route {
         })
     }
 
-    fn summary_text(r: &RouteResult) -> String {
-        crate::exec::route::summary_text(r)
-    }
-
-    fn log_hash(r: &RouteResult) -> &str {
-        &r.log_hash
-    }
-
-    fn policy(r: &RouteResult) -> &str {
-        &r.policy
-    }
-
-    fn jobs(doc: &RouteDoc) -> usize {
-        doc.jobs.len()
-    }
-
-    fn validate(doc: &RouteDoc) -> Result<(), crate::InputError> {
-        doc.validate().map(drop)
-    }
+    super::kind_documents!(crate::exec::route::summary_text);
 }
 
 struct Engine {
