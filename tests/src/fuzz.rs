@@ -331,11 +331,18 @@ pub fn gen_options(data: &[u8]) {
     let seed = u64::from(byte());
     let result = if what % 2 == 0 {
         let kind = mlsched_cli::doc::KINDS[which as usize % 5];
+        // Placement and route read a trace by default (Gavel, openb pods): the cut-down copy
+        // keeps an execution in microseconds.
+        let trace = match kind {
+            "placement" => Some(small_data().join("gavel/throughputs_isolated.csv")),
+            "route" => Some(small_data().join("alibaba-openb-gpu-2023/openb_pod_list_default.csv")),
+            _ => None,
+        };
         let opts = GenOptions {
             seed,
             jobs: (a % 3 != 0).then(|| count(a, b1).min(60)),
             nodes: (c % 3 != 0).then(|| count(c, d).min(24)),
-            trace: None,
+            trace,
             slots: (e2 % 4 == 0).then(|| count(e2, f)),
         };
         generate_json(kind, &opts)

@@ -64,11 +64,21 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// x rounded down to 6 decimals (never above x in f64, never below 0).
+/// Beyond this, x * 1e6 has no integer steps left in f64 (2^53): x is its own 6-decimal value.
+const EXACT6_MAX: f64 = 9_007_199_254.740_992;
+
+/// x rounded down to 6 decimals (never above x in f64, never below 0). A non-finite x, or one
+/// too large for 6-decimal steps, is returned as it is (the validator refuses the former).
 fn floor6(x: f64) -> f64 {
+    if !x.is_finite() || x >= EXACT6_MAX {
+        return x;
+    }
     let mut k = (x * 1e6).floor().max(0.0);
-    while k > 0.0 && k / 1e6 > x {
-        k -= 1.0;
+    // Division can land one step above x; two steps down always suffice.
+    for _ in 0..2 {
+        if k > 0.0 && k / 1e6 > x {
+            k -= 1.0;
+        }
     }
     k / 1e6
 }
@@ -81,8 +91,15 @@ fn floor6(x: f64) -> f64 {
 fn split_chunk(m: f64, c: f64) -> (f64, f64) {
     let tau = floor6(m / (1.0 + 2.0 * c)).max(1e-6).min(m);
     let mut comm = floor6(tau * c);
-    while comm > 0.0 && tau + 2.0 * comm > m {
+    // A few 1e-6 steps at most for any m the validator takes; bounded whatever the inputs.
+    for _ in 0..8 {
+        if !(comm > 0.0 && tau + 2.0 * comm > m) {
+            break;
+        }
         comm = down6(comm);
+    }
+    if tau + 2.0 * comm > m {
+        comm = 0.0;
     }
     (tau, comm)
 }
@@ -98,8 +115,14 @@ fn down6(x: f64) -> f64 {
 fn split_online(v: f64, c: f64, b: f64) -> (f64, f64) {
     let u = floor6(v * c);
     let mut pi = floor6(u * b / 2.0);
-    while pi > 0.0 && 2.0 * pi / b > u {
+    for _ in 0..8 {
+        if !(pi > 0.0 && 2.0 * pi / b > u) {
+            break;
+        }
         pi = down6(pi);
+    }
+    if 2.0 * pi / b > u {
+        pi = 0.0;
     }
     (u, pi)
 }
