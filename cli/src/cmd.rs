@@ -28,19 +28,24 @@ pub struct MapArgs {
     /// PRNG seed (job window when --start is absent, utilities, weights, Gavel job types).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Horizon T in slots.
-    #[arg(long, default_value_t = 200)]
-    slots: u32,
+    /// Horizon T in slots. Default: 200, or with --slot-seconds the horizon that holds every
+    /// arrival (2 x the arrival span for kind oasis, 2 alpha x for kind online).
+    #[arg(long)]
+    slots: Option<u32>,
     /// Seconds per slot (0: arrivals span half the horizon for kind oasis, T/(2 alpha) for kind
     /// online, the window A_online can reach).
     #[arg(long, default_value_t = 0.0)]
     slot_seconds: f64,
+    /// Kind online: ps (parameter servers) or ring (Ring-AllReduce).
+    #[arg(long, default_value = "ps")]
+    architecture: String,
     /// Worker (GPU) servers, or `all`: every GPU node of the node list (openb, pai-nodes).
     #[arg(long, default_value = "8", value_parser = count)]
     servers: usize,
-    /// Parameter-server (CPU) servers, or `all`: every CPU-only node of the node list.
-    #[arg(long, default_value = "2", value_parser = count)]
-    ps_servers: usize,
+    /// Parameter-server (CPU) servers, or `all`: every CPU-only node of the node list. Default:
+    /// `all` with `--servers all`, else 2.
+    #[arg(long, value_parser = count)]
+    ps_servers: Option<usize>,
     /// Most workers of a job = its traced GPUs x this.
     #[arg(long, default_value_t = 2)]
     max_scale: u32,
@@ -70,16 +75,30 @@ fn count(s: &str) -> Result<usize, String> {
 impl MapArgs {
     fn options(&self) -> Result<ImportOptions, RunError> {
         let data = mlsched_cli::data::data_dir(self.data.as_deref())?;
+        let slots = match self.slots {
+            Some(0) => {
+                return Err(InputError::new("option", "slots", "must be at least 1").into());
+            }
+            Some(t) => t,
+            None if self.slot_seconds > 0.0 => 0,
+            None => 200,
+        };
+        let ps_servers = match self.ps_servers {
+            Some(k) => k,
+            None if self.servers == import::ALL => import::ALL,
+            None => 2,
+        };
         Ok(ImportOptions {
             kind: self.kind.clone(),
             data_dir: data,
             jobs: self.jobs,
             start: self.start,
             seed: self.seed,
-            slots: self.slots,
+            slots,
             slot_seconds: self.slot_seconds,
+            architecture: self.architecture.clone(),
             servers: self.servers,
-            ps_servers: self.ps_servers,
+            ps_servers,
             max_scale: self.max_scale,
             comm_ratio: self.comm_ratio,
             target_factor: self.target_factor,
@@ -100,6 +119,10 @@ pub struct ImportArgs {
     /// Output file (default stdout).
     #[arg(short, long)]
     out: Option<PathBuf>,
+    /// Do not print what the import took and chose (jobs, servers, slot length, horizon) on
+    /// stderr.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// `mlsched compare SCENARIO`.
@@ -147,7 +170,10 @@ pub struct MergeArgs {
 
 pub fn import(a: &ImportArgs) -> Result<(), RunError> {
     let src = Source::parse(&a.source)?;
-    let text = import::import_json(src, &a.map.options()?)?;
+    let (text, report) = import::import_json_with_report(src, &a.map.options()?)?;
+    if !a.quiet {
+        eprintln!("imported {}: {report}", a.source);
+    }
     match &a.out {
         Some(p) => std::fs::write(p, text)
             .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display()))),

@@ -451,7 +451,7 @@ fn gen_slots_and_zero_counts() {
             "online and oasis",
         ),
         (
-            &["gen", "online", "--slots", "99999"][..],
+            &["gen", "online", "--slots", "999999"][..],
             "slots",
             "SLOTS_MAX",
         ),

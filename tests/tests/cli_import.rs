@@ -231,3 +231,87 @@ fn chunk_time_split_never_exceeds_the_traced_chunk_time() {
         "oasis on 4 sources, online on 6"
     );
 }
+
+/// The whole openb trace on the whole cluster: every GPU pod, every GPU node as a worker
+/// server, every CPU-only node as a PS server; the report says the slot length and horizon.
+#[test]
+fn whole_openb_on_the_whole_cluster() {
+    use mlsched_cli::import::{import_with_report, ALL};
+    let opts = ImportOptions {
+        data_dir: data(),
+        jobs: ALL,
+        servers: ALL,
+        ps_servers: ALL,
+        slots: 0,
+        slot_seconds: 600.0,
+        ..ImportOptions::default()
+    };
+    let (v, r) = import_with_report(Source::Openb, &opts).unwrap();
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 7064);
+    assert_eq!(v["worker_servers"].as_array().unwrap().len(), 1213);
+    assert_eq!(v["ps_servers"].as_array().unwrap().len(), 310);
+    assert_eq!((r.jobs, r.trace_jobs, r.gpus), (7064, 7064, 6212.0));
+    // --slot-seconds alone: T = 2 x (last arrival slot + 1), so every arrival is in [0, T/2].
+    assert_eq!(r.horizon.slot_seconds, 600.0);
+    assert_eq!(r.horizon.slots, 2 * (r.horizon.last_arrival + 1));
+    assert_eq!(v["slots"].as_f64().unwrap(), r.horizon.slots as f64);
+    let last = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["arrival"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(last, r.horizon.last_arrival as f64);
+    assert!(r.to_string().contains("slot 600 s, horizon T = "), "{r}");
+
+    // Online, Ring-AllReduce: no PS types, one update time per job; T = 2 alpha (last + 1).
+    let ring = ImportOptions {
+        kind: "online".into(),
+        architecture: "ring".into(),
+        slot_seconds: 3600.0,
+        ..opts.clone()
+    };
+    let (v, r) = import_with_report(Source::Openb, &ring).unwrap();
+    assert_eq!(v["architecture"], "ring");
+    assert!(v.get("ps_types").is_none_or(|p| p.is_null()));
+    assert_eq!(v["servers"].as_array().unwrap().len(), 1213);
+    assert_eq!(r.horizon.slots, 8 * (r.horizon.last_arrival + 1));
+    import_json(Source::Openb, &ring).unwrap();
+}
+
+/// No job is ever dropped: a horizon too short for the arrivals, a slot too short for the
+/// build's horizon, and an architecture the kind does not have are errors naming the option.
+#[test]
+fn horizons_and_architectures_are_checked_not_clamped() {
+    use mlsched_cli::import::ALL;
+    let base = ImportOptions {
+        data_dir: data(),
+        jobs: ALL,
+        slot_seconds: 600.0,
+        slots: 1000,
+        ..ImportOptions::default()
+    };
+    let e = import_json(Source::Openb, &base).unwrap_err().to_string();
+    assert!(
+        e.contains("`slots`") && e.contains("arrive at or after the horizon T = 1000"),
+        "{e}"
+    );
+    let tiny = ImportOptions {
+        slots: 0,
+        slot_seconds: 1.0,
+        ..base.clone()
+    };
+    let e = import_json(Source::Openb, &tiny).unwrap_err().to_string();
+    assert!(
+        e.contains("`slot-seconds`") && e.contains("SLOTS_MAX"),
+        "{e}"
+    );
+    let ring_oasis = ImportOptions {
+        architecture: "ring".into(),
+        ..ImportOptions::default()
+    };
+    let e = import_json(Source::Openb, &ring_oasis)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`architecture`"), "{e}");
+}

@@ -115,10 +115,10 @@ proptest! {
 #[test]
 fn construction_errors_are_typed() {
     let caps = [ResourceVec::from_slice(&[1.0]).unwrap()];
-    let e = Ledger::with_capacities(5000, &caps).unwrap_err();
+    let e = Ledger::with_capacities(300_000, &caps).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "5000 exceeds this build's limit SLOTS_MAX = 2048"
+        "300000 exceeds this build's limit SLOTS_MAX = 262144"
     );
     let mut cap = [f64::NAN];
     let mut usage = [0.0; 2];

@@ -122,8 +122,8 @@ fn oasis_malformed() {
     );
     case(
         &b,
-        |v| v["slots"] = json!(5000),
-        "scenario, field `slots`: 5000 exceeds this build's limit SLOTS_MAX = 2048",
+        |v| v["slots"] = json!(300000),
+        "scenario, field `slots`: 300000 exceeds this build's limit SLOTS_MAX = 262144",
     );
     case(
         &b,
@@ -335,7 +335,7 @@ fn preempt_malformed() {
     case(
         &b,
         |v| v["jobs"][0]["upload_delay"][1] = json!(-2),
-        "job `j1`, field `upload_delay[1]`: must be an integer in 0..=2048, got -2",
+        "job `j1`, field `upload_delay[1]`: must be an integer in 0..=262144, got -2",
     );
     case(
         &b,

@@ -7,48 +7,109 @@ use mlsched_kernel::rng::SplitMix64;
 
 const RESOURCES: [&str; 4] = ["gpu", "cpu", "mem_gb", "bw_gbps"];
 
-/// Seconds per slot: the option, or the submit times spanning `span_slots` slots.
-fn slot_seconds(jobs: &[TraceJob], opts: &ImportOptions, span_slots: f64) -> f64 {
-    if opts.slot_seconds > 0.0 {
-        return opts.slot_seconds;
-    }
+/// Slots the arrivals span by default on kind "oasis": half the horizon, so the last jobs
+/// still have half the horizon to run in.
+pub(crate) const OASIS_SPAN_FACTOR: f64 = 2.0;
+
+/// The horizon factor of kind "online": arrivals span T / (2 alpha) slots (alpha = the default
+/// the document leaves implicit). A_online runs the batch of round i (the jobs that arrived
+/// before tau_i = 2^(i-1)) from slot alpha tau_i on, so a job is reachable only if some power of
+/// two tau > a_j has alpha tau < T: a_j below T / alpha at best, about T / (2 alpha) at worst.
+/// The section 7 generator draws arrivals in the same range.
+pub(crate) fn online_span_factor() -> f64 {
+    2.0 * ALPHA_DEFAULT as f64
+}
+
+/// The time mapping of one import: seconds per slot and the horizon T.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Horizon {
+    /// Seconds per slot.
+    pub slot_seconds: f64,
+    /// T in slots.
+    pub slots: u32,
+    /// The last arrival slot.
+    pub last_arrival: u32,
+}
+
+/// Chooses the slot length and the horizon for `jobs` (sorted by submit time):
+/// - `--slot-seconds S` and `--slots T`: both as given; an arrival at or after T is an error
+///   (never a dropped job);
+/// - `--slot-seconds S` alone: T = `factor` x (last arrival slot + 1), the horizon the default
+///   mapping would give those arrivals;
+/// - neither (or `--slots T` alone): T as given (default 200) and S so that the arrivals span
+///   T / `factor` slots.
+pub(crate) fn horizon(
+    jobs: &[TraceJob],
+    opts: &ImportOptions,
+    factor: f64,
+) -> Result<Horizon, RunError> {
     let first = jobs.first().map_or(0.0, |j| j.submit);
-    let last = jobs.last().map_or(0.0, |j| j.submit);
-    let span = last - first;
-    if span > 0.0 {
-        span / span_slots
+    let span = jobs.last().map_or(0.0, |j| j.submit) - first;
+    let slots_given = opts.slots > 0;
+    let (sec, slots) = if opts.slot_seconds > 0.0 {
+        let last = (span / opts.slot_seconds).floor();
+        let t = if slots_given {
+            opts.slots as f64
+        } else {
+            ((last + 1.0) * factor).ceil()
+        };
+        if !slots_given && t > mlsched_kernel::limits::SLOTS_MAX as f64 {
+            return Err(InputError::new(
+                "option",
+                "slot-seconds",
+                format!(
+                    "{} s slots need a horizon of {t} slots for arrivals spanning {span} s, more \
+                     than {} (SLOTS_MAX of this build); use longer slots",
+                    opts.slot_seconds,
+                    mlsched_kernel::limits::SLOTS_MAX
+                ),
+            )
+            .into());
+        }
+        (opts.slot_seconds, t as u32)
     } else {
-        60.0
+        let t = if slots_given { opts.slots } else { 200 };
+        let span_slots = (t as f64 / factor).max(1.0);
+        let sec = if span > 0.0 { span / span_slots } else { 60.0 };
+        (sec, t)
+    };
+    let last = ((span / sec).floor()).max(0.0);
+    if last >= slots as f64 {
+        let late = jobs
+            .iter()
+            .filter(|j| ((j.submit - first) / sec).floor() >= slots as f64)
+            .count();
+        return Err(InputError::new(
+            "option",
+            "slots",
+            format!(
+                "{late} of the {} jobs arrive at or after the horizon T = {slots} slots of {sec} s \
+                 (the last at slot {last}); raise --slots to at least {} or omit it to size the \
+                 horizon from --slot-seconds",
+                jobs.len(),
+                last + 1.0
+            ),
+        )
+        .into());
     }
+    Ok(Horizon {
+        slot_seconds: sec,
+        slots,
+        last_arrival: last as u32,
+    })
 }
 
-/// Slots the arrivals span by default on kind "oasis": half the horizon.
-fn oasis_span(opts: &ImportOptions) -> f64 {
-    opts.slots as f64 / 2.0
-}
-
-/// Slots the arrivals span by default on kind "online": T / (2 alpha) (alpha = the default the
-/// document leaves implicit). A_online runs the batch of round i (the jobs that arrived before
-/// tau_i = 2^(i-1)) from slot alpha tau_i on, so a job is reachable only if some power of two
-/// tau > a_j has alpha tau < T: a_j below T / alpha at best, about T / (2 alpha) at worst. The
-/// section 7 generator draws arrivals in the same range.
-fn online_span(opts: &ImportOptions) -> f64 {
-    (opts.slots as f64 / (2.0 * ALPHA_DEFAULT as f64)).max(1.0)
-}
-
-/// (arrival slot, duration in slots) of each job; jobs arriving after the horizon are dropped.
-fn timeline(jobs: &[TraceJob], opts: &ImportOptions, span_slots: f64) -> Vec<(usize, u32, f64)> {
-    let sec = slot_seconds(jobs, opts, span_slots);
+/// (job index, arrival slot, duration in slots) of each job: every job arrives before the
+/// horizon ([`horizon`] checked it).
+fn timeline(jobs: &[TraceJob], h: &Horizon) -> Vec<(usize, u32, f64)> {
+    let sec = h.slot_seconds;
     let first = jobs.first().map_or(0.0, |j| j.submit);
     jobs.iter()
         .enumerate()
-        .filter_map(|(i, j)| {
-            let a = ((j.submit - first) / sec).floor();
-            if a < 0.0 || a >= opts.slots as f64 {
-                return None;
-            }
+        .map(|(i, j)| {
+            let a = ((j.submit - first) / sec).floor().max(0.0);
             let d = (j.duration / sec).ceil().max(1.0);
-            Some((i, a as u32, d))
+            (i, (a as u32).min(h.slots.saturating_sub(1)), d)
         })
         .collect()
 }
@@ -147,8 +208,9 @@ pub fn to_oasis(
     if workers.is_empty() {
         return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
     }
+    let h = horizon(jobs, opts, OASIS_SPAN_FACTOR)?;
     let mut out = Vec::new();
-    for (i, a, d) in timeline(jobs, opts, oasis_span(opts)) {
+    for (i, a, d) in timeline(jobs, &h) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
@@ -177,7 +239,7 @@ pub fn to_oasis(
     }
     Ok(OasisDoc {
         kind: "oasis".into(),
-        slots: opts.slots as f64,
+        slots: h.slots as f64,
         resources: RESOURCES.iter().map(|s| s.to_string()).collect(),
         worker_servers: workers.iter().map(|s| s.to_vec()).collect(),
         ps_servers: ps.iter().map(|s| s.to_vec()).collect(),
@@ -186,7 +248,8 @@ pub fn to_oasis(
     })
 }
 
-/// Kind "online" document (PS architecture; worker types from Gavel when given).
+/// Kind "online" document (architecture `--architecture`, PS by default; worker types from
+/// Gavel when given). Ring-AllReduce jobs keep one update time (the ring's) and no PS types.
 pub fn to_online(
     jobs: &[TraceJob],
     workers: &[Server],
@@ -202,8 +265,10 @@ pub fn to_online(
         Some(_) => 3,
         None => 1,
     };
+    let ring = opts.architecture == "ring";
+    let h = horizon(jobs, opts, online_span_factor())?;
     let mut out = Vec::new();
-    for (i, a, d) in timeline(jobs, opts, online_span(opts)) {
+    for (i, a, d) in timeline(jobs, &h) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
@@ -248,15 +313,21 @@ pub fn to_online(
         .collect();
     Ok(OnlineDoc {
         kind: "online".into(),
-        slots: opts.slots as f64,
-        architecture: ArchitectureDoc::Ps,
+        slots: h.slots as f64,
+        architecture: if ring {
+            ArchitectureDoc::Ring
+        } else {
+            ArchitectureDoc::Ps
+        },
         resources: RESOURCES.iter().map(|s| s.to_string()).collect(),
         servers: workers.iter().map(|s| s.to_vec()).collect(),
         worker_types,
-        ps_types: Some(vec![TaskTypeDoc {
-            demand: vec![0.0, 2.0, 8.0, opts.ps_bw],
-            bw: opts.ps_bw,
-        }]),
+        ps_types: (!ring).then(|| {
+            vec![TaskTypeDoc {
+                demand: vec![0.0, 2.0, 8.0, opts.ps_bw],
+                bw: opts.ps_bw,
+            }]
+        }),
         f: 1.0,
         alpha: None,
         jobs: out,

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 mod build;
 mod read;
 
-pub use build::{to_oasis, to_online};
+pub use build::{to_oasis, to_online, Horizon};
 pub use read::{read_gavel, read_openb_jobs, read_openb_nodes, read_pai_nodes, read_philly};
 
 /// A trace source.
@@ -91,10 +91,13 @@ pub struct ImportOptions {
     pub start: Option<usize>,
     /// PRNG seed.
     pub seed: u64,
-    /// Horizon T in slots.
+    /// Horizon T in slots; 0 = sized from `slot_seconds` (see [`build::horizon`]).
     pub slots: u32,
-    /// Seconds per slot; 0 = arrivals span half the horizon.
+    /// Seconds per slot; 0 = arrivals span half the horizon (kind "oasis") or T / (2 alpha)
+    /// (kind "online").
     pub slot_seconds: f64,
+    /// Kind "online": `ps` (parameter servers) or `ring` (Ring-AllReduce).
+    pub architecture: String,
     /// Worker servers H.
     pub servers: usize,
     /// PS servers K (kind "oasis").
@@ -127,6 +130,7 @@ impl Default for ImportOptions {
             seed: 1,
             slots: 200,
             slot_seconds: 0.0,
+            architecture: "ps".into(),
             servers: 8,
             ps_servers: 2,
             max_scale: 2,
@@ -179,15 +183,86 @@ pub(crate) fn bad(path: &Path, row: usize, field: &str, problem: impl Into<Strin
 
 /// Imports `source` as a scenario of `opts.kind`, returning pretty JSON.
 pub fn import_json(source: Source, opts: &ImportOptions) -> Result<String, RunError> {
-    let v = import_value(source, opts)?;
+    import_json_with_report(source, opts).map(|(s, _)| s)
+}
+
+/// [`import_json`] and what the import took and chose.
+pub fn import_json_with_report(
+    source: Source,
+    opts: &ImportOptions,
+) -> Result<(String, ImportReport), RunError> {
+    let (v, report) = import_with_report(source, opts)?;
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
     crate::gen::refuse_what_run_refuses(&s)?;
-    Ok(s)
+    Ok((s, report))
+}
+
+/// What one import took and chose: printed by `mlsched import` on stderr, so a whole-trace
+/// replay says which slot length and horizon it runs on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportReport {
+    /// Jobs taken.
+    pub jobs: usize,
+    /// Jobs the trace has.
+    pub trace_jobs: usize,
+    /// Worker servers H.
+    pub worker_servers: usize,
+    /// GPUs of the worker servers.
+    pub gpus: f64,
+    /// PS servers K (kind "oasis"; kind "online" has one server pool).
+    pub ps_servers: usize,
+    /// Slot length and horizon.
+    pub horizon: Horizon,
+    /// Longest traced duration, in slots.
+    pub longest_job_slots: f64,
+    /// Jobs whose CPU or memory demand was capped at the largest worker server's.
+    pub capped: usize,
+}
+
+impl core::fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let h = &self.horizon;
+        let days = h.slot_seconds * h.slots as f64 / 86_400.0;
+        write!(
+            f,
+            "{} of {} jobs on {} worker servers ({} GPUs) and {} PS servers; slot {} s, horizon \
+             T = {} slots ({days:.1} days), arrivals in slots 0..={}, longest job {} slots",
+            self.jobs,
+            self.trace_jobs,
+            self.worker_servers,
+            self.gpus,
+            self.ps_servers,
+            round3(h.slot_seconds),
+            h.slots,
+            h.last_arrival,
+            self.longest_job_slots
+        )?;
+        if self.capped > 0 {
+            write!(
+                f,
+                "; {} jobs' CPU or memory capped at the largest server's",
+                self.capped
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }
 
 /// Imports `source` as a scenario document value of `opts.kind`.
 pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::Value, RunError> {
+    import_with_report(source, opts).map(|(v, _)| v)
+}
+
+/// [`import_value`] and what the import took and chose.
+pub fn import_with_report(
+    source: Source,
+    opts: &ImportOptions,
+) -> Result<(serde_json::Value, ImportReport), RunError> {
     if opts.kind != "oasis" && opts.kind != "online" {
         return Err(InputError::new(
             "option",
@@ -257,7 +332,32 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
             &mut rng,
         )?)
     };
-    v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))
+    let v = v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
+    let factor = if opts.kind == "oasis" {
+        build::OASIS_SPAN_FACTOR
+    } else {
+        build::online_span_factor()
+    };
+    let horizon = build::horizon(&jobs, opts, factor)?;
+    let max_cpu = workers.iter().map(|s| s[1]).fold(0.0, f64::max);
+    let max_mem = workers.iter().map(|s| s[2]).fold(0.0, f64::max);
+    let report = ImportReport {
+        jobs: jobs.len(),
+        trace_jobs: all.len(),
+        worker_servers: workers.len(),
+        gpus: workers.iter().map(|s| s[0]).sum(),
+        ps_servers: if opts.kind == "oasis" { ps.len() } else { 0 },
+        longest_job_slots: jobs
+            .iter()
+            .map(|j| (j.duration / horizon.slot_seconds).ceil().max(1.0))
+            .fold(0.0, f64::max),
+        capped: jobs
+            .iter()
+            .filter(|j| j.cpu > max_cpu || j.mem_gb > max_mem)
+            .count(),
+        horizon,
+    };
+    Ok((v, report))
 }
 
 /// `jobs`, `servers` or `ps_servers` = every one the trace or node list has (`--jobs all`).
@@ -271,7 +371,6 @@ fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
     };
     let counts = [
         ("jobs", opts.jobs, l::JOBS_MAX, "JOBS_MAX"),
-        ("slots", opts.slots as usize, l::SLOTS_MAX, "SLOTS_MAX"),
         ("servers", opts.servers, l::SERVERS_MAX, "SERVERS_MAX"),
         (
             "ps-servers",
@@ -290,6 +389,26 @@ fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
                 format!("{v} is more than {max} ({limit} of this build)"),
             );
         }
+    }
+    if opts.slots as usize > l::SLOTS_MAX {
+        return bad(
+            "slots",
+            format!(
+                "{} is more than {} (SLOTS_MAX of this build)",
+                opts.slots,
+                l::SLOTS_MAX
+            ),
+        );
+    }
+    match (opts.kind.as_str(), opts.architecture.as_str()) {
+        ("online", "ps" | "ring") | ("oasis", "ps") => {}
+        ("oasis", a) => {
+            return bad(
+                "architecture",
+                format!("kind \"oasis\" has parameter servers only, not `{a}`"),
+            )
+        }
+        (_, a) => return bad("architecture", format!("`{a}` is not ps or ring")),
     }
     if opts.epochs == 0 {
         return bad("epochs", "must be at least 1".into());
