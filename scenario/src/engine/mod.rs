@@ -401,6 +401,13 @@ impl<L: LogSink> Engine<L> {
         Ok(())
     }
 
+    /// Feeds one event at slot `now` without building decision values: the log and the result
+    /// rows advance exactly as with [`Engine::on_event`] (for hosts that only need the result,
+    /// and for benchmarks of the kernel behind the façade).
+    pub fn step(&mut self, now: Slot, ev: Event<u32>) -> Result<(), RunError> {
+        self.feed_to(now, ev, &mut Out(None))
+    }
+
     /// [`Engine::on_event`] returning the decisions as a vector.
     pub fn feed(&mut self, now: Slot, ev: Event<u32>) -> Result<Vec<Decision>, RunError> {
         let mut v = Vec::new();
