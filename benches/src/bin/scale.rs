@@ -184,7 +184,7 @@ fn shape(d: &ScenarioDoc) -> (String, usize, usize, u64) {
         ScenarioDoc::Online(x) => (
             format!(
                 "online-{}",
-                serde_json::to_value(&x.architecture)
+                serde_json::to_value(x.architecture)
                     .unwrap_or_default()
                     .as_str()
                     .unwrap_or("ps")
