@@ -340,8 +340,18 @@ pub fn gen_options(data: &[u8]) {
         };
         let opts = GenOptions {
             seed,
-            jobs: (a % 3 != 0).then(|| count(a, b1).min(60)),
-            nodes: (c % 3 != 0).then(|| count(c, d).min(24)),
+            jobs: match kind {
+                // A preempt job carries hundreds of chunks: 16 keep a document in kilobytes.
+                "preempt" => (a % 32 != 0).then(|| count(a, b1).min(16)),
+                "route" => (a % 32 != 0).then(|| count(a, b1).min(60)),
+                _ => (a % 3 != 0).then(|| count(a, b1).min(60)),
+            },
+            // The default job counts and topologies of preempt and route are big (milliseconds
+            // to build): taken one time in 32, so the campaign spends its time on the options.
+            nodes: match kind {
+                "preempt" | "route" => (c % 32 != 0).then(|| count(c, d).min(24)),
+                _ => (c % 3 != 0).then(|| count(c, d).min(24)),
+            },
             trace,
             slots: (e2 % 4 == 0).then(|| count(e2, f)),
         };
@@ -369,6 +379,7 @@ pub fn gen_options(data: &[u8]) {
             comm_ratio: if b1 % 5 == 0 { r } else { 0.1 },
             target_factor: if c % 7 == 0 { r } else { 1.5 },
             epochs: count(f, a) % 20,
+            architecture: ["ps", "ring", "mesh"][usize::from(f) % 3].into(),
             jobs_from: if which % 3 == 0 {
                 Source::Openb
             } else {
