@@ -483,61 +483,85 @@ impl Market {
             self.sink_class(c);
             return Some(1);
         }
-        let inc = self.set_step();
-        let mut moved = false;
-        // The set's classes, listed in `queue` (free once `clear` has returned).
+        // The set's classes, listed in `queue` (free once `clear` has returned), and per job a
+        // bitset of their positions in its row, kept in that job's row of `flow` (all zero
+        // between a failing `clear` and the next one; zeroed again below).
+        let words = self.c.div_ceil(32);
         let mut members = 0usize;
         for cl in 0..self.c {
             if self.class_seen[cl] {
-                let before = self.price[cl];
-                self.price[cl] += inc;
-                moved |= self.price[cl] != before;
-                self.update_class(inst, cl);
                 self.queue[members] = cl as u32;
                 members += 1;
+            }
+        }
+        for i in 0..self.s {
+            let row = i * self.c;
+            for &cl in &self.queue[..members] {
+                let p = self.pos[row + cl as usize] as usize;
+                self.flow[row + p / 32] |= 1u32 << (p % 32);
+            }
+        }
+        let inc = self.set_step(words);
+        let mut moved = false;
+        for m in 0..members {
+            let cl = self.queue[m] as usize;
+            let before = self.price[cl];
+            self.price[cl] += inc;
+            moved |= self.price[cl] != before;
+            self.update_class(inst, cl);
+        }
+        if moved {
+            self.resort_rows(words);
+        }
+        for i in 0..self.s {
+            let row = i * self.c;
+            for w in self.flow[row..row + words].iter_mut() {
+                *w = 0;
             }
         }
         if !moved {
             return None;
         }
-        self.resort_rows(members);
         Some(libm::ceil(inc).clamp(1.0, 1e18) as u64)
     }
 
-    /// Least raise of the constricted set (`class_seen`) after which a demanded class of the
-    /// set meets the next lower class outside it for some job; 1 if there is none.
+    /// Least raise of the constricted set after which a demanded class of the set meets the
+    /// next lower class outside it for some job; 1 if there is none. The set's positions in job
+    /// i's row are the bitset `flow[i C..i C + words]` (see [`Market::raise`]).
     ///
     /// For a set class at position p (theta_p = Gamma - tol(Gamma)) that class is the first
     /// position after p outside the set with Gamma < theta_p. Rows are sorted by descending
     /// Gamma and theta is monotone in Gamma, so both "first position with Gamma < theta_p" and
-    /// "first outside position from there" only move forward as p grows: two pointers per job,
-    /// O(C) instead of a scan per set class.
-    fn set_step(&self) -> f64 {
+    /// "first outside position from there" only move forward as p grows: two pointers per job
+    /// over the set's positions, instead of a scan per set class.
+    fn set_step(&self, words: usize) -> f64 {
         let mut delta = f64::INFINITY;
         for i in 0..self.s {
             let row = i * self.c;
+            let bits = &self.flow[row..row + words];
+            let t1 = self.t1[i] as usize;
             let (mut r, mut o) = (0usize, 0usize);
-            for p in 0..self.t1[i] as usize {
-                let c = self.order[row + p] as usize;
-                if !self.class_seen[c] {
-                    continue;
+            'row: for (w, &word) in bits.iter().enumerate() {
+                let mut b = word;
+                while b != 0 {
+                    let p = w * 32 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    if p >= t1 {
+                        break 'row;
+                    }
+                    let g = self.g(i, p);
+                    let theta = g - tol(g);
+                    r = r.max(p + 1);
+                    while r < self.c && self.g(i, r) >= theta {
+                        r += 1;
+                    }
+                    o = first_clear(bits, o.max(r));
+                    if o >= self.c {
+                        // No outside class below any later set class either.
+                        break 'row;
+                    }
+                    delta = min_finite(delta, g - self.g(i, o));
                 }
-                let g = self.gamma[row + c];
-                let theta = g - tol(g);
-                r = r.max(p + 1);
-                while r < self.c && self.g(i, r) >= theta {
-                    r += 1;
-                }
-                o = o.max(r);
-                while o < self.c && self.class_seen[self.order[row + o] as usize] {
-                    o += 1;
-                }
-                if o == self.c {
-                    // No outside class below any later set class either.
-                    break;
-                }
-                let gd = self.g(i, o);
-                delta = min_finite(delta, g - gd);
             }
         }
         if delta.is_finite() {
@@ -577,25 +601,17 @@ impl Market {
         }
     }
 
-    /// Re-sorts every job's order (descending Gamma, ties by lower class index) after the
-    /// classes `queue[..members]` fell (a set step). Per row the raised classes are sunk one
-    /// by one from the lowest position up, each into the already sorted part below it (the
-    /// unraised classes keep their order, and a raised class only falls): O(members + moves)
-    /// per row instead of a pass over the row. The raised positions are found through a bitset
-    /// in `used` (scratch of `clear`, free here).
-    fn resort_rows(&mut self, members: usize) {
-        let words = self.c.div_ceil(32);
+    /// Re-sorts every job's order (descending Gamma, ties by lower class index) after the set's
+    /// classes fell (a set step; their positions are the bitsets in `flow`, see
+    /// [`Market::raise`]). Per row the raised classes are sunk one by one from the lowest
+    /// position up, each into the already sorted part below it (the unraised classes keep
+    /// their order, and a raised class only falls): O(set + moves) per row instead of a pass
+    /// over the row.
+    fn resort_rows(&mut self, words: usize) {
         for i in 0..self.s {
             let row = i * self.c;
-            for w in self.used[..words].iter_mut() {
-                *w = 0;
-            }
-            for &cl in &self.queue[..members] {
-                let p = self.pos[row + cl as usize] as usize;
-                self.used[p / 32] |= 1u32 << (p % 32);
-            }
             for w in (0..words).rev() {
-                let mut bits = self.used[w];
+                let mut bits = self.flow[row + w];
                 while bits != 0 {
                     let top = 31 - bits.leading_zeros() as usize;
                     bits &= !(1u32 << top);
@@ -619,4 +635,20 @@ impl Market {
             }
         }
     }
+}
+
+/// First position >= `from` whose bit is clear in `bits` (positions past the bitset count as
+/// clear).
+fn first_clear(bits: &[u32], from: usize) -> usize {
+    let mut w = from / 32;
+    let mut mask = u32::MAX << (from % 32);
+    while let Some(&word) = bits.get(w) {
+        let free = !word & mask;
+        if free != 0 {
+            return w * 32 + free.trailing_zeros() as usize;
+        }
+        w += 1;
+        mask = u32::MAX;
+    }
+    w * 32
 }
