@@ -1,9 +1,11 @@
 //! Placement (Liu et al. 2024) hot loops, each fast path beside its reference:
-//! - HAS, S = 4, K = 30 (3,654 categories; paper Table IV: 55.5 s; target <= 0.1 s), market vs
+//! - HAS, S = 4, K = 30 (3,654 categories; paper Table IV: 55.5 s), market vs
 //!   exact solver per category, on a typed cluster (3 GPU types 1:1:1, the paper's setting) and
 //!   on distinct real-valued workers (every worker its own class: the market's hardest case).
-//! - JPS, K = 300, S = 4, N = 40 (paper Table V: 114.6 s; target <= 50 ms).
-//! - One category: tie-aware market (classes) vs per-worker market vs exact solver.
+//! - JPS, K = 300, S = 4, N = 40 (paper Table V: 114.6 s).
+//! - One category: tie-aware market (classes) vs per-worker market vs exact solver, and the
+//!   market vs the pre-fast-path market (`legacy_market`, the same price path) in one run, at
+//!   K = 30 and at K = 300 (distinct workers: the JPS benchmark's category size).
 //!
 //! Throughputs are synthetic (SplitMix64), sized like the paper's (hundreds to thousands of
 //! samples/s).
@@ -12,6 +14,7 @@ use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
+use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::{category, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 use std::time::Duration;
@@ -124,6 +127,14 @@ fn per_category(c: &mut Criterion) {
                 }
             })
         });
+        let mut lm = LegacyMarket::new(&inst);
+        g.bench_function("legacy market (same path)", |b| {
+            b.iter(|| {
+                for x in &cats {
+                    black_box(lm.run(&inst, x, MARKET_CAP));
+                }
+            })
+        });
         let mut e = Exact::new(&inst);
         g.bench_function("exact (min-cost flow)", |b| {
             b.iter(|| {
@@ -136,5 +147,40 @@ fn per_category(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, has, jps, per_category);
+/// One K = 300 category (distinct workers, the JPS benchmark's instance), market vs the
+/// pre-fast-path market: the same price path (about 2,300 price updates), timed in one run.
+fn per_category_k300(c: &mut Criterion) {
+    let scn = scenario(11, 4, 300, false);
+    let inst = Instance::new(&scn).unwrap();
+    let n = category::count(300, 4).unwrap();
+    let mut r = SplitMix64::new(3);
+    let cats: Vec<Vec<u32>> = (0..4)
+        .map(|_| {
+            let mut x = vec![0; 4];
+            category::unrank(300, n / 2 + r.below(n / 2), &mut x).unwrap();
+            x
+        })
+        .collect();
+    let mut g = c.benchmark_group("placement/one category K=300 S=4 distinct (x4)");
+    g.sample_size(10).measurement_time(Duration::from_secs(3));
+    let mut m = Market::new(&inst);
+    g.bench_function("market", |b| {
+        b.iter(|| {
+            for x in &cats {
+                black_box(m.run(&inst, x, MARKET_CAP));
+            }
+        })
+    });
+    let mut lm = LegacyMarket::new(&inst);
+    g.bench_function("legacy market (same path)", |b| {
+        b.iter(|| {
+            for x in &cats {
+                black_box(lm.run(&inst, x, MARKET_CAP));
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, has, jps, per_category, per_category_k300);
 criterion_main!(benches);

@@ -41,3 +41,47 @@ fn runs_allocate_nothing() {
     }
     assert!(checked >= 7);
 }
+
+/// Every worker distinct (each its own class, the market's per-worker fast paths): HAS, JPS
+/// and the exact method allocate nothing either.
+#[test]
+fn distinct_worker_runs_allocate_nothing() {
+    use mlsched_kernel::model::placement::{JpsParams, PlacementJob, PlacementScenario, Worker};
+    use mlsched_kernel::rng::SplitMix64;
+    let mut r = SplitMix64::new(21);
+    let (s, k) = (4usize, 40usize);
+    let scn = PlacementScenario {
+        method: Method::Has,
+        workers: (0..k)
+            .map(|w| Worker {
+                gpu_type: (w % 3) as u32,
+                node: (w / 5) as u32,
+            })
+            .collect(),
+        intra_node: 37.5e9,
+        inter_node: 1.25e9,
+        jobs: (0..s)
+            .map(|_| PlacementJob {
+                samples: r.range_f64(3e4, 1e5),
+                epochs: 100.0,
+                model_bytes: r.range_f64(4e7, 5.5e8),
+                throughput: (0..k).map(|_| r.range_f64(200.0, 2000.0)).collect(),
+            })
+            .collect(),
+        include_comm: true,
+        jps: JpsParams {
+            samples: 40,
+            alpha: 0.7,
+            beta: 1.0,
+        },
+        seed: 1,
+    };
+    for m in [Method::Has, Method::Jps, Method::Exact] {
+        let mut p = Placer::new(&scn).unwrap();
+        assert_eq!(p.instance().classes.len(), k, "every worker its own class");
+        let mut sink = HashSink::new();
+        let (r, allocated) = allocations(|| p.run(m, &mut sink, |_| {}));
+        r.unwrap();
+        assert_eq!(allocated, 0, "distinct {m:?}");
+    }
+}

@@ -4,6 +4,7 @@ use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
+use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::per_worker::per_worker_instance;
 use mlsched_kernel::placement::{category, reference, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
@@ -243,5 +244,103 @@ proptest! {
             prop_assert!(a.counts.iter().all(|&c| c >= 1), "{:?}", m);
             prop_assert!(a.job_of.iter().all(|&j| (j as usize) < s));
         }
+    }
+}
+
+/// A scenario whose throughputs mix the hard cases of the market's fast paths: every worker
+/// distinct, some columns repeated (classes of several workers), and values repeated across
+/// workers of one job (exact ties in Gamma) or integers (ties after integer price raises).
+fn mixed_scenario(seed: u64, s: usize, k: usize) -> PlacementScenario {
+    let mut scn = scenario(seed, s, k, false);
+    let mut r = SplitMix64::new(seed ^ 0x313);
+    let mode = r.below(4);
+    for j in scn.jobs.iter_mut() {
+        for w in 0..k {
+            match mode {
+                // Integer throughputs in a narrow band: many exact ties.
+                1 => j.throughput[w] = (1 + r.below(12)) as f64 * 50.0,
+                // Repeat an earlier worker's value for this job (a tie in one row only).
+                2 if w > 0 && r.below(3) == 0 => {
+                    j.throughput[w] = j.throughput[r.below(w as u64) as usize]
+                }
+                _ => {}
+            }
+        }
+    }
+    if mode == 3 {
+        // Repeat whole columns: classes of several workers next to singletons.
+        for w in 1..k {
+            if r.below(3) == 0 {
+                let src = r.below(w as u64) as usize;
+                for j in scn.jobs.iter_mut() {
+                    j.throughput[w] = j.throughput[src];
+                }
+            }
+        }
+    }
+    scn
+}
+
+fn same_path(inst: &Instance, cat: &[u32]) -> Result<(), TestCaseError> {
+    let mut new = Market::new(inst);
+    let mut old = LegacyMarket::new(inst);
+    let a = new.run(inst, cat, MARKET_CAP);
+    let b = old.run(inst, cat, MARKET_CAP);
+    prop_assert_eq!(a, b, "market outcome differs from the pre-fast-path market");
+    let c = inst.classes.len();
+    for cl in 0..c {
+        prop_assert_eq!(
+            new.price(cl).to_bits(),
+            old.price(cl).to_bits(),
+            "price of class {}",
+            cl
+        );
+    }
+    if a.cleared {
+        prop_assert_eq!(&new.counts, &old.counts);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4000, .. ProptestConfig::default() })]
+
+    /// The market follows exactly the price path of the market before the distinct-worker fast
+    /// path (`legacy_market`, verbatim): same rounds, unit rounds, outcome, prices (bit for
+    /// bit) and counts, on distinct, typed, mixed and per-worker (singleton classes with exact
+    /// ties) instances.
+    #[test]
+    fn market_path_equals_legacy(seed in any::<u64>(), s in 1usize..7, extra in 0usize..40, kind in 0u8..4) {
+        let k = s + extra;
+        let scn = match kind {
+            0 => scenario(seed, s, k, false),
+            1 => scenario(seed, s, k, true),
+            _ => mixed_scenario(seed, s, k),
+        };
+        let inst = Instance::new(&scn).unwrap();
+        let inst = if kind == 3 { per_worker_instance(&inst) } else { inst };
+        let mut r = SplitMix64::new(seed ^ 0xfa57);
+        for _ in 0..4 {
+            let cat = random_category(&mut r, k as u32, s as u32);
+            same_path(&inst, &cat)?;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, .. ProptestConfig::default() })]
+
+    /// Large distinct-worker instances (K up to 300, the JPS benchmark's size): same path.
+    #[test]
+    fn market_path_equals_legacy_large(seed in any::<u64>(), s in 2usize..6, k in 60usize..300, kind in 0u8..4) {
+        let scn = match kind {
+            0 | 1 => scenario(seed, s, k, false),
+            _ => mixed_scenario(seed, s, k),
+        };
+        let inst = Instance::new(&scn).unwrap();
+        let inst = if kind == 3 { per_worker_instance(&inst) } else { inst };
+        let mut r = SplitMix64::new(seed ^ 0xb16);
+        let cat = random_category(&mut r, k as u32, s as u32);
+        same_path(&inst, &cat)?;
     }
 }

@@ -224,6 +224,9 @@ impl Market {
         }
         self.gamma.copy_from_slice(&cl.rho);
         self.order.copy_from_slice(&cl.order);
+        for x in self.flow.iter_mut() {
+            *x = 0;
+        }
         for i in 0..self.s {
             for p in 0..self.c {
                 let c = self.order[i * self.c + p] as usize;
@@ -243,18 +246,26 @@ impl Market {
     /// Per job: the tie block [t0, t1) of order positions around theta_i and the units `need`
     /// it must take from it after the strict classes (positions < t0).
     fn demand(&mut self, inst: &Instance, cat: &[u32]) {
+        // Every class one worker (distinct workers): the K_i-th unit sits at position K_i - 1
+        // and the strict units are the strict positions, no cumulative walk.
+        let unit = self.c == inst.k;
         for i in 0..self.s {
             let row = i * self.c;
-            let mut cum = 0u32;
-            let mut q = 0usize;
-            while q < self.c {
-                let m = Self::m(inst, self.order[row + q]);
-                if cum + m >= cat[i] {
-                    break;
+            let q = if unit {
+                (cat[i].max(1) - 1) as usize
+            } else {
+                let mut cum = 0u32;
+                let mut q = 0usize;
+                while q < self.c {
+                    let m = Self::m(inst, self.order[row + q]);
+                    if cum + m >= cat[i] {
+                        break;
+                    }
+                    cum += m;
+                    q += 1;
                 }
-                cum += m;
-                q += 1;
-            }
+                q
+            };
             let q = q.min(self.c - 1);
             let theta = self.g(i, q);
             let t = tol(theta);
@@ -266,7 +277,11 @@ impl Market {
             while t1 < self.c && self.g(i, t1) >= theta - t {
                 t1 += 1;
             }
-            let strict: u32 = (0..t0).map(|p| Self::m(inst, self.order[row + p])).sum();
+            let strict: u32 = if unit {
+                t0 as u32
+            } else {
+                (0..t0).map(|p| Self::m(inst, self.order[row + p])).sum()
+            };
             self.t0[i] = t0 as u32;
             self.t1[i] = t1 as u32;
             self.need[i] = cat[i].saturating_sub(strict);
@@ -295,16 +310,18 @@ impl Market {
     /// b-matching of the tie demands onto the classes not strictly owned. `None` when every
     /// need is met (the market clears), else the lowest class of a constricted set.
     fn clear(&mut self, inst: &Instance) -> Option<u32> {
-        for c in 0..self.c {
-            self.avail[c] = if self.owner[c] == NONE {
-                Self::m(inst, c as u32)
-            } else {
-                0
-            };
-            self.used[c] = 0;
-        }
-        for x in self.flow.iter_mut() {
-            *x = 0;
+        // Only tie classes carry flow: set up just those. `flow` is zero here (`reset` zeroes
+        // it and a failing `clear` zeroes its tie edges before returning).
+        for i in 0..self.s {
+            for p in self.t0[i] as usize..self.t1[i] as usize {
+                let c = self.order[i * self.c + p] as usize;
+                self.avail[c] = if self.owner[c] == NONE {
+                    Self::m(inst, c as u32)
+                } else {
+                    0
+                };
+                self.used[c] = 0;
+            }
         }
         self.left.copy_from_slice(&self.need);
         // Greedy pre-fill (jobs in index order, tie classes in preference order): most units
@@ -321,9 +338,14 @@ impl Market {
         for i in 0..self.s {
             // Each augmentation moves at least one unit, so K bounds this loop.
             while self.left[i] > 0 {
-                match self.augment(i) {
-                    true => {}
-                    false => return self.class_seen.iter().position(|&b| b).map(|c| c as u32),
+                if !self.augment(i) {
+                    for j in 0..self.s {
+                        for p in self.t0[j] as usize..self.t1[j] as usize {
+                            let c = self.order[j * self.c + p] as usize;
+                            self.flow[j * self.c + c] = 0;
+                        }
+                    }
+                    return self.class_seen.iter().position(|&b| b).map(|c| c as u32);
                 }
             }
         }
@@ -413,6 +435,11 @@ impl Market {
 
     /// Gamma of the r-th best unit (1-based) of job i, or `None` when there are fewer units.
     fn unit_value(&self, inst: &Instance, i: usize, r: u32) -> Option<f64> {
+        if self.c == inst.k {
+            // Every class one worker: the r-th unit is at position r - 1.
+            let p = (r as usize).saturating_sub(1);
+            return if p < self.c { Some(self.g(i, p)) } else { None };
+        }
         let mut cum = 0u32;
         for p in 0..self.c {
             cum += Self::m(inst, self.order[i * self.c + p]);
@@ -456,42 +483,84 @@ impl Market {
             self.sink_class(c);
             return Some(1);
         }
-        let inc = self.set_step();
-        let mut moved = false;
+        // The set's classes, listed in `queue` (free once `clear` has returned), and per job a
+        // bitset of their positions in its row, kept in that job's row of `flow` (all zero
+        // between a failing `clear` and the next one; zeroed again below).
+        let words = self.c.div_ceil(32);
+        let mut members = 0usize;
         for cl in 0..self.c {
             if self.class_seen[cl] {
-                let before = self.price[cl];
-                self.price[cl] += inc;
-                moved |= self.price[cl] != before;
-                self.update_class(inst, cl);
+                self.queue[members] = cl as u32;
+                members += 1;
+            }
+        }
+        for i in 0..self.s {
+            let row = i * self.c;
+            for &cl in &self.queue[..members] {
+                let p = self.pos[row + cl as usize] as usize;
+                self.flow[row + p / 32] |= 1u32 << (p % 32);
+            }
+        }
+        let inc = self.set_step(words);
+        let mut moved = false;
+        for m in 0..members {
+            let cl = self.queue[m] as usize;
+            let before = self.price[cl];
+            self.price[cl] += inc;
+            moved |= self.price[cl] != before;
+            self.update_class(inst, cl);
+        }
+        if moved {
+            self.resort_rows(words);
+        }
+        for i in 0..self.s {
+            let row = i * self.c;
+            for w in self.flow[row..row + words].iter_mut() {
+                *w = 0;
             }
         }
         if !moved {
             return None;
         }
-        self.resort_all();
         Some(libm::ceil(inc).clamp(1.0, 1e18) as u64)
     }
 
-    /// Least raise of the constricted set (`class_seen`) after which a demanded class of the
-    /// set meets the next lower class outside it for some job; 1 if there is none.
-    fn set_step(&self) -> f64 {
+    /// Least raise of the constricted set after which a demanded class of the set meets the
+    /// next lower class outside it for some job; 1 if there is none. The set's positions in job
+    /// i's row are the bitset `flow[i C..i C + words]` (see [`Market::raise`]).
+    ///
+    /// For a set class at position p (theta_p = Gamma - tol(Gamma)) that class is the first
+    /// position after p outside the set with Gamma < theta_p. Rows are sorted by descending
+    /// Gamma and theta is monotone in Gamma, so both "first position with Gamma < theta_p" and
+    /// "first outside position from there" only move forward as p grows: two pointers per job
+    /// over the set's positions, instead of a scan per set class.
+    fn set_step(&self, words: usize) -> f64 {
         let mut delta = f64::INFINITY;
         for i in 0..self.s {
             let row = i * self.c;
-            for p in 0..self.t1[i] as usize {
-                let c = self.order[row + p] as usize;
-                if !self.class_seen[c] {
-                    continue;
-                }
-                let g = self.gamma[row + c];
-                for q in (p + 1)..self.c {
-                    let d = self.order[row + q] as usize;
-                    let gd = self.gamma[row + d];
-                    if !self.class_seen[d] && gd < g - tol(g) {
-                        delta = min_finite(delta, g - gd);
-                        break;
+            let bits = &self.flow[row..row + words];
+            let t1 = self.t1[i] as usize;
+            let (mut r, mut o) = (0usize, 0usize);
+            'row: for (w, &word) in bits.iter().enumerate() {
+                let mut b = word;
+                while b != 0 {
+                    let p = w * 32 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    if p >= t1 {
+                        break 'row;
                     }
+                    let g = self.g(i, p);
+                    let theta = g - tol(g);
+                    r = r.max(p + 1);
+                    while r < self.c && self.g(i, r) >= theta {
+                        r += 1;
+                    }
+                    o = first_clear(bits, o.max(r));
+                    if o >= self.c {
+                        // No outside class below any later set class either.
+                        break 'row;
+                    }
+                    delta = min_finite(delta, g - self.g(i, o));
                 }
             }
         }
@@ -532,31 +601,54 @@ impl Market {
         }
     }
 
-    /// Insertion sort of every job's order (descending Gamma, ties by lower class index);
-    /// only the raised classes moved, so rows are nearly sorted.
-    fn resort_all(&mut self) {
+    /// Re-sorts every job's order (descending Gamma, ties by lower class index) after the set's
+    /// classes fell (a set step; their positions are the bitsets in `flow`, see
+    /// [`Market::raise`]). Per row the raised classes are sunk one by one from the lowest
+    /// position up, each into the already sorted part below it (the unraised classes keep
+    /// their order, and a raised class only falls): O(set + moves) per row instead of a pass
+    /// over the row.
+    fn resort_rows(&mut self, words: usize) {
         for i in 0..self.s {
             let row = i * self.c;
-            for a in 1..self.c {
-                let cur = self.order[row + a] as usize;
-                let gc = self.gamma[row + cur];
-                let mut b = a;
-                while b > 0 {
-                    let d = self.order[row + b - 1] as usize;
-                    let gd = self.gamma[row + d];
-                    if gc > gd || (gc == gd && cur < d) {
-                        self.order[row + b] = d as u32;
-                        b -= 1;
-                    } else {
-                        break;
+            for w in (0..words).rev() {
+                let mut bits = self.flow[row + w];
+                while bits != 0 {
+                    let top = 31 - bits.leading_zeros() as usize;
+                    bits &= !(1u32 << top);
+                    let mut p = w * 32 + top;
+                    let c = self.order[row + p] as usize;
+                    let gc = self.gamma[row + c];
+                    while p + 1 < self.c {
+                        let d = self.order[row + p + 1] as usize;
+                        let gd = self.gamma[row + d];
+                        if gd > gc || (gd == gc && d < c) {
+                            self.order[row + p] = d as u32;
+                            self.pos[row + d] = p as u32;
+                            p += 1;
+                        } else {
+                            break;
+                        }
                     }
+                    self.order[row + p] = c as u32;
+                    self.pos[row + c] = p as u32;
                 }
-                self.order[row + b] = cur as u32;
-            }
-            for p in 0..self.c {
-                let c = self.order[row + p] as usize;
-                self.pos[row + c] = p as u32;
             }
         }
     }
+}
+
+/// First position >= `from` whose bit is clear in `bits` (positions past the bitset count as
+/// clear).
+fn first_clear(bits: &[u32], from: usize) -> usize {
+    let mut w = from / 32;
+    let mut mask = u32::MAX << (from % 32);
+    while let Some(&word) = bits.get(w) {
+        let free = !word & mask;
+        if free != 0 {
+            return w * 32 + free.trailing_zeros() as usize;
+        }
+        w += 1;
+        mask = u32::MAX;
+    }
+    w * 32
 }

@@ -34,6 +34,8 @@ pub mod instance;
 pub mod jct;
 pub mod jps;
 pub mod las;
+#[cfg(any(test, feature = "reference"))]
+pub mod legacy_market;
 pub mod market;
 pub mod optimus;
 #[cfg(any(test, feature = "reference"))]
