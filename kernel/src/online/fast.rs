@@ -95,7 +95,7 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
             s.caps[h]
         };
         if y > 0 || ps > 0 {
-            let _ = out.push(Placed {
+            out.push(Placed {
                 server: h as u32,
                 workers: y,
                 ps,
@@ -141,7 +141,7 @@ pub fn search(
     }?;
     if pick.colocated {
         let ps = if cx.ring() { 0 } else { 1 };
-        let _ = out.push(Placed {
+        out.push(Placed {
             server: pick.host,
             workers: pick.workers,
             ps,

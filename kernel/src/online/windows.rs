@@ -147,7 +147,7 @@ impl FastScratch {
     /// run of slots, so beta is piecewise constant along t: a slot whose usage bits equal the
     /// previous slot's reuses its price (same inputs to the same `pow`, hence the same bits).
     pub(super) fn build_server(&mut self, cx: &Ctx, w: &Window, h: usize) {
-        let (hh, rr, wcap) = (self.h, self.r, self.wcap);
+        let (rr, wcap) = (self.r, self.wcap);
         let len = (w.len as usize).min(wcap);
         let caps = cx.scn.servers.get(h);
         for r in 0..rr {
@@ -156,9 +156,13 @@ impl FastScratch {
             let mut last = 0u64;
             let mut delta = 0.0;
             let mut most = f64::NEG_INFINITY;
+            let busy = cx.win.is_busy(h);
             for (t, f) in free.iter_mut().enumerate() {
-                let i = ((w.base as usize + t) * hh + h) * rr + r;
-                let u = cx.usage.get(i).copied().unwrap_or(0.0);
+                let u = if busy {
+                    cx.used(w.base + t as u32, h, r)
+                } else {
+                    0.0
+                };
                 *f = cap - u;
                 if *f > most {
                     most = *f;
