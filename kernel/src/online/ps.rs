@@ -111,8 +111,8 @@ pub(super) fn ps_q1(
                         }
                         let cost = (n as u128)
                             .saturating_mul(s.win_sum(m, h, t0, dur))
-                            .saturating_add(s.zeta[p * s.h + h]);
-                        let idx = idx_ps(m, p, dur, t0, h);
+                            .saturating_add(s.zeta[p * s.hcap + h]);
+                        let idx = idx_ps(m, p, dur, t0, s.real[h] as usize);
                         if !may_beat(cost, idx, &best) {
                             continue;
                         }
@@ -128,7 +128,7 @@ pub(super) fn ps_q1(
                             p: p as u32,
                             dur,
                             tminus: t0,
-                            host: h as u32,
+                            host: s.real[h],
                             workers: n,
                         });
                     }
@@ -197,8 +197,8 @@ pub(super) fn ps_q0(
                     }
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
                     for n in 0..s.h {
-                        let zn = s.zeta[p * s.h + n];
-                        let idx = idx_ps(m, p, dur, t0, n);
+                        let zn = s.zeta[p * s.hcap + n];
+                        let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);
                         if !useful(fill_n.saturating_add(zn), idx, bound, &best) {
                             continue;
                         }
@@ -241,7 +241,7 @@ pub(super) fn ps_q0(
                             p: p as u32,
                             dur,
                             tminus: t0,
-                            host: n as u32,
+                            host: s.real[n],
                             workers: nn,
                         });
                     }

@@ -472,7 +472,11 @@ impl<'a> OnlineScheduler<'a> {
                 last_now: 0,
             },
             win: WindowIndex::new(h, resv_max),
-            fast: FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap),
+            fast: {
+                let mut f = FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap);
+                f.init_shapes(scn, scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0));
+                f
+            },
             batch: Vec::with_capacity(n),
             decision: OnlineDecision {
                 placement: Vec::with_capacity(placement_max),
