@@ -81,11 +81,8 @@ pub(super) fn ps_q1(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    s.reset_mins();
+    s.mins_len = 0;
     for dur in 1..=top {
-        if dur > 1 {
-            s.slide(w.len, dur);
-        }
         if !job_workers(job, s, dur) {
             continue;
         }
@@ -99,6 +96,7 @@ pub(super) fn ps_q1(
                         continue;
                     }
                     if !caps_done {
+                        s.mins_for(w.len, dur);
                         s.caps_for(cx, m, t0);
                         s.ensure(cx, m);
                         caps_done = true;
@@ -151,11 +149,8 @@ pub(super) fn ps_q0(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    s.reset_mins();
+    s.mins_len = 0;
     for dur in 1..=top {
-        if dur > 1 {
-            s.slide(w.len, dur);
-        }
         if !job_workers(job, s, dur) {
             continue;
         }
@@ -180,6 +175,7 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     if !sorted {
+                        s.mins_for(w.len, dur);
                         s.caps_for(cx, m, t0);
                         s.sort_and_prefix();
                         sorted = true;

@@ -49,6 +49,8 @@ pub struct FastScratch {
     pub(super) free: Vec<f64>,
     /// Sliding minima of `free` over [t, t + L).
     pub(super) mins: Vec<f64>,
+    /// The L the sliding minima describe (0: not built for this search).
+    pub(super) mins_len: u32,
     /// delta_h^r(t) at `(h * wcap + t) * R + r`.
     pub(super) dl: Vec<f64>,
     /// `fresh[h * wcap + t]`: the prices of slot t on h differ from slot t - 1's (or t = 0).
@@ -132,6 +134,7 @@ impl FastScratch {
             pre: vec![0; ty * h * (wcap + 1)],
             free: vec![0.0; h * r * wcap],
             mins: vec![0.0; h * r * wcap],
+            mins_len: 0,
             dl: vec![0.0; h * r * wcap],
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
@@ -410,6 +413,19 @@ impl FastScratch {
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
         let i = (ty * self.hcap + h) * (self.wcap + 1);
         self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
+    }
+
+    /// Brings the sliding minima to windows of `dur` slots (lazily: a search that prunes a
+    /// duration never pays for its minima); `mins_len` = 0 forces a restart from `free`.
+    pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
+        if self.mins_len == 0 || self.mins_len > dur {
+            self.reset_mins();
+            self.mins_len = 1;
+        }
+        while self.mins_len < dur {
+            self.mins_len += 1;
+            self.slide(len, self.mins_len);
+        }
     }
 
     /// mins for L = 1.
