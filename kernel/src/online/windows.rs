@@ -95,6 +95,10 @@ pub struct FastScratch {
     /// Ring, per worker type m: (most workers one server can hold in any slot of the window,
     /// most the whole cluster can), computed on first use after `maxfree` changed.
     pub(super) ub: Vec<Option<(u32, u64)>>,
+    /// Per worker type m, the servers of [`Self::possible`] at `poss[m * hcap..][..poss_n[m]]`.
+    pub(super) poss: Vec<u32>,
+    pub(super) poss_n: Vec<u32>,
+    pub(super) poss_ok: Vec<bool>,
 }
 
 /// "No worker count" in the per-(m, p) tables.
@@ -165,6 +169,9 @@ impl FastScratch {
             price0: vec![None; h * r],
             dirty: vec![false; h],
             ub: vec![None; m],
+            poss: vec![0; m * h],
+            poss_n: vec![0; m],
+            poss_ok: vec![false; m],
         }
     }
 
@@ -239,6 +246,7 @@ impl FastScratch {
             self.type_ok[ty] = false;
         }
         self.ub.iter_mut().for_each(|u| *u = None);
+        self.poss_ok.iter_mut().for_each(|u| *u = false);
     }
 
     /// Tops shape s up to K_s idle servers in the set (lowest indices first).
@@ -328,8 +336,9 @@ impl FastScratch {
             self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
         }
-        // The ring bounds read `maxfree`.
+        // The ring bounds and the possible hosts read `maxfree`.
         self.ub.iter_mut().for_each(|u| *u = None);
+        self.poss_ok.iter_mut().for_each(|u| *u = false);
     }
 
     /// Makes the prefix rows of type `ty` (worker types first, then PS types) current: row
@@ -583,6 +592,39 @@ impl FastScratch {
             self.zdone[p] = true;
         }
         self.zmin[p]
+    }
+
+    /// The servers of the set that can hold one type-m worker in some slot of the window:
+    /// fit(max over the window of omega) >= 1 (the window capacity, a fit of the minima, is at
+    /// most that, the fit count being non-decreasing in each free capacity).
+    pub(super) fn possible(&mut self, cx: &Ctx, m: usize) {
+        if self.poss_ok[m] {
+            return;
+        }
+        let mut n = 0;
+        for v in 0..self.h {
+            if fit(
+                &self.maxfree[v * self.r..(v + 1) * self.r],
+                &cx.scn.worker_types[m],
+            ) >= 1
+            {
+                self.poss[m * self.hcap + n] = v as u32;
+                n += 1;
+            }
+        }
+        self.poss_n[m] = n as u32;
+        self.poss_ok[m] = true;
+    }
+
+    /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
+    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32) {
+        self.possible(cx, m);
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        for i in 0..self.poss_n[m] as usize {
+            let h = self.poss[m * self.hcap + i] as usize;
+            self.min_free(h, t0, &mut free[..self.r]);
+            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        }
     }
 
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32) {
