@@ -37,6 +37,21 @@ fn main() {
         times.push(now.duration_since(last).as_secs_f64());
         last = now;
         scheduled += d.scheduled as u64;
+        if times.len() % 5000 == 0 {
+            // Progress on stderr, so a run stopped early still says how far it got.
+            let mut v = times.clone();
+            v.sort_by(f64::total_cmp);
+            let at = |p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize] * 1e3;
+            eprintln!(
+                "{} decisions ({} scheduled) in {:.1} s: p50 {:.3} ms p99 {:.3} ms max {:.3} ms",
+                v.len(),
+                scheduled,
+                start.elapsed().as_secs_f64(),
+                at(0.5),
+                at(0.99),
+                at(1.0)
+            );
+        }
     })
     .expect("run");
     let total = start.elapsed().as_secs_f64();

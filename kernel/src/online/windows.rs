@@ -246,7 +246,14 @@ impl FastScratch {
             self.type_ok[ty] = false;
         }
         self.ub.iter_mut().for_each(|u| *u = None);
-        self.poss_ok.iter_mut().for_each(|u| *u = false);
+        // A new server joins every possible-host list (a superset stays exact).
+        for m in 0..self.m {
+            if self.poss_ok[m] {
+                let n = self.poss_n[m] as usize;
+                self.poss[m * self.hcap + n] = v as u32;
+                self.poss_n[m] += 1;
+            }
+        }
     }
 
     /// Tops shape s up to K_s idle servers in the set (lowest indices first).
@@ -265,6 +272,7 @@ impl FastScratch {
     /// The virtual set of a new window: every server with a reservation in it, then K_s idle
     /// servers of every shape s.
     fn reset_set(&mut self, cx: &Ctx) {
+        self.poss_ok.iter_mut().for_each(|u| *u = false);
         for v in 0..self.h {
             let h = self.real[v] as usize;
             self.virt[h] = NONE;
@@ -336,9 +344,9 @@ impl FastScratch {
             self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
         }
-        // The ring bounds and the possible hosts read `maxfree`.
+        // The ring bounds read `maxfree`. The possible-host lists are kept as supersets: free
+        // capacity only falls within a window, so a rebuilt server can only leave them.
         self.ub.iter_mut().for_each(|u| *u = None);
-        self.poss_ok.iter_mut().for_each(|u| *u = false);
     }
 
     /// Makes the prefix rows of type `ty` (worker types first, then PS types) current: row
@@ -435,6 +443,36 @@ impl FastScratch {
             self.mins_len += 1;
             self.slide(len, self.mins_len);
         }
+    }
+
+    /// Makes `mins` at row `t0` hold the minima over [t0, t0 + dur) for the servers of
+    /// [`Self::possible`] (type m): scanned straight from `free` while `budget` (slots per
+    /// server) lasts, so a search that finds its schedule at its first (L, t-) never builds the
+    /// sliding minima; else from the sliding minima (every server). Same exact minima.
+    pub(super) fn mins_q1(&mut self, len: u32, dur: u32, t0: u32, m: usize, budget: &mut u64) {
+        if self.mins_len == dur {
+            return;
+        }
+        if *budget >= dur as u64 && self.poss_ok[m] {
+            *budget -= dur as u64;
+            self.mins_len = 0;
+            let (a, n) = (t0 as usize, dur as usize);
+            for i in 0..self.poss_n[m] as usize {
+                let v = self.poss[m * self.hcap + i] as usize;
+                for r in 0..self.r {
+                    let b = (v * self.r + r) * self.wcap;
+                    let mut lo = f64::INFINITY;
+                    for &x in &self.free[b + a..b + a + n] {
+                        if x < lo {
+                            lo = x;
+                        }
+                    }
+                    self.mins[b + a] = lo;
+                }
+            }
+            return;
+        }
+        self.mins_for(len, dur);
     }
 
     /// mins for L = 1.
@@ -596,7 +634,8 @@ impl FastScratch {
 
     /// The servers of the set that can hold one type-m worker in some slot of the window:
     /// fit(max over the window of omega) >= 1 (the window capacity, a fit of the minima, is at
-    /// most that, the fit count being non-decreasing in each free capacity).
+    /// most that, the fit count being non-decreasing in each free capacity), or a superset of
+    /// them (servers added to the set later are appended; a server whose capacity fell stays).
     pub(super) fn possible(&mut self, cx: &Ctx, m: usize) {
         if self.poss_ok[m] {
             return;
