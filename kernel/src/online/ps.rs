@@ -82,7 +82,6 @@ pub(super) fn ps_q1(
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     s.mins_len = 0;
-    let mut budget = w.len as u64;
     for dur in 1..=top {
         if !job_workers(job, s, dur) {
             continue;
@@ -97,7 +96,7 @@ pub(super) fn ps_q1(
                     }
                     if !caps_done {
                         s.possible(cx, m);
-                        s.mins_q1(w.len, dur, t0, m, &mut budget);
+                        s.mins_for(w.len, dur);
                         s.caps_possible(cx, m, t0);
                         s.ensure(cx, m);
                         caps_done = true;

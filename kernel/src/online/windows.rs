@@ -445,36 +445,6 @@ impl FastScratch {
         }
     }
 
-    /// Makes `mins` at row `t0` hold the minima over [t0, t0 + dur) for the servers of
-    /// [`Self::possible`] (type m): scanned straight from `free` while `budget` (slots per
-    /// server) lasts, so a search that finds its schedule at its first (L, t-) never builds the
-    /// sliding minima; else from the sliding minima (every server). Same exact minima.
-    pub(super) fn mins_q1(&mut self, len: u32, dur: u32, t0: u32, m: usize, budget: &mut u64) {
-        if self.mins_len == dur {
-            return;
-        }
-        if *budget >= dur as u64 && self.poss_ok[m] {
-            *budget -= dur as u64;
-            self.mins_len = 0;
-            let (a, n) = (t0 as usize, dur as usize);
-            for i in 0..self.poss_n[m] as usize {
-                let v = self.poss[m * self.hcap + i] as usize;
-                for r in 0..self.r {
-                    let b = (v * self.r + r) * self.wcap;
-                    let mut lo = f64::INFINITY;
-                    for &x in &self.free[b + a..b + a + n] {
-                        if x < lo {
-                            lo = x;
-                        }
-                    }
-                    self.mins[b + a] = lo;
-                }
-            }
-            return;
-        }
-        self.mins_for(len, dur);
-    }
-
     /// mins for L = 1.
     pub(super) fn reset_mins(&mut self) {
         let n = self.h * self.r * self.wcap;
