@@ -1,8 +1,13 @@
 //! Zhou et al. A_online: a full run at the paper's defaults (T = 150, H = 150, 8 worker / 10 PS
-//! types, 100 jobs; target <= 2 s), and the fast search against the paper-literal listings in the
-//! same group on a small generated scenario (target >= 50x).
+//! types, 100 jobs; target <= 2 s), the fast search against the paper-literal listings and the
+//! FIFO baseline in the same group on a small generated scenario (target >= 50x over the
+//! listings), and a scale case (1,000 servers, 500 jobs) with FIFO beside it. Per-decision
+//! p50 / p99 on big scenario files: `examples/online_scale.rs`.
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use mlsched_cli::gen::{online as gen, GenOptions};
+use mlsched_kernel::baseline::online::OnlineBaseline;
+use mlsched_kernel::baseline::Policy;
+use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{run_scenario, Search};
 use std::time::Duration;
@@ -25,6 +30,13 @@ fn scenario(jobs: u32, nodes: u32, ring: bool) -> OnlineScenario {
 fn run(scn: &OnlineScenario, mode: Search) -> u32 {
     let mut n = 0;
     run_scenario(scn, mode, &mut |d| n += d.scheduled as u32).expect("run");
+    n
+}
+
+fn fifo(scn: &OnlineScenario) -> u32 {
+    let mut n = 0;
+    let mut b = OnlineBaseline::new(Policy::Fifo, scn).expect("fifo");
+    b.run(&mut HashSink::new(), &mut |_| n += 1).expect("run");
     n
 }
 
@@ -53,9 +65,26 @@ fn fast_vs_literal(c: &mut Criterion) {
         g.bench_function(format!("{arch} fast"), |b| {
             b.iter(|| black_box(run(&scn, Search::Fast)))
         });
+        g.bench_function(format!("{arch} fifo"), |b| b.iter(|| black_box(fifo(&scn))));
     }
     g.finish();
 }
 
-criterion_group!(benches, full_run, fast_vs_literal);
+/// Scale: 1,000 servers and 500 scarce jobs (a generated 2,000 x 2,000 run takes ~40 s, too long
+/// for criterion samples: `examples/online_scale.rs` measures those), fast search and FIFO.
+fn scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("online/scale T=150 H=1000 M=8 P=10 500 jobs");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for ring in [false, true] {
+        let scn = scenario(500, 1000, ring);
+        let arch = if ring { "ring" } else { "ps" };
+        g.bench_function(format!("{arch} fast"), |b| {
+            b.iter(|| black_box(run(&scn, Search::Fast)))
+        });
+        g.bench_function(format!("{arch} fifo"), |b| b.iter(|| black_box(fifo(&scn))));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, full_run, fast_vs_literal, scale);
 criterion_main!(benches);

@@ -63,6 +63,10 @@ pub enum Limit {
     PathNodes,
     /// [`crate::limits::PSO_WORK_MAX`]
     PsoWork,
+    /// [`crate::limits::USAGE_RESERVATIONS_MAX`]
+    UsageReservations,
+    /// [`crate::limits::ONLINE_WINDOW_CELLS_MAX`]
+    OnlineWindowCells,
 }
 
 impl Limit {
@@ -98,6 +102,8 @@ impl Limit {
             Limit::Throughput => "THROUGHPUT_MAX",
             Limit::PathNodes => "PATH_NODES_MAX",
             Limit::PsoWork => "PSO_WORK_MAX",
+            Limit::UsageReservations => "USAGE_RESERVATIONS_MAX",
+            Limit::OnlineWindowCells => "ONLINE_WINDOW_CELLS_MAX",
         }
     }
 }

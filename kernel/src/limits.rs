@@ -18,6 +18,14 @@ pub const SLOTS_MAX: usize = 1 << 18;
 pub const JOBS_MAX: usize = 1 << 20;
 /// Cells of a usage ledger (slots x servers x resources) a scheduler may allocate at build time.
 pub const LEDGER_CELLS_MAX: usize = 8 * 1024 * 1024;
+/// Reservations (one per server of a scheduled job's placement) the sparse usage store of
+/// A_online may hold: the bound sum_j min(H, D_j + 1) is checked when the scheduler is built
+/// (Zhou et al.).
+pub const USAGE_RESERVATIONS_MAX: usize = 1 << 26;
+/// Cells (M + P) x H x (window slots + 1) of A_online's per-window search scratch (window prefix
+/// sums), reserved when the scheduler is built; only the rows of servers a window's search
+/// visits are written (Zhou et al.).
+pub const ONLINE_WINDOW_CELLS_MAX: usize = 1 << 28;
 /// Worker types M (Zhou et al.).
 pub const WORKER_TYPES_MAX: usize = 32;
 /// Parameter-server types P (Zhou et al.).

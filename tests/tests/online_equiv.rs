@@ -4,7 +4,7 @@
 mod online_common;
 use mlsched_kernel::model::online::Architecture;
 use mlsched_kernel::online::Search;
-use online_common::{decisions, small_instance};
+use online_common::{decisions, many_servers_instance, small_instance};
 use proptest::prelude::*;
 
 fn same(seed: u64, arch: Architecture) -> Result<(), TestCaseError> {
@@ -26,6 +26,30 @@ proptest! {
     #[test]
     fn fast_equals_literal_ring(seed in any::<u64>()) {
         same(seed, Architecture::Ring)?;
+    }
+}
+
+fn same_wide(seed: u64, arch: Architecture) -> Result<(), TestCaseError> {
+    let scn = many_servers_instance(seed, arch);
+    let (fast, hf) = decisions(&scn, Search::Fast);
+    let (lit, hl) = decisions(&scn, Search::Reference);
+    prop_assert_eq!(&fast, &lit, "wide seed {} {:?}", seed, arch);
+    prop_assert_eq!(hf, hl);
+    Ok(())
+}
+
+proptest! {
+    // Many servers of two shapes: the fast search keeps only the busy servers and the first
+    // K_s idle ones of each shape, the literal listings see all of them.
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_equals_literal_many_identical_servers_ps(seed in any::<u64>()) {
+        same_wide(seed, Architecture::Ps)?;
+    }
+
+    #[test]
+    fn fast_equals_literal_many_identical_servers_ring(seed in any::<u64>()) {
+        same_wide(seed, Architecture::Ring)?;
     }
 }
 

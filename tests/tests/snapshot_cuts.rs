@@ -611,10 +611,15 @@ fn crafted_online_states_are_refused() {
         s.snapshot().unwrap()
     );
     let cases: Vec<Craft<OnlineState>> = vec![
-        ("usage", Box::new(|st| st.usage[0] = f64::NAN)),
-        ("usage", Box::new(|st| st.usage[1] = -1.0)),
-        ("usage", Box::new(|st| st.usage[2] = 1e300)),
-        ("usage", Box::new(|st| st.usage.push(0.0))),
+        ("usage", Box::new(|st| st.usage.amount[0] = f64::NAN)),
+        ("usage", Box::new(|st| st.usage.amount[1] = -1.0)),
+        ("usage", Box::new(|st| st.usage.amount[2] = 1e300)),
+        ("usage", Box::new(|st| st.usage.amount.push(0.0))),
+        ("usage", Box::new(|st| st.usage.resv[0].server = 1 << 30)),
+        (
+            "usage",
+            Box::new(|st| st.usage.resv[0].end = st.usage.resv[0].start),
+        ),
         (
             "arrived",
             Box::new(|st| st.arrived.pop().map(drop).unwrap()),

@@ -58,11 +58,16 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     let mut ps_on_host = 0;
     let mut y_host = 0;
     out.clear();
+    let host = if c.p != NONE {
+        s.virt.get(c.host as usize).copied().unwrap_or(NONE)
+    } else {
+        NONE
+    } as usize;
     for i in 0..s.h {
-        let k = s.order[i].1 as usize;
+        let k = s.virt[s.order[i].1 as usize] as usize;
         let yk = s.caps[k].min(left);
         let mut y = yk;
-        if c.p != NONE && k == c.host as usize {
+        if k == host {
             let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[c.p as usize]);
             s.min_free(k, t0, &mut free[..s.r]);
             let mut g = yk.min(c.workers - 1);
@@ -84,24 +89,18 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
         s.caps[k] = y; // reuse as the per-server worker count
     }
     for h in 0..s.h {
-        let ps = if c.p != NONE && h == c.host as usize {
-            ps_on_host
-        } else {
-            0
-        };
-        let y = if c.p != NONE && h == c.host as usize {
-            y_host
-        } else {
-            s.caps[h]
-        };
+        let ps = if h == host { ps_on_host } else { 0 };
+        let y = if h == host { y_host } else { s.caps[h] };
         if y > 0 || ps > 0 {
-            let _ = out.push(Placed {
-                server: h as u32,
+            out.push(Placed {
+                server: s.real[h],
                 workers: y,
                 ps,
             });
         }
     }
+    // Servers in index order (the virtual set is in insertion order).
+    out.sort_unstable_by_key(|p| p.server);
 }
 
 /// A_maxweight's choice for one job: the q = 1 subroutine, then the q = 0 one if strictly
@@ -141,7 +140,7 @@ pub fn search(
     }?;
     if pick.colocated {
         let ps = if cx.ring() { 0 } else { 1 };
-        let _ = out.push(Placed {
+        out.push(Placed {
             server: pick.host,
             workers: pick.workers,
             ps,

@@ -29,6 +29,7 @@ mod ps;
 pub mod reference;
 mod ring;
 mod sched;
+pub mod usage;
 mod windows;
 
 pub use sched::{
@@ -51,8 +52,10 @@ pub struct Placed {
     pub ps: u32,
 }
 
-/// The placement of one job, servers in index order (fixed capacity: no allocation).
-pub type Placement = heapless::Vec<Placed, { crate::limits::SERVERS_MAX }>;
+/// The placement of one job, servers in index order. The scheduler reserves it once for the
+/// largest placement the scenario allows (min(H, max_j D_j + 1) servers: N <= D_j workers and
+/// one PS host), so filling it never allocates.
+pub type Placement = alloc::vec::Vec<Placed>;
 
 /// A window of A_dual: relative slot t is absolute slot `base + t`; `len` slots usable
 /// (t- >= 1 and t- + L <= len).
@@ -70,8 +73,10 @@ pub struct Ctx<'a> {
     pub scn: &'a OnlineScenario,
     /// lambda = 2 T H R F + 1 (eq. 11).
     pub lambda: f64,
-    /// beta_h^r(t) at `(t * H + h) * R + r`.
-    pub usage: &'a [f64],
+    /// beta_h^r(t): every reservation ([`usage::SparseUsage`]).
+    pub usage: &'a usage::SparseUsage,
+    /// The reservations of the current window, chained per server.
+    pub win: &'a usage::WindowIndex,
     /// H.
     pub h: usize,
     /// R.
@@ -80,12 +85,13 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// beta_h^r(t) for a slot t of the current window.
+    pub fn used(&self, t: u32, h: usize, r: usize) -> f64 {
+        self.win.at(self.usage, self.r, t, h, r)
+    }
+
     fn cell(&self, t: u32, h: usize, r: usize) -> (f64, f64) {
-        let used = self
-            .usage
-            .get((t as usize * self.h + h) * self.r + r)
-            .copied()
-            .unwrap_or(0.0);
+        let used = self.used(t, h, r);
         let cap = self.scn.servers.get(h).map_or(0.0, |c| c.get(r));
         (used, cap)
     }

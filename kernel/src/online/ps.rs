@@ -81,16 +81,12 @@ pub(super) fn ps_q1(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    s.reset_mins();
+    s.mins_len = 0;
     for dur in 1..=top {
-        if dur > 1 {
-            s.slide(w.len, dur);
-        }
         if !job_workers(job, s, dur) {
             continue;
         }
         for t0 in 1..=w.len - dur {
-            s.zdone.iter_mut().for_each(|z| *z = false);
             for m in 0..s.m {
                 let mut caps_done = false;
                 for p in 0..s.p {
@@ -99,20 +95,25 @@ pub(super) fn ps_q1(
                         continue;
                     }
                     if !caps_done {
-                        s.caps_for(cx, m, t0);
+                        s.possible(cx, m);
+                        s.mins_for(w.len, dur);
+                        s.caps_possible(cx, m, t0);
                         s.ensure(cx, m);
                         caps_done = true;
                     }
-                    s.zetas(cx, p, t0, dur);
+                    s.ensure(cx, s.m + p);
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    for h in 0..s.h {
+                    // Only servers that can hold a type-m worker in some slot of the window
+                    // (the others have window capacity 0 < n).
+                    for i in 0..s.poss_n[m] as usize {
+                        let h = s.poss[m * s.hcap + i] as usize;
                         if n > s.caps[h] {
                             continue;
                         }
                         let cost = (n as u128)
                             .saturating_mul(s.win_sum(m, h, t0, dur))
-                            .saturating_add(s.zeta[p * s.h + h]);
-                        let idx = idx_ps(m, p, dur, t0, h);
+                            .saturating_add(s.win_sum(s.m + p, h, t0, dur));
+                        let idx = idx_ps(m, p, dur, t0, s.real[h] as usize);
                         if !may_beat(cost, idx, &best) {
                             continue;
                         }
@@ -128,7 +129,7 @@ pub(super) fn ps_q1(
                             p: p as u32,
                             dur,
                             tminus: t0,
-                            host: h as u32,
+                            host: s.real[h],
                             workers: n,
                         });
                     }
@@ -151,11 +152,8 @@ pub(super) fn ps_q0(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    s.reset_mins();
+    // The sliding minima ps_q1 left (same window, same free capacities) are reused.
     for dur in 1..=top {
-        if dur > 1 {
-            s.slide(w.len, dur);
-        }
         if !job_workers(job, s, dur) {
             continue;
         }
@@ -180,6 +178,7 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     if !sorted {
+                        s.mins_for(w.len, dur);
                         s.caps_for(cx, m, t0);
                         s.sort_and_prefix();
                         sorted = true;
@@ -197,8 +196,8 @@ pub(super) fn ps_q0(
                     }
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
                     for n in 0..s.h {
-                        let zn = s.zeta[p * s.h + n];
-                        let idx = idx_ps(m, p, dur, t0, n);
+                        let zn = s.zeta[p * s.hcap + n];
+                        let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);
                         if !useful(fill_n.saturating_add(zn), idx, bound, &best) {
                             continue;
                         }
@@ -241,7 +240,7 @@ pub(super) fn ps_q0(
                             p: p as u32,
                             dur,
                             tminus: t0,
-                            host: n as u32,
+                            host: s.real[n],
                             workers: nn,
                         });
                     }

@@ -106,7 +106,7 @@ fn to_placement(y: &[u32], s: &[u32], out: &mut Placement) {
     out.clear();
     for h in 0..y.len() {
         if y[h] > 0 || s[h] > 0 {
-            let _ = out.push(super::Placed {
+            out.push(super::Placed {
                 server: h as u32,
                 workers: y[h],
                 ps: s[h],

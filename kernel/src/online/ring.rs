@@ -230,7 +230,7 @@ pub(super) fn ring_q1_at(
             continue;
         }
         let cost = (phi as u128).saturating_mul(s.win_sum(m, h, t0, dur));
-        let idx = [m as u32, phi, t0, h as u32, 0];
+        let idx = [m as u32, phi, t0, s.real[h], 0];
         if may_beat(cost, idx, best) {
             *best = Some(Cand {
                 cost,
@@ -240,7 +240,7 @@ pub(super) fn ring_q1_at(
                 p: NONE,
                 dur,
                 tminus: t0,
-                host: h as u32,
+                host: s.real[h],
                 workers: phi,
             });
         }

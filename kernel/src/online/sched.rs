@@ -2,10 +2,14 @@
 //! boundaries; all scratch allocated when the value is built.
 use super::common::{cost_f64, fit, Cand};
 use super::fast::{self, FastScratch};
+use super::usage::{Resv, SparseUsage, WindowIndex};
 use super::{Ctx, Placement, Window};
 use crate::api::{Event, Scheduler};
 use crate::error::{CapacityError, Limit};
-use crate::limits::{check, JOBS_MAX, LEDGER_CELLS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
+use crate::limits::{
+    check, JOBS_MAX, LEDGER_CELLS_MAX, ONLINE_WINDOW_CELLS_MAX, RESOURCES_MAX, SERVERS_MAX,
+    SLOTS_MAX, USAGE_RESERVATIONS_MAX,
+};
 use crate::log::{LogError, LogSink, TAG_ONLINE};
 use crate::model::online::{Architecture, OnlineScenario};
 use crate::num::canon;
@@ -291,8 +295,9 @@ pub fn theoretical_alpha(scn: &OnlineScenario) -> Option<u64> {
 /// The mutable state of A_online (serialisable for snapshots).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OnlineState {
-    /// beta_h^r(t) at `(t * H + h) * R + r`, every window overlaid.
-    pub usage: Vec<f64>,
+    /// beta_h^r(t): every reservation of every scheduled job, in commit order (sparse: memory
+    /// follows the reservations, not T x H x R).
+    pub usage: SparseUsage,
     /// Jobs arrived and not yet scheduled (arrival-event order).
     pub pending: Vec<u32>,
     /// Job j has arrived.
@@ -313,6 +318,7 @@ pub struct OnlineScheduler<'a> {
     phi_max: Vec<u32>,
     mode: Search,
     state: OnlineState,
+    win: WindowIndex,
     fast: FastScratch,
     batch: Vec<u32>,
     decision: OnlineDecision,
@@ -422,13 +428,22 @@ impl<'a> OnlineScheduler<'a> {
         let (h, r) = (scn.servers.len(), scn.resources as usize);
         let (mm, pp) = (scn.worker_types.len(), scn.ps_types.len());
         let t = scn.slots as usize;
-        check(Limit::LedgerCells, t * h * r, LEDGER_CELLS_MAX)?;
+        let _ = t;
         let wcap = window_cap(scn.slots, scn.alpha);
         check(
-            Limit::LedgerCells,
-            (mm + pp) * h * (wcap + 1),
-            LEDGER_CELLS_MAX,
+            Limit::OnlineWindowCells,
+            (mm + pp).saturating_mul(h).saturating_mul(wcap + 1),
+            ONLINE_WINDOW_CELLS_MAX,
         )?;
+        // Every scheduled job adds one reservation per server of its placement: at most
+        // min(H, D_j + 1) (N <= D_j workers and one PS host).
+        let place_max = |j: &crate::model::online::OnlineJob| (j.chunks as usize + 1).min(h);
+        let resv_max = scn
+            .jobs
+            .iter()
+            .fold(0usize, |a, j| a.saturating_add(place_max(j)));
+        check(Limit::UsageReservations, resv_max, USAGE_RESERVATIONS_MAX)?;
+        let placement_max = scn.jobs.iter().map(place_max).max().unwrap_or(0);
         let phi_max = phi_max_of(scn);
         let phis = if scn.architecture == Architecture::Ring {
             let dmax = scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0);
@@ -449,16 +464,24 @@ impl<'a> OnlineScheduler<'a> {
             phi_max,
             mode,
             state: OnlineState {
-                usage: vec![0.0; t * h * r],
+                usage: SparseUsage::with_capacity(resv_max, r),
                 pending: Vec::with_capacity(n),
                 arrived: vec![false; n],
                 scheduled: vec![false; n],
                 next_round: 1,
                 last_now: 0,
             },
-            fast: FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap),
+            win: WindowIndex::new(h, resv_max),
+            fast: {
+                let mut f = FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap);
+                f.init_shapes(scn, scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0));
+                f
+            },
             batch: Vec::with_capacity(n),
-            decision: OnlineDecision::empty(),
+            decision: OnlineDecision {
+                placement: Vec::with_capacity(placement_max),
+                ..OnlineDecision::empty()
+            },
         })
     }
 
@@ -479,7 +502,11 @@ impl<'a> OnlineScheduler<'a> {
                 index,
             });
         }
-        self.state.usage.copy_from_slice(&st.usage);
+        self.state.usage.resv.clear();
+        self.state.usage.resv.extend_from_slice(&st.usage.resv);
+        self.state.usage.amount.clear();
+        self.state.usage.amount.extend_from_slice(&st.usage.amount);
+        self.win.invalidate();
         self.state.arrived.copy_from_slice(&st.arrived);
         self.state.scheduled.copy_from_slice(&st.scheduled);
         self.state.pending.clear();
@@ -556,10 +583,12 @@ impl<'a> OnlineScheduler<'a> {
     fn decide(&mut self, j: usize, round: u32, tau: u32, iota: u32, w: &Window) {
         let scn = self.scn;
         let job = &scn.jobs[j];
+        self.win.sync(&self.state.usage, w.base, w.len);
         let cx = Ctx {
             scn,
             lambda: self.lambda,
             usage: &self.state.usage,
+            win: &self.win,
             h: scn.servers.len(),
             r: scn.resources as usize,
             phi_max: &self.phi_max,
@@ -604,32 +633,27 @@ impl<'a> OnlineScheduler<'a> {
         }
     }
 
-    /// beta_h^r(t) += e^r y + z^r s over the job's slots and servers.
+    /// beta_h^r(t) += e^r y + z^r s over the job's slots and servers: one reservation per
+    /// server of the placement (room for it was reserved when the scheduler was built).
     fn reserve(&mut self, j: usize, w: &Window) {
         let scn = self.scn;
         let d = &self.decision;
-        let (h_n, r_n) = (scn.servers.len(), scn.resources as usize);
+        let r_n = scn.resources as usize;
         let wt = &scn.worker_types[d.worker_type as usize];
         let pt = d.ps_type.and_then(|p| scn.ps_types.get(p as usize));
+        debug_assert!(self.state.usage.room() >= d.placement.len());
+        let mut amount = [0.0; RESOURCES_MAX];
         for pl in d.placement.iter() {
-            for r in 0..r_n {
-                let amount = wt.demand.get(r) * pl.workers as f64
+            for (r, a) in amount.iter_mut().enumerate().take(r_n) {
+                *a = wt.demand.get(r) * pl.workers as f64
                     + pt.map_or(0.0, |z| z.demand.get(r) * pl.ps as f64);
-                for t in d.start..d.start + d.duration {
-                    let i = (t as usize * h_n + pl.server as usize) * r_n + r;
-                    if let Some(u) = self.state.usage.get_mut(i) {
-                        *u += amount;
-                        // The dust [`Self::check_state`] allows.
-                        debug_assert!(
-                            amount <= 0.0 || {
-                                let c = scn.servers[pl.server as usize].get(r);
-                                *u <= c + 1e-6 * libm::fabs(c).max(1.0)
-                            },
-                            "online: usage above capacity after a reservation"
-                        );
-                    }
-                }
             }
+            let x = Resv {
+                server: pl.server,
+                start: d.start,
+                end: d.start + d.duration,
+            };
+            self.state.usage.push(x, &amount[..r_n]);
         }
         self.state.scheduled[j] = true;
         if self.mode == Search::Fast {
@@ -722,19 +746,7 @@ impl OnlineScheduler<'_> {
     /// first round with tau_i > `last_now` (what every event leaves).
     pub fn check_state(&self, st: &OnlineState) -> Result<(), crate::snapshot::SnapshotError> {
         use crate::snapshot::{ensure, invalid_at};
-        let (h, r) = (self.scn.servers.len(), self.scn.resources as usize);
-        ensure(st.usage.len() == self.state.usage.len(), "usage")?;
-        for (i, &u) in st.usage.iter().enumerate() {
-            let c = self
-                .scn
-                .servers
-                .get(i / r.max(1) % h.max(1))
-                .map_or(0.0, |c| c.get(i % r.max(1)));
-            let dust = 1e-6 * libm::fabs(c).max(1.0);
-            if !(u.is_finite() && u >= 0.0 && u <= c.max(0.0) + dust) {
-                return Err(invalid_at("usage", i));
-            }
-        }
+        check_usage(self.scn, &st.usage)?;
         let n = self.state.arrived.len();
         ensure(st.arrived.len() == n, "arrived")?;
         ensure(st.scheduled.len() == n, "scheduled")?;
@@ -757,6 +769,50 @@ impl OnlineScheduler<'_> {
         }
         ensure(st.next_round == round, "next_round")
     }
+}
+
+/// Checks a saved sparse usage: R finite, non-negative amounts per reservation, each on a
+/// server of the scenario over a non-empty slot range inside the horizon, and beta_h^r(t)
+/// within capacity (1e-6 relative float dust allowed) at every slot (checked where some
+/// reservation starts: beta is piecewise constant and only rises there).
+fn check_usage(
+    scn: &OnlineScenario,
+    u: &SparseUsage,
+) -> Result<(), crate::snapshot::SnapshotError> {
+    use crate::snapshot::{ensure, invalid_at};
+    let (h, r) = (scn.servers.len(), scn.resources as usize);
+    ensure(u.amount.len() == u.resv.len() * r, "usage")?;
+    for (i, x) in u.resv.iter().enumerate() {
+        let ok = (x.server as usize) < h && x.start < x.end && x.end <= scn.slots;
+        let amt = &u.amount[i * r..(i + 1) * r];
+        if !(ok && amt.iter().all(|a| a.is_finite() && *a >= 0.0)) {
+            return Err(invalid_at("usage", i));
+        }
+    }
+    // Per server, in commit order.
+    let mut order: Vec<u32> = (0..u.resv.len() as u32).collect();
+    order.sort_by_key(|&i| (u.resv[i as usize].server, i));
+    for grp in order.chunk_by(|&a, &b| u.resv[a as usize].server == u.resv[b as usize].server) {
+        let srv = &scn.servers[u.resv[grp[0] as usize].server as usize];
+        for &i in grp {
+            let t = u.resv[i as usize].start;
+            for k in 0..r {
+                let mut used = 0.0;
+                for &q in grp {
+                    let x = u.resv[q as usize];
+                    if x.start <= t && t < x.end {
+                        used += u.amount[q as usize * r + k];
+                    }
+                }
+                let c = srv.get(k);
+                let dust = 1e-6 * libm::fabs(c).max(1.0);
+                if !(used.is_finite() && used <= c.max(0.0) + dust) {
+                    return Err(invalid_at("usage", i as usize));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Snapshots of kind [`TAG_ONLINE`]: the body is an [`OnlineState`].

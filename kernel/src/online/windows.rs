@@ -16,7 +16,27 @@ use alloc::vec::Vec;
 /// Scratch of the fast search, allocated once when the scheduler is built.
 #[derive(Clone, Debug)]
 pub struct FastScratch {
+    /// Servers in the virtual set (the search's server loops run over 0..h).
     pub(super) h: usize,
+    /// Row stride of the per-server tables: H (the virtual set never exceeds it).
+    pub(super) hcap: usize,
+    /// Virtual server v is real server `real[v]`.
+    pub(super) real: Vec<u32>,
+    /// Real server h is virtual `virt[h]` (NONE when not in the set).
+    pub(super) virt: Vec<u32>,
+    /// Real server h has a reservation in the cached window (it is in the set).
+    pub(super) busy: Vec<bool>,
+    /// Shape (capacity bits) of every real server.
+    pub(super) shape_of: Vec<u32>,
+    /// Servers grouped by shape, index order: shape s is `members[shape_at[s]..shape_at[s + 1]]`.
+    pub(super) members: Vec<u32>,
+    pub(super) shape_at: Vec<u32>,
+    /// Idle servers of shape s the set keeps (see [`FastScratch::init_shapes`]).
+    pub(super) shape_k: Vec<u32>,
+    /// Next position in `members` of shape s not yet considered for the set.
+    pub(super) cursor: Vec<u32>,
+    /// Idle servers of shape s in the set.
+    pub(super) idle_in: Vec<u32>,
     pub(super) r: usize,
     pub(super) m: usize,
     pub(super) p: usize,
@@ -29,6 +49,8 @@ pub struct FastScratch {
     pub(super) free: Vec<f64>,
     /// Sliding minima of `free` over [t, t + L).
     pub(super) mins: Vec<f64>,
+    /// The L the sliding minima describe (0: not built for this search).
+    pub(super) mins_len: u32,
     /// delta_h^r(t) at `(h * wcap + t) * R + r`.
     pub(super) dl: Vec<f64>,
     /// `fresh[h * wcap + t]`: the prices of slot t on h differ from slot t - 1's (or t = 0).
@@ -73,6 +95,10 @@ pub struct FastScratch {
     /// Ring, per worker type m: (most workers one server can hold in any slot of the window,
     /// most the whole cluster can), computed on first use after `maxfree` changed.
     pub(super) ub: Vec<Option<(u32, u64)>>,
+    /// Per worker type m, the servers of [`Self::possible`] at `poss[m * hcap..][..poss_n[m]]`.
+    pub(super) poss: Vec<u32>,
+    pub(super) poss_n: Vec<u32>,
+    pub(super) poss_ok: Vec<bool>,
 }
 
 /// "No worker count" in the per-(m, p) tables.
@@ -93,7 +119,17 @@ impl FastScratch {
     ) -> Self {
         let ty = m + p;
         FastScratch {
-            h,
+            h: 0,
+            hcap: h,
+            real: vec![0; h],
+            virt: vec![NONE; h],
+            busy: vec![false; h],
+            shape_of: vec![0; h],
+            members: (0..h as u32).collect(),
+            shape_at: vec![0, h as u32],
+            shape_k: vec![h as u32],
+            cursor: vec![0],
+            idle_in: vec![0],
             r,
             m,
             p,
@@ -102,6 +138,7 @@ impl FastScratch {
             pre: vec![0; ty * h * (wcap + 1)],
             free: vec![0.0; h * r * wcap],
             mins: vec![0.0; h * r * wcap],
+            mins_len: 0,
             dl: vec![0.0; h * r * wcap],
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
@@ -132,6 +169,9 @@ impl FastScratch {
             price0: vec![None; h * r],
             dirty: vec![false; h],
             ub: vec![None; m],
+            poss: vec![0; m * h],
+            poss_n: vec![0; m],
+            poss_ok: vec![false; m],
         }
     }
 
@@ -140,25 +180,147 @@ impl FastScratch {
         self.cached = None;
     }
 
+    /// Groups the servers by shape (identical capacity bits) and sets how many idle servers
+    /// of each shape the virtual set keeps: K_s = ceil((N_max + 1) / c_s) + 1 with c_s the
+    /// smallest positive fit of a worker type on the shape (1 when no type fits) and N_max the
+    /// most workers any job can ask for (D_j). Idle servers of one shape are identical in every
+    /// price and capacity over the whole window, so beyond the first K_s (index order) none can
+    /// change a search: a greedy fill of at most N_max workers never reaches them (the first
+    /// K_s - 1 of them already hold N_max + 1 > N_max workers, one possibly being the PS host),
+    /// a q = 1 or PS-host candidate on one of them ties with the lowest-index idle server of the
+    /// shape and loses the index tie-break, and every bound (min Omega, max fit, total fit up
+    /// to N_max) is unchanged. Allocates: called once when the scheduler is built.
+    pub fn init_shapes(&mut self, scn: &crate::model::online::OnlineScenario, nmax: u32) {
+        let hn = self.hcap.min(scn.servers.len());
+        let key = |h: usize| -> ([u64; crate::limits::RESOURCES_MAX], usize) {
+            let c = &scn.servers[h];
+            let mut k = [0u64; crate::limits::RESOURCES_MAX];
+            for (r, x) in k.iter_mut().enumerate().take(c.len()) {
+                *x = c.get(r).to_bits();
+            }
+            (k, c.len())
+        };
+        let mut ids: Vec<usize> = (0..hn).collect();
+        ids.sort_by_key(|&h| (key(h), h));
+        self.members.clear();
+        self.shape_at.clear();
+        self.shape_k.clear();
+        for (i, &h) in ids.iter().enumerate() {
+            if i == 0 || key(ids[i - 1]) != key(h) {
+                self.shape_at.push(i as u32);
+                let c = &scn.servers[h];
+                let cmin = scn
+                    .worker_types
+                    .iter()
+                    .map(|e| fit(c.as_slice(), e))
+                    .filter(|&f| f > 0)
+                    .min();
+                let k = match cmin {
+                    Some(c) => (nmax as u64 + 1).div_ceil(c as u64) + 1,
+                    None => 1,
+                };
+                self.shape_k.push(k.min(u32::MAX as u64) as u32);
+            }
+            self.shape_of[h] = (self.shape_at.len() - 1) as u32;
+            self.members.push(h as u32);
+        }
+        self.shape_at.push(hn as u32);
+        let g = self.shape_k.len();
+        self.cursor = vec![0; g];
+        self.idle_in = vec![0; g];
+        self.cached = None;
+    }
+
+    /// Adds real server h to the virtual set (its rows are built by the next [`Self::prepare`]).
+    fn add(&mut self, h: u32) {
+        let v = self.h;
+        self.h += 1;
+        self.real[v] = h;
+        self.virt[h as usize] = v as u32;
+        self.dirty[v] = true;
+        for m in 0..self.m {
+            self.fit_ok[m * self.hcap + v] = false;
+        }
+        for ty in 0..self.m + self.p {
+            self.row_ok[ty * self.hcap + v] = false;
+            self.type_ok[ty] = false;
+        }
+        self.ub.iter_mut().for_each(|u| *u = None);
+        // A new server joins every possible-host list (a superset stays exact).
+        for m in 0..self.m {
+            if self.poss_ok[m] {
+                let n = self.poss_n[m] as usize;
+                self.poss[m * self.hcap + n] = v as u32;
+                self.poss_n[m] += 1;
+            }
+        }
+    }
+
+    /// Tops shape s up to K_s idle servers in the set (lowest indices first).
+    fn top_up(&mut self, s: usize) {
+        let end = self.shape_at[s + 1];
+        while self.idle_in[s] < self.shape_k[s] && self.shape_at[s] + self.cursor[s] < end {
+            let h = self.members[(self.shape_at[s] + self.cursor[s]) as usize];
+            self.cursor[s] += 1;
+            if !self.busy[h as usize] {
+                self.add(h);
+                self.idle_in[s] += 1;
+            }
+        }
+    }
+
+    /// The virtual set of a new window: every server with a reservation in it, then K_s idle
+    /// servers of every shape s.
+    fn reset_set(&mut self, cx: &Ctx) {
+        self.poss_ok.iter_mut().for_each(|u| *u = false);
+        for v in 0..self.h {
+            let h = self.real[v] as usize;
+            self.virt[h] = NONE;
+            self.busy[h] = false;
+        }
+        self.h = 0;
+        for &h in &cx.win.busy {
+            if let Some(b) = self.busy.get_mut(h as usize) {
+                *b = true;
+            }
+        }
+        for i in 0..cx.win.busy.len() {
+            let h = cx.win.busy[i];
+            if (h as usize) < self.hcap {
+                self.add(h);
+            }
+        }
+        for s in 0..self.shape_k.len() {
+            self.cursor[s] = 0;
+            self.idle_in[s] = 0;
+            self.top_up(s);
+        }
+    }
+
     /// Rebuilds the free capacities and prices of server `h` for window `w`; its prefix rows
     /// are rebuilt on demand ([`Self::ensure`]), only for the types a search asks about.
     ///
     /// delta_h^r(t) depends only on beta_h^r(t) (and C_h^r, fixed), and a reservation covers a
     /// run of slots, so beta is piecewise constant along t: a slot whose usage bits equal the
     /// previous slot's reuses its price (same inputs to the same `pow`, hence the same bits).
-    pub(super) fn build_server(&mut self, cx: &Ctx, w: &Window, h: usize) {
-        let (hh, rr, wcap) = (self.h, self.r, self.wcap);
+    pub(super) fn build_server(&mut self, cx: &Ctx, w: &Window, v: usize) {
+        let (rr, wcap) = (self.r, self.wcap);
         let len = (w.len as usize).min(wcap);
+        let h = self.real[v] as usize;
         let caps = cx.scn.servers.get(h);
         for r in 0..rr {
             let cap = caps.map_or(0.0, |c| c.get(r));
-            let free = &mut self.free[(h * rr + r) * wcap..][..len];
+            let free = &mut self.free[(v * rr + r) * wcap..][..len];
             let mut last = 0u64;
             let mut delta = 0.0;
             let mut most = f64::NEG_INFINITY;
+            let busy = cx.win.is_busy(h);
             for (t, f) in free.iter_mut().enumerate() {
-                let i = ((w.base as usize + t) * hh + h) * rr + r;
-                let u = cx.usage.get(i).copied().unwrap_or(0.0);
+                let u = if busy {
+                    cx.used(w.base + t as u32, h, r)
+                } else {
+                    0.0
+                };
                 *f = cap - u;
                 if *f > most {
                     most = *f;
@@ -168,21 +330,22 @@ impl FastScratch {
                     last = u.to_bits();
                     delta = price(&mut self.price0, cx.lambda, h * rr + r, u, cap);
                 }
-                self.dl[(h * wcap + t) * rr + r] = delta;
+                self.dl[(v * wcap + t) * rr + r] = delta;
                 // A slot is fresh when any of its R prices changed.
                 if r == 0 {
-                    self.fresh[h * wcap + t] = fresh;
+                    self.fresh[v * wcap + t] = fresh;
                 } else if fresh {
-                    self.fresh[h * wcap + t] = true;
+                    self.fresh[v * wcap + t] = true;
                 }
             }
-            self.maxfree[h * rr + r] = most;
+            self.maxfree[v * rr + r] = most;
         }
         for ty in 0..self.m + self.p {
-            self.row_ok[ty * self.h + h] = false;
+            self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
         }
-        // The ring bounds read `maxfree`.
+        // The ring bounds read `maxfree`. The possible-host lists are kept as supersets: free
+        // capacity only falls within a window, so a rebuilt server can only leave them.
         self.ub.iter_mut().for_each(|u| *u = None);
     }
 
@@ -201,10 +364,10 @@ impl FastScratch {
             &cx.scn.ps_types[ty - self.m]
         };
         for h in 0..self.h {
-            if self.row_ok[ty * self.h + h] {
+            if self.row_ok[ty * self.hcap + h] {
                 continue;
             }
-            let pre = &mut self.pre[(ty * self.h + h) * stride..][..stride];
+            let pre = &mut self.pre[(ty * self.hcap + h) * stride..][..stride];
             let fresh = &self.fresh[h * self.wcap..][..len];
             let dl = &self.dl[h * self.wcap * self.r..][..len * self.r];
             let mut unit = 0u128;
@@ -216,7 +379,7 @@ impl FastScratch {
                 acc = acc.saturating_add(unit);
                 *p = acc;
             }
-            self.row_ok[ty * self.h + h] = true;
+            self.row_ok[ty * self.hcap + h] = true;
         }
         self.type_ok[ty] = true;
     }
@@ -224,6 +387,7 @@ impl FastScratch {
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
     pub(super) fn prepare(&mut self, cx: &Ctx, w: &Window) {
         if self.cached != Some((w.base, w.len)) {
+            self.reset_set(cx);
             for h in 0..self.h {
                 self.build_server(cx, w, h);
                 self.dirty[h] = false;
@@ -244,21 +408,47 @@ impl FastScratch {
     pub fn touched(&mut self, w: &Window, placement: &Placement) {
         if self.cached == Some((w.base, w.len)) {
             for pl in placement.iter() {
-                if let Some(d) = self.dirty.get_mut(pl.server as usize) {
-                    *d = true;
+                let h = pl.server as usize;
+                let Some(&v) = self.virt.get(h) else { continue };
+                if v == NONE {
+                    // Placements only use servers of the set: nothing else can be touched.
+                    debug_assert!(false, "online: placement outside the virtual set");
+                    self.cached = None;
+                    return;
+                }
+                self.dirty[v as usize] = true;
+                if !self.busy[h] {
+                    self.busy[h] = true;
+                    let s = self.shape_of[h] as usize;
+                    self.idle_in[s] -= 1;
+                    self.top_up(s);
                 }
             }
         }
     }
 
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
-        let i = (ty * self.h + h) * (self.wcap + 1);
+        let i = (ty * self.hcap + h) * (self.wcap + 1);
         self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
+    }
+
+    /// Brings the sliding minima to windows of `dur` slots (lazily: a search that prunes a
+    /// duration never pays for its minima); `mins_len` = 0 forces a restart from `free`.
+    pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
+        if self.mins_len == 0 || self.mins_len > dur {
+            self.reset_mins();
+            self.mins_len = 1;
+        }
+        while self.mins_len < dur {
+            self.mins_len += 1;
+            self.slide(len, self.mins_len);
+        }
     }
 
     /// mins for L = 1.
     pub(super) fn reset_mins(&mut self) {
-        self.mins.copy_from_slice(&self.free);
+        let n = self.h * self.r * self.wcap;
+        self.mins[..n].copy_from_slice(&self.free[..n]);
     }
 
     /// Grows the sliding minima from L - 1 to L over a window of `len` slots.
@@ -403,13 +593,47 @@ impl FastScratch {
             let mut lo = u128::MAX;
             for h in 0..self.h {
                 let z = self.win_sum(self.m + p, h, t0, dur);
-                self.zeta[p * self.h + h] = z;
+                self.zeta[p * self.hcap + h] = z;
                 lo = lo.min(z);
             }
             self.zmin[p] = lo;
             self.zdone[p] = true;
         }
         self.zmin[p]
+    }
+
+    /// The servers of the set that can hold one type-m worker in some slot of the window:
+    /// fit(max over the window of omega) >= 1 (the window capacity, a fit of the minima, is at
+    /// most that, the fit count being non-decreasing in each free capacity), or a superset of
+    /// them (servers added to the set later are appended; a server whose capacity fell stays).
+    pub(super) fn possible(&mut self, cx: &Ctx, m: usize) {
+        if self.poss_ok[m] {
+            return;
+        }
+        let mut n = 0;
+        for v in 0..self.h {
+            if fit(
+                &self.maxfree[v * self.r..(v + 1) * self.r],
+                &cx.scn.worker_types[m],
+            ) >= 1
+            {
+                self.poss[m * self.hcap + n] = v as u32;
+                n += 1;
+            }
+        }
+        self.poss_n[m] = n as u32;
+        self.poss_ok[m] = true;
+    }
+
+    /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
+    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32) {
+        self.possible(cx, m);
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        for i in 0..self.poss_n[m] as usize {
+            let h = self.poss[m * self.hcap + i] as usize;
+            self.min_free(h, t0, &mut free[..self.r]);
+            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        }
     }
 
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32) {
@@ -423,7 +647,7 @@ impl FastScratch {
     /// `fit(free, e_m)` for server h, answered from the memo when `free` has the same bits as
     /// the last question about (m, h) (free capacity is piecewise constant along t).
     pub(super) fn fit_memo(&mut self, cx: &Ctx, m: usize, h: usize, free: &[f64]) -> u32 {
-        let i = m * self.h + h;
+        let i = m * self.hcap + h;
         let key = &mut self.fit_key[i * self.r..(i + 1) * self.r];
         if self.fit_ok[i] && key.iter().zip(free).all(|(k, f)| *k == f.to_bits()) {
             return self.fit_val[i];
@@ -439,13 +663,14 @@ impl FastScratch {
 
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
     pub(super) fn sort_and_prefix(&mut self) {
-        for h in 0..self.h {
-            self.order[h] = (self.omega[h], h as u32);
+        for v in 0..self.h {
+            self.order[v] = (self.omega[v], self.real[v]);
         }
-        self.order.sort_unstable();
-        for (i, &(om, h)) in self.order.iter().enumerate() {
-            self.posof[h as usize] = i as u32;
-            let c = self.caps[h as usize] as u64;
+        self.order[..self.h].sort_unstable();
+        for (i, &(om, h)) in self.order[..self.h].iter().enumerate() {
+            let v = self.virt[h as usize] as usize;
+            self.posof[v] = i as u32;
+            let c = self.caps[v] as u64;
             self.ocap[i] = c;
             self.oom[i] = om;
             self.pc[i + 1] = self.pc[i] + c;

@@ -139,7 +139,7 @@ pub(crate) fn oasis(s: &OasisScheduler) -> Trace {
 pub(crate) fn online(s: &OnlineScheduler<'_>, scn: &OnlineScenario) -> Trace {
     let (servers, resources, slots) = (&scn.servers, scn.resources as usize, scn.slots);
     let nh = servers.len();
-    let usage = &s.state().usage;
+    let usage = s.state().usage.dense(slots as usize, nh, resources);
     let lambda = s.lambda();
     let price = (0..resources)
         .map(|r| {

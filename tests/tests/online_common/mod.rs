@@ -81,3 +81,26 @@ pub fn decisions(scn: &OnlineScenario, mode: Search) -> (Vec<OnlineDecision>, St
     .unwrap();
     (v, sink.hash().hex().to_string())
 }
+
+/// [`small_instance`] on a wider cluster of few server shapes: 8 to 20 servers drawn from two
+/// capacity vectors, and jobs of at most 3 workers, so the fast search's virtual server set
+/// (busy servers plus the first K_s idle servers of each shape) really leaves servers out.
+pub fn many_servers_instance(seed: u64, arch: Architecture) -> OnlineScenario {
+    let mut scn = small_instance(seed, arch);
+    let mut g = SplitMix64::new(seed ^ 0x5eed_5eed);
+    let r = scn.resources as usize;
+    let shapes: Vec<ResourceVec> = (0..2)
+        .map(|_| {
+            let v: Vec<f64> = (0..r).map(|_| 1.0 + g.below(5) as f64).collect();
+            ResourceVec::from_slice(&v).unwrap()
+        })
+        .collect();
+    let h = 8 + g.below(13) as usize;
+    scn.servers = (0..h)
+        .map(|_| shapes[g.below(2) as usize].clone())
+        .collect();
+    for j in &mut scn.jobs {
+        j.chunks = 1 + g.below(3) as u32;
+    }
+    scn
+}

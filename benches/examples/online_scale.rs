@@ -1,0 +1,80 @@
+//! Per-decision timings of A_online (fast search) on a big scenario, for `docs/online.md`'s
+//! scale numbers (timings are measured here, never asserted in tests).
+//!
+//! ```text
+//! cargo run --release -p mlsched-benches --example online_scale -- FILE.json [--ring]
+//! ```
+//!
+//! FILE is a kind "online" scenario document (`mlsched gen online ...` or
+//! `mlsched import ... --kind online`); `--ring` converts it to Ring-AllReduce the way
+//! `gen::online::to_ring` does. One A_maxweight decision is timed from the previous decision's
+//! output to its own (the first decision of a window includes building the window's scratch).
+//! Prints decisions, scheduled, total time, p50 / p99 / max per decision.
+use mlsched_cli::gen::online as gen;
+use mlsched_kernel::online::{run_scenario, Search};
+use mlsched_scenario::doc::online::OnlineDoc;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .expect("usage: FILE [--ring]");
+    let ring = args.iter().any(|a| a == "--ring");
+    let text = std::fs::read_to_string(path).expect("read scenario");
+    let mut doc: OnlineDoc = serde_json::from_str(&text).expect("parse scenario");
+    if ring {
+        doc = gen::to_ring(doc);
+    }
+    let scn = doc.validate().expect("valid scenario");
+    let mut times: Vec<f64> = Vec::with_capacity(scn.jobs.len() * 4);
+    let mut scheduled = 0u64;
+    let start = Instant::now();
+    let mut last = Instant::now();
+    run_scenario(&scn, Search::Fast, &mut |d| {
+        let now = Instant::now();
+        times.push(now.duration_since(last).as_secs_f64());
+        last = now;
+        scheduled += d.scheduled as u64;
+        if times.len() % 5000 == 0 {
+            // Progress on stderr, so a run stopped early still says how far it got.
+            let mut v = times.clone();
+            v.sort_by(f64::total_cmp);
+            let at = |p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize] * 1e3;
+            eprintln!(
+                "{} decisions ({} scheduled) in {:.1} s: p50 {:.3} ms p99 {:.3} ms max {:.3} ms",
+                v.len(),
+                scheduled,
+                start.elapsed().as_secs_f64(),
+                at(0.5),
+                at(0.99),
+                at(1.0)
+            );
+        }
+    })
+    .expect("run");
+    let total = start.elapsed().as_secs_f64();
+    times.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        times
+            .get(((times.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+            * 1e3
+    };
+    println!(
+        "servers {} jobs {} slots {} arch {}: decisions {} scheduled {} total {:.2} s \
+         per decision p50 {:.3} ms p99 {:.3} ms max {:.3} ms",
+        scn.servers.len(),
+        scn.jobs.len(),
+        scn.slots,
+        if ring { "ring" } else { "ps" },
+        times.len(),
+        scheduled,
+        total,
+        q(0.5),
+        q(0.99),
+        q(1.0)
+    );
+}
