@@ -49,6 +49,8 @@ pub mod num;
 pub mod order;
 pub mod resources;
 pub mod rng;
+#[cfg(feature = "alloc")]
+pub mod rolling;
 pub mod snapshot;
 
 #[cfg(feature = "alloc")]

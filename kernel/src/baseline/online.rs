@@ -8,12 +8,12 @@
 use super::oasis::policy_code;
 use super::pool::Pool;
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
-use crate::ledger::Ledger;
 use crate::log::{LogSink, TAG_BASELINE};
 use crate::model::online::{Architecture, OnlineJob, OnlineScenario};
 use crate::num::{canon, ceil_u32};
 use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
+use crate::rolling::RollingLedger;
 use crate::Slot;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -128,7 +128,8 @@ pub struct OnlineBaseline<'a> {
     policy: Policy,
     scn: &'a OnlineScenario,
     pool: Pool,
-    ledger: Ledger<Vec<f64>>,
+    /// g_h^r(t) of the running reservations (memory follows the running jobs, not T x H).
+    ledger: RollingLedger,
     total: ResourceVec,
     zero: ResourceVec,
     jobs: Vec<OnlineJobState>,
@@ -150,7 +151,7 @@ impl<'a> OnlineBaseline<'a> {
         let r = scn.resources as usize;
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;
-        let ledger = Ledger::with_capacities(scn.slots as usize, &scn.servers)?;
+        let ledger = RollingLedger::new(scn.slots as usize, &scn.servers, &concurrent_bound(scn))?;
         let n = scn.jobs.len();
         let jobs = scn.jobs.iter().map(|j| config(scn, j)).collect();
         let mut order: Vec<u32> = (0..n as u32).collect();
@@ -594,6 +595,39 @@ fn config(scn: &OnlineScenario, job: &OnlineJob) -> OnlineJobState {
         ps_type: best.2,
         ..OnlineJobState::default()
     }
+}
+
+/// Per server, how many reservations can run on it at once: each holds at least one worker or
+/// PS, so at least the smallest demand of every resource any type has (4 when some type asks
+/// for nothing of every resource; the list then grows if it must).
+fn concurrent_bound(scn: &OnlineScenario) -> Vec<usize> {
+    let r = scn.resources as usize;
+    let types: Vec<&ResourceVec> = scn
+        .worker_types
+        .iter()
+        .chain(scn.ps_types.iter())
+        .map(|t| &t.demand)
+        .collect();
+    let dmin: Vec<f64> = (0..r)
+        .map(|k| types.iter().map(|d| d.get(k)).fold(f64::INFINITY, f64::min))
+        .collect();
+    scn.servers
+        .iter()
+        .map(|c| {
+            let mut best = usize::MAX;
+            for (k, &d) in dmin.iter().enumerate() {
+                if d > 0.0 && d.is_finite() {
+                    let n = libm::floor(c.get(k) / d) + 1.0;
+                    best = best.min(if n < 4096.0 { n as usize } else { 4096 });
+                }
+            }
+            if best == usize::MAX {
+                4
+            } else {
+                best
+            }
+        })
+        .collect()
 }
 
 /// Seconds (slots) of one mini-batch with n workers: 1 / rho_j (eq. 1, q_j = 0; eq. 14 for ring).
