@@ -18,7 +18,7 @@ OUT=${OUT:-docs/scale}
 mkdir -p "$OUT"
 cargo build --release -q -p mlsched-benches --bin scale
 S=target/release/scale
-: > "$OUT/points.jsonl"
+[[ -n "${APPEND:-}" ]] || : > "$OUT/points.jsonl"
 
 if [[ -n "${QUICK:-}" ]]; then
   SERVERS="100 200 400"; JOBS="200 400 800"; SLOTS="100 200 400"
@@ -52,8 +52,9 @@ point() { # kind arch policy axis servers jobs slots
   fi
 }
 
-for spec in "oasis ps" "online ps" "online ring"; do
-  read -r kind arch <<< "$spec"
+# KINDS="online/ps" (and APPEND=1 to add to an earlier points.jsonl) runs part of the sweep.
+for spec in ${KINDS:-oasis/ps online/ps online/ring}; do
+  kind=${spec%/*} arch=${spec#*/}
   for policy in - fifo; do
     echo "$kind/$arch ${policy/-/algorithm}" >&2
     for h in $SERVERS; do point "$kind" "$arch" "$policy" servers "$h" "$J0" "$T0"; done
