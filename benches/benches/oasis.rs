@@ -7,7 +7,7 @@
 use criterion::{black_box, Criterion};
 use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, Utility};
-use mlsched_kernel::oasis::fast::{DpSize, FastDp};
+use mlsched_kernel::oasis::fast::FastDp;
 use mlsched_kernel::oasis::{reference, JobParams, OasisScheduler};
 use std::time::Instant;
 
@@ -61,15 +61,8 @@ fn comparison_case() -> (OasisScheduler, JobParams, Utility, OasisScenario, Oasi
 fn fast_vs_literal(c: &mut Criterion) {
     let (s, p, f, scn, j0) = comparison_case();
     let m = s.market();
-    let (points, row, cells) = FastDp::size_of(m, &p).expect("needs a DP");
-    let mut dp = FastDp::new(DpSize {
-        slots: m.slots() as usize,
-        workers: m.workers.servers() as usize,
-        ps: m.ps.servers() as usize,
-        points,
-        row,
-        cells,
-    });
+    let size = FastDp::size_of(m, &p, &f).expect("needs a DP");
+    let mut dp = FastDp::new(size);
     let fast = dp.decide(m, 0, &p, &f).unwrap();
     // The literal DP on its own market, with the fast market's usage copied in.
     let mut rm = reference::RefMarket::new(&scn).expect("bounds");
