@@ -47,6 +47,12 @@ struct Sweep {
     fit: Vec<u32>,
     /// per server: position of its next breakpoint
     next: Vec<u32>,
+    /// per class (first server of a capacity vector): idle unit price and fit, valid when the
+    /// class's stamp is the current one
+    cu: Vec<f64>,
+    cf: Vec<u32>,
+    cstamp: Vec<u32>,
+    stamp: u32,
     /// servers taken out of the tree while the cheapest ones are listed
     masked: Vec<bool>,
     /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
@@ -72,6 +78,10 @@ impl Sweep {
             unit: vec![0.0; n],
             fit: vec![0; n],
             next: vec![0; n],
+            cu: vec![0.0; n],
+            cf: vec![0; n],
+            cstamp: vec![0; n],
+            stamp: 0,
             masked: vec![false; n],
             tree: vec![NONE; 2 * leaves],
             heap: BinaryHeap::with_capacity(n),
@@ -122,20 +132,38 @@ impl Sweep {
         let cb = s * nr;
         let cap = pool.capacities(cb, nr);
         match j {
-            Some(j) => {
+            Some(j)
+                if pool.values(s as u32, j)[..nr]
+                    .iter()
+                    .any(|g| g.to_bits() != 0) =>
+            {
                 let v = pool.values(s as u32, j);
                 self.unit[s] = unit_of(v.get(nr..).unwrap_or(&[]), dem);
                 self.fit[s] = fit_of(cap, v, dem);
             }
-            None => {
-                self.unit[s] = unit_of(pool.idle(s as u32), dem);
-                self.fit[s] = fit_of(cap, &[], dem);
+            // usage +0.0 everywhere: the idle state (its prices are eq. (22) at 0, checked on
+            // restore), shared by the server's class
+            _ => {
+                let c = pool.class_of(s);
+                if self.cstamp.get(c) != Some(&self.stamp) {
+                    let cc = pool.capacities(c * nr, nr);
+                    self.cu[c] = unit_of(pool.idle(c as u32), dem);
+                    self.cf[c] = fit_of(cc, &[], dem);
+                    self.cstamp[c] = self.stamp;
+                }
+                self.unit[s] = self.cu[c];
+                self.fit[s] = self.cf[c];
             }
         }
     }
 
     /// The state at slot `t`; `tree`: also build the tournament tree.
     fn start(&mut self, pool: &Pool, dem: &ResourceVec, t: u32, tree: bool) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.cstamp.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 1;
+        }
         self.heap.clear();
         self.total = 0;
         self.now = t;
@@ -212,6 +240,32 @@ impl Sweep {
         }
     }
 
+    /// Appends the list to `buf` from `at`; returns the new end.
+    fn save(&self, buf: &mut [(u32, u32, f64)], at: usize) -> Option<usize> {
+        let out = buf.get_mut(at..at + self.k)?;
+        for (i, o) in out.iter_mut().enumerate() {
+            let s = self.ls[i];
+            *o = (s, self.fit[s as usize], self.unit[s as usize]);
+        }
+        Some(at + self.k)
+    }
+
+    /// Makes a saved list the current one (same prefix sums, same order of additions).
+    fn restore(&mut self, saved: &[(u32, u32, f64)]) {
+        self.k = 0;
+        self.cum[0] = 0;
+        self.pre[0] = 0.0;
+        for &(s, fit, unit) in saved {
+            let (k, si) = (self.k, s as usize);
+            self.ls[k] = s;
+            self.fit[si] = fit;
+            self.unit[si] = unit;
+            self.cum[k + 1] = self.cum[k] + fit as u64;
+            self.pre[k + 1] = self.pre[k] + unit * fit as f64;
+            self.k += 1;
+        }
+    }
+
     /// Cost of the greedy fill of `count` instances (Alg. 2 lines 27-31 / 36-40), from the
     /// list (which must cover `count`).
     fn cost(&self, count: u64) -> f64 {
@@ -269,6 +323,12 @@ pub struct FastDp {
     out_len: usize,
     pairs_w: Vec<[u32; 2]>,
     pairs_p: Vec<[u32; 2]>,
+    /// the listed servers of every DP row (server, fit, unit), for the reconstruction
+    list_w: Vec<(u32, u32, f64)>,
+    list_p: Vec<(u32, u32, f64)>,
+    /// per DP row, where its lists start (and, at the next row, end)
+    row_w: Vec<usize>,
+    row_p: Vec<usize>,
     /// DP cells written by the last decision (a work measure for benches and tests).
     pub cells: u64,
 }
@@ -293,6 +353,12 @@ pub struct DpSize {
     pub pairs_w: usize,
     /// Largest (PS server, slot) pairs of one schedule: min(reach_i, D_i) min(Z_i, K).
     pub pairs_p: usize,
+    /// Largest reach_i.
+    pub rows: usize,
+    /// Largest reach_i min(N_i, H): the listed worker servers of all rows.
+    pub list_w: usize,
+    /// Largest reach_i min(Z_i, K).
+    pub list_p: usize,
 }
 
 impl DpSize {
@@ -307,6 +373,9 @@ impl DpSize {
             cells: self.cells.max(o.cells),
             pairs_w: self.pairs_w.max(o.pairs_w),
             pairs_p: self.pairs_p.max(o.pairs_p),
+            rows: self.rows.max(o.rows),
+            list_w: self.list_w.max(o.list_w),
+            list_p: self.list_p.max(o.list_p),
         }
     }
 }
@@ -331,6 +400,10 @@ impl FastDp {
             out_len: 0,
             pairs_w: vec![[0, 0]; size.pairs_w],
             pairs_p: vec![[0, 0]; size.pairs_p],
+            list_w: vec![(0, 0, 0.0); size.list_w],
+            list_p: vec![(0, 0, 0.0); size.list_p],
+            row_w: vec![0; size.rows + 1],
+            row_p: vec![0; size.rows + 1],
             cells: 0,
         }
     }
@@ -405,6 +478,9 @@ impl FastDp {
             cells,
             pairs_w: used.saturating_mul(nw),
             pairs_p: used.saturating_mul(nz),
+            rows: reach,
+            list_w: reach.saturating_mul(nw),
+            list_p: reach.saturating_mul(nz),
         })
     }
 
@@ -505,6 +581,9 @@ impl FastDp {
             || size.points > self.pt_w.len()
             || size.pairs_w > self.pairs_w.len()
             || size.pairs_p > self.pairs_p.len()
+            || size.list_w > self.list_w.len()
+            || size.list_p > self.list_p.len()
+            || size.rows >= self.row_w.len()
             || size.workers != self.wsw.n
             || size.ps != self.psw.n
         {
@@ -528,6 +607,8 @@ impl FastDp {
         self.f_prev[0] = 0.0;
         self.f_cur[0] = 0.0;
         self.start(m, job, a, true);
+        self.row_w[0] = 0;
+        self.row_p[0] = 0;
         let mut hi_prev = 0u64;
         let mut covered = 0u64; // sum of Dcap over the slots swept so far
                                 // Alg. 2 line 3: mu_i = 0, l* = none; a t_hat replaces it only with a larger payoff.
@@ -547,6 +628,14 @@ impl FastDp {
             covered = covered.saturating_add(dcap);
             self.wsw.list(wcap);
             self.psw.list(job.ps_for(wcap));
+            let r = (t - a) as usize;
+            let ew = self.wsw.save(&mut self.list_w, self.row_w[r]);
+            let ep = self.psw.save(&mut self.list_p, self.row_p[r]);
+            let (Some(ew), Some(ep)) = (ew, ep) else {
+                return Err(OasisError::Internal);
+            };
+            self.row_w[r + 1] = ew;
+            self.row_p[r + 1] = ep;
             let np = self.points(job, wcap);
             // An upper bound of the chunks the slots after t can cover: the cut `lo` is at or
             // below the exact one and moves by at least Dcap(t) per row, so every cell a row
@@ -597,7 +686,7 @@ impl FastDp {
         dec.payoff = best;
         dec.admitted = true;
         dec.reason = Reason::Admitted;
-        self.reconstruct(m, job, a, tb, row)?;
+        self.reconstruct(job, a, tb, row)?;
         Ok(dec)
     }
 
@@ -643,7 +732,6 @@ impl FastDp {
 
     fn reconstruct(
         &mut self,
-        m: &Market,
         job: &JobParams,
         a: u32,
         tb: u32,
@@ -673,18 +761,21 @@ impl FastDp {
             return Err(OasisError::Internal);
         }
         let (mut nw, mut np) = (0usize, 0usize);
-        self.start(m, job, a, true);
         for t in a..=tb {
-            if t > a {
-                self.step(m, job, true);
-            }
             let w = self.plan_w[t as usize];
             if w == 0 {
                 continue;
             }
             let z = job.ps_for(w);
-            self.wsw.list(w);
-            self.psw.list(z);
+            // the lists the DP row of t was priced with (they cover Wcap(t) >= w workers)
+            let r = (t - a) as usize;
+            let lw = self.list_w.get(self.row_w[r]..self.row_w[r + 1]);
+            let lp = self.list_p.get(self.row_p[r]..self.row_p[r + 1]);
+            let (Some(lw), Some(lp)) = (lw, lp) else {
+                return Err(OasisError::Internal);
+            };
+            self.wsw.restore(lw);
+            self.psw.restore(lp);
             let mut s = SlotAlloc {
                 slot: t,
                 chunks: self.plan_d[t as usize],

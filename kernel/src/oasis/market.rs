@@ -41,6 +41,9 @@ pub struct Pool {
     cap: Vec<u32>,
     /// Sum of `len`.
     live: usize,
+    /// Per server, the first server with a bit-identical capacity vector (derived): idle
+    /// servers of one class have the same unit price and fit for any demand.
+    class: Vec<u32>,
     /// Servers added to since the last merge (capacity H, so marking never allocates).
     dirty: Vec<u32>,
     is_dirty: Vec<bool>,
@@ -76,11 +79,30 @@ impl Pool {
             len: vec![0; n],
             cap: vec![0; n],
             live: 0,
+            class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
         };
         p.idle = p.idle_prices();
+        p.class = p.classes();
         Ok(p)
+    }
+
+    fn classes(&self) -> Vec<u32> {
+        let r = self.resources as usize;
+        let key = |s: usize| -> &[f64] { self.capacity.get(s * r..s * r + r).unwrap_or(&[]) };
+        let mut first: alloc::collections::BTreeMap<Vec<u64>, u32> = Default::default();
+        (0..self.servers as usize)
+            .map(|s| {
+                let k: Vec<u64> = key(s).iter().map(|c| c.to_bits()).collect();
+                *first.entry(k).or_insert(s as u32)
+            })
+            .collect()
+    }
+
+    /// The class of server `s` (the first server with its capacity vector).
+    pub(crate) fn class_of(&self, s: usize) -> usize {
+        self.class.get(s).copied().unwrap_or(s as u32) as usize
     }
 
     fn idle_prices(&self) -> Vec<f64> {
@@ -486,10 +508,12 @@ impl<'de> Deserialize<'de> for Pool {
             len: vec![0; n],
             cap: vec![0; n],
             live: 0,
+            class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
         };
         p.idle = p.idle_prices();
+        p.class = p.classes();
         for (s, (t, v)) in r.series.into_iter().enumerate() {
             p.off[s] = p.bt.len();
             p.len[s] = t.len() as u32;
