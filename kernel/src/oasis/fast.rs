@@ -58,8 +58,9 @@ struct Sweep {
     /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
     tree: Vec<u32>,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
-    /// sum of fits (never saturates: n x u32::MAX < u64::MAX)
-    total: u64,
+    /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
+    /// up in the price order)
+    known: Vec<bool>,
     /// the slot the state is at
     now: u32,
     /// the listed cheapest servers of `now`: index, and prefix fits / costs (n + 1 each)
@@ -85,7 +86,7 @@ impl Sweep {
             masked: vec![false; n],
             tree: vec![NONE; 2 * leaves],
             heap: BinaryHeap::with_capacity(n),
-            total: 0,
+            known: vec![false; n],
             now: 0,
             ls: vec![0; n],
             cum: vec![0; n + 1],
@@ -110,7 +111,7 @@ impl Sweep {
     }
 
     fn leaf(&self, s: usize) -> u32 {
-        if s < self.n && self.fit[s] > 0 && !self.masked[s] {
+        if s < self.n && (!self.known[s] || self.fit[s] > 0) && !self.masked[s] {
             s as u32
         } else {
             NONE
@@ -139,7 +140,8 @@ impl Sweep {
             {
                 let v = pool.values(s as u32, j);
                 self.unit[s] = unit_of(v.get(nr..).unwrap_or(&[]), dem);
-                self.fit[s] = fit_of(cap, v, dem);
+                self.known[s] = false;
+                let _ = cap;
             }
             // usage +0.0 everywhere: the idle state (its prices are eq. (22) at 0, checked on
             // restore), shared by the server's class
@@ -153,8 +155,20 @@ impl Sweep {
                 }
                 self.unit[s] = self.cu[c];
                 self.fit[s] = self.cf[c];
+                self.known[s] = true;
             }
         }
+    }
+
+    /// Computes the fit of server `s` in the breakpoint in force (`next[s] - 1`).
+    fn resolve(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) {
+        let nr = pool.resources_n();
+        let cap = pool.capacities(s * nr, nr);
+        self.fit[s] = match (self.next[s] as usize).checked_sub(1) {
+            Some(j) => fit_of(cap, pool.values(s as u32, j), dem),
+            None => fit_of(cap, &[], dem),
+        };
+        self.known[s] = true;
     }
 
     /// The state at slot `t`; `tree`: also build the tournament tree.
@@ -165,7 +179,6 @@ impl Sweep {
             self.stamp = 1;
         }
         self.heap.clear();
-        self.total = 0;
         self.now = t;
         self.k = 0;
         for s in 0..self.n {
@@ -176,7 +189,6 @@ impl Sweep {
             if let Some(&nt) = ts.get(j) {
                 self.heap.push(Reverse((nt, s as u32)));
             }
-            self.total += self.fit[s] as u64;
         }
         if tree {
             for s in 0..self.leaves {
@@ -200,9 +212,7 @@ impl Sweep {
             self.heap.pop();
             let si = s as usize;
             let j = self.next[si] as usize;
-            self.total -= self.fit[si] as u64;
             self.load(pool, si, Some(j), dem);
-            self.total += self.fit[si] as u64;
             self.next[si] = j as u32 + 1;
             if let Some(&nt) = pool.times(s).get(j + 1) {
                 self.heap.push(Reverse((nt, s)));
@@ -213,9 +223,10 @@ impl Sweep {
         }
     }
 
-    /// Lists the cheapest servers of the current slot until their fits cover `count`
-    /// (or none is left): `ls`, `cum`, `pre` as the full sorted walk would have them.
-    fn list(&mut self, count: u64) {
+    /// Lists the cheapest servers of the current slot with fit > 0 until their fits cover
+    /// `count` (or none is left): `ls`, `cum`, `pre` as the full sorted walk would have them.
+    /// A server whose fit turns out 0 leaves the tree until its usage changes again.
+    fn list(&mut self, pool: &Pool, dem: &ResourceVec, count: u64) {
         self.k = 0;
         self.cum[0] = 0;
         self.pre[0] = 0.0;
@@ -225,6 +236,13 @@ impl Sweep {
                 break;
             }
             let si = s as usize;
+            if !self.known[si] {
+                self.resolve(pool, si, dem);
+                if self.fit[si] == 0 {
+                    self.refresh(si);
+                    continue;
+                }
+            }
             let k = self.k;
             self.ls[k] = s;
             self.cum[k + 1] = self.cum[k] + self.fit[si] as u64;
@@ -484,10 +502,15 @@ impl FastDp {
         })
     }
 
-    /// Wcap and its chunks for the current slot of the sweeps.
-    fn capacity_now(&self, job: &JobParams) -> (u64, u64) {
-        let wmax = (job.max_workers as u64).min(self.wsw.total);
-        let ps_total = self.psw.total;
+    /// Lists the cheapest servers of the current slot (workers until N_i, parameter servers
+    /// until ceil(N_i b_i / B_i), or all) and returns Wcap and its chunks. The listed fits stand
+    /// in for the pools' totals: min(N_i, total) and the PS checks below come out the same.
+    fn capacity_now(&mut self, m: &Market, job: &JobParams) -> (u64, u64) {
+        let n = job.max_workers as u64;
+        self.wsw.list(&m.workers, &job.worker_demand, n);
+        self.psw.list(&m.ps, &job.ps_demand, job.ps_for(n));
+        let wmax = n.min(self.wsw.cum[self.wsw.k]);
+        let ps_total = self.psw.cum[self.psw.k];
         // Largest w <= wmax whose ceil(w b / B) parameter servers fit and are <= w (6, 7):
         // both conditions hold on a prefix of w, so bisect.
         let ok = |w: u64| {
@@ -624,10 +647,8 @@ impl FastDp {
             if (t - a) as usize >= reach || !greater(util - lb, best) {
                 break; // no later t_hat can pay more: f_i only falls and cost >= lb
             }
-            let (wcap, dcap) = self.capacity_now(job);
+            let (wcap, dcap) = self.capacity_now(m, job);
             covered = covered.saturating_add(dcap);
-            self.wsw.list(wcap);
-            self.psw.list(job.ps_for(wcap));
             let r = (t - a) as usize;
             let ew = self.wsw.save(&mut self.list_w, self.row_w[r]);
             let ep = self.psw.save(&mut self.list_p, self.row_p[r]);
@@ -665,12 +686,12 @@ impl FastDp {
             if covered < d_all && t < t_end {
                 // the state is at slot t (stepped before the break), not yet counted
                 loop {
-                    let (_, dcap) = self.capacity_now(job);
+                    let (_, dcap) = self.capacity_now(m, job);
                     covered = covered.saturating_add(dcap);
                     if covered >= d_all || t + 1 >= t_end {
                         break;
                     }
-                    self.step(m, job, false);
+                    self.step(m, job, true);
                     t += 1;
                 }
             }
