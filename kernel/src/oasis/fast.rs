@@ -691,6 +691,15 @@ impl FastDp {
                     if covered >= d_all || t + 1 >= t_end {
                         break;
                     }
+                    let rest = (t_end - 1 - t) as u64; // slots after t
+                    if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
+                        break; // even N_i workers in every later slot fall short
+                    }
+                    if self.wsw.heap.is_empty() && self.psw.heap.is_empty() {
+                        // no usage changes after t: every later slot offers Dcap(t)
+                        covered = covered.saturating_add(dcap.saturating_mul(rest));
+                        break;
+                    }
                     self.step(m, job, true);
                     t += 1;
                 }
