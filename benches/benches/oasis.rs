@@ -169,7 +169,12 @@ fn timed_run(label: &str, scn: &OasisScenario) {
     let build = t0.elapsed();
     let mut ms = Vec::with_capacity(scn.jobs.len());
     let mut admitted = 0u32;
-    for idx in s.arrival_order() {
+    // OASIS_SCALE_LIMIT=n: time only the first n decisions of the run (same state as the run).
+    let limit = std::env::var("OASIS_SCALE_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX);
+    for idx in s.arrival_order().into_iter().take(limit) {
         let a = scn.jobs[idx as usize].arrival;
         let t = Instant::now();
         let d = s.decide(a, idx).expect("decides");
@@ -248,6 +253,10 @@ fn scale_case() {
 }
 
 fn main() {
+    if std::env::var("OASIS_SCALE_SCENARIO").is_ok() {
+        scale_case(); // the scale case alone
+        return;
+    }
     paper_defaults_latency();
     scale_case();
     let mut c = Criterion::default().configure_from_args();

@@ -25,17 +25,15 @@ use crate::model::oasis::Utility;
 use crate::num::{greater, less};
 use crate::order::cmp_f64_then_index;
 use crate::ResourceVec;
-use alloc::collections::BinaryHeap;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 
 const NONE: u32 = u32::MAX;
 
 /// One pool's prices swept forward in time for the job being decided: per server the unit
 /// price and fit in force at the current slot, a tournament tree over the servers with fit > 0
 /// keyed (unit price, index) (the order of Alg. 2 lines 25 / 35), and the pending breakpoints
-/// in a min-heap by slot. Moving one slot on touches only the servers whose usage changes.
+/// in per-slot buckets. Moving one slot on touches only the servers whose usage changes.
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
 /// the tree's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +55,13 @@ struct Sweep {
     masked: Vec<bool>,
     /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
     tree: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// per slot, the first server whose next breakpoint is there (valid when `bstamp` is the
+    /// current `stamp`), chained through `link`
+    bhead: Vec<u32>,
+    bstamp: Vec<u32>,
+    link: Vec<u32>,
+    /// servers with a breakpoint still ahead
+    pending: usize,
     /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
     /// up in the price order)
     known: Vec<bool>,
@@ -71,7 +75,7 @@ struct Sweep {
 }
 
 impl Sweep {
-    fn new(n: usize) -> Self {
+    fn new(n: usize, slots: usize) -> Self {
         let leaves = n.next_power_of_two().max(1);
         Sweep {
             n,
@@ -85,7 +89,10 @@ impl Sweep {
             stamp: 0,
             masked: vec![false; n],
             tree: vec![NONE; 2 * leaves],
-            heap: BinaryHeap::with_capacity(n),
+            bhead: vec![NONE; slots],
+            bstamp: vec![0; slots],
+            link: vec![NONE; n],
+            pending: 0,
             known: vec![false; n],
             now: 0,
             ls: vec![0; n],
@@ -123,7 +130,12 @@ impl Sweep {
         self.tree[i] = self.leaf(s);
         i /= 2;
         while i >= 1 {
-            self.tree[i] = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
+            let w = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
+            let old = core::mem::replace(&mut self.tree[i], w);
+            if w == old && w != s as u32 {
+                // same winner, and not the server whose key changed: nothing above moves
+                break;
+            }
             i /= 2;
         }
     }
@@ -176,9 +188,10 @@ impl Sweep {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.cstamp.iter_mut().for_each(|x| *x = 0);
+            self.bstamp.iter_mut().for_each(|x| *x = 0);
             self.stamp = 1;
         }
-        self.heap.clear();
+        self.pending = 0;
         self.now = t;
         self.k = 0;
         for s in 0..self.n {
@@ -187,7 +200,7 @@ impl Sweep {
             self.load(pool, s, j.checked_sub(1), dem);
             self.next[s] = j as u32;
             if let Some(&nt) = ts.get(j) {
-                self.heap.push(Reverse((nt, s as u32)));
+                self.push(nt, s as u32);
             }
         }
         if tree {
@@ -205,22 +218,41 @@ impl Sweep {
         let t = self.now + 1;
         self.now = t;
         self.k = 0;
-        while let Some(&Reverse((nt, s))) = self.heap.peek() {
-            if nt > t {
-                break;
-            }
-            self.heap.pop();
+        let ti = t as usize;
+        let mut s = match self.bstamp.get(ti) {
+            Some(&st) if st == self.stamp => core::mem::replace(&mut self.bhead[ti], NONE),
+            _ => NONE,
+        };
+        while s != NONE {
             let si = s as usize;
+            let after = self.link[si];
+            self.pending -= 1;
             let j = self.next[si] as usize;
             self.load(pool, si, Some(j), dem);
             self.next[si] = j as u32 + 1;
             if let Some(&nt) = pool.times(s).get(j + 1) {
-                self.heap.push(Reverse((nt, s)));
+                self.push(nt, s);
             }
             if tree {
                 self.refresh(si);
             }
+            s = after;
         }
+    }
+
+    /// Files server `s` under the slot `t` of its next breakpoint.
+    fn push(&mut self, t: u32, s: u32) {
+        let ti = t as usize;
+        if ti >= self.bhead.len() {
+            return; // past T: never reached
+        }
+        if self.bstamp[ti] != self.stamp {
+            self.bstamp[ti] = self.stamp;
+            self.bhead[ti] = NONE;
+        }
+        self.link[s as usize] = self.bhead[ti];
+        self.bhead[ti] = s;
+        self.pending += 1;
     }
 
     /// Lists the cheapest servers of the current slot with fit > 0 until their fits cover
@@ -404,8 +436,8 @@ impl FastDp {
         let t = size.slots;
         FastDp {
             slots: t,
-            wsw: Sweep::new(size.workers),
-            psw: Sweep::new(size.ps),
+            wsw: Sweep::new(size.workers, t),
+            psw: Sweep::new(size.ps, t),
             pt_w: vec![0; size.points],
             pt_d: vec![0; size.points],
             pt_c: vec![0.0; size.points],
@@ -695,7 +727,7 @@ impl FastDp {
                     if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
                         break; // even N_i workers in every later slot fall short
                     }
-                    if self.wsw.heap.is_empty() && self.psw.heap.is_empty() {
+                    if self.wsw.pending == 0 && self.psw.pending == 0 {
                         // no usage changes after t: every later slot offers Dcap(t)
                         covered = covered.saturating_add(dcap.saturating_mul(rest));
                         break;
