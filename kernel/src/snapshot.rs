@@ -1,7 +1,7 @@
 //! Snapshots of scheduler state: a control plane that restarts restores its scheduler and the
 //! decisions that follow are the ones an uninterrupted run would have made.
 //!
-//! # Format (version [`SNAPSHOT_FORMAT_VERSION`] = 2)
+//! # Format (version [`SNAPSHOT_FORMAT_VERSION`] = 3)
 //! ```text
 //! magic "MLSS" (4) | version u16 LE | kind u8 | len u32 LE | postcard(state) | check u64 LE
 //! ```
@@ -32,6 +32,8 @@
 //!   but a version-1 body could carry a 64-bit value that a wasm32 build cannot decode;
 //!   a version-2 body decodes alike on every target, and a value beyond `u32::MAX` is an
 //!   encode error, never truncated.
+//! - 3: the OASiS market is sparse: each pool carries per server its usage breakpoints (slot,
+//!   usage and eq. (22) price per resource) instead of dense slot x server x resource grids.
 //!
 //! # Restoring
 //! Scheduler values implement [`Snapshot`]: build the scheduler from its model as at the first
@@ -53,7 +55,7 @@ use serde::{Deserialize, Serialize};
 /// The 4 magic bytes that open every snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 4] = *b"MLSS";
 /// Version of the snapshot envelope; bump on any change of it or of a state's layout.
-pub const SNAPSHOT_FORMAT_VERSION: u16 = 2;
+pub const SNAPSHOT_FORMAT_VERSION: u16 = 3;
 /// Bytes before the body: magic, version, kind, length.
 pub const SNAPSHOT_HEADER_BYTES: u64 = 11;
 /// `kind` of a snapshot of core state (ledgers, PRNGs, log hashes; no algorithm).
