@@ -379,7 +379,7 @@ mod tests {
     fn golden_bytes_of_a_small_rng_snapshot() {
         let b = save(KIND_CORE, &SplitMix64::new(1)).unwrap();
         // magic, version 2, kind 0, len 1, postcard varint 1, FNV-1a of the 12 bytes before.
-        assert_eq!(&b[..12], b"MLSS\x02\x00\x00\x01\x00\x00\x00\x01");
+        assert_eq!(&b[..12], b"MLSS\x03\x00\x00\x01\x00\x00\x00\x01");
         assert_eq!(b.len(), 20);
         assert_eq!(&b[12..], &check(&b[..12]).to_le_bytes());
         let r: SplitMix64 = restore(KIND_CORE, &b).unwrap();
