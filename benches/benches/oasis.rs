@@ -3,11 +3,17 @@
 //! rejected jobs), and the per-decision latency over 1,000 generated jobs at the paper's
 //! defaults (T = 300, H = K = 50, R = 5), reported as median / p99 / max.
 //!
+//! Then, in the same run: whole runs of OASiS (the fast path) and of the FIFO baseline on the
+//! same generated scenario, and a scale case: per-decision latency on a generated 12,500-node
+//! cluster (T = 100,000 slots) -- or on any OASiS scenario file named by `OASIS_SCALE_SCENARIO`
+//! (e.g. `mlsched gen oasis --nodes 12500 --jobs 100000 --slots 100000 -o big.json`), which
+//! times every decision of the whole run (p50 / p99 / max / total).
+//!
 //! `cargo bench -p mlsched-benches --bench oasis -- --warm-up-time 1 --measurement-time 3`
 use criterion::{black_box, Criterion};
 use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, Utility};
-use mlsched_kernel::oasis::fast::{DpSize, FastDp};
+use mlsched_kernel::oasis::fast::FastDp;
 use mlsched_kernel::oasis::{reference, JobParams, OasisScheduler};
 use std::time::Instant;
 
@@ -61,15 +67,8 @@ fn comparison_case() -> (OasisScheduler, JobParams, Utility, OasisScenario, Oasi
 fn fast_vs_literal(c: &mut Criterion) {
     let (s, p, f, scn, j0) = comparison_case();
     let m = s.market();
-    let (points, row, cells) = FastDp::size_of(m, &p).expect("needs a DP");
-    let mut dp = FastDp::new(DpSize {
-        slots: m.slots() as usize,
-        workers: m.workers.servers() as usize,
-        ps: m.ps.servers() as usize,
-        points,
-        row,
-        cells,
-    });
+    let size = FastDp::size_of(m, &p, &f).expect("needs a DP");
+    let mut dp = FastDp::new(size);
     let fast = dp.decide(m, 0, &p, &f).unwrap();
     // The literal DP on its own market, with the fast market's usage copied in.
     let mut rm = reference::RefMarket::new(&scn).expect("bounds");
@@ -146,9 +145,122 @@ fn paper_defaults_latency() {
     println!("  decisions that ran the DP (b3): {}", stats(&mut dp_best3));
 }
 
+fn stats(v: &mut [f64]) -> String {
+    v.sort_by(f64::total_cmp);
+    let q = |x: f64| {
+        v.get(((v.len() as f64 - 1.0) * x).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    format!(
+        "n {}: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms, total {:.2} s",
+        v.len(),
+        q(0.5),
+        q(0.99),
+        q(1.0),
+        v.iter().sum::<f64>() / 1e3
+    )
+}
+
+/// Every decision of `scn` timed once (reserve, DP and commit: the whole `decide`).
+fn timed_run(label: &str, scn: &OasisScenario) {
+    let t0 = Instant::now();
+    let mut s = OasisScheduler::new(scn).expect("builds");
+    let build = t0.elapsed();
+    let mut ms = Vec::with_capacity(scn.jobs.len());
+    let mut admitted = 0u32;
+    // OASIS_SCALE_LIMIT=n: time only the first n decisions of the run (same state as the run).
+    let limit = std::env::var("OASIS_SCALE_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX);
+    for idx in s.arrival_order().into_iter().take(limit) {
+        let a = scn.jobs[idx as usize].arrival;
+        let t = Instant::now();
+        let d = s.decide(a, idx).expect("decides");
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        admitted += d.admitted as u32;
+    }
+    let m = s.market();
+    println!(
+        "{label}: H {} K {} T {}, {} jobs, {admitted} admitted; build {:.1} ms; decisions {}; \
+         market breakpoints {} + {}",
+        m.workers.servers(),
+        m.ps.servers(),
+        m.slots(),
+        scn.jobs.len(),
+        build.as_secs_f64() * 1e3,
+        stats(&mut ms),
+        m.workers.breakpoints(),
+        m.ps.breakpoints()
+    );
+}
+
+/// Whole runs, OASiS against FIFO, on the same scenario.
+fn whole_runs(c: &mut Criterion) {
+    use mlsched_kernel::baseline::{oasis::OasisBaseline, Policy};
+    use mlsched_kernel::log::HashSink;
+    let scn = generated(1, 1000, 300);
+    let fresh = OasisScheduler::new(&scn).expect("builds");
+    let order = fresh.arrival_order();
+    let mut g = c.benchmark_group("oasis/whole run T=300 H=K=50 1000 jobs");
+    g.sample_size(10);
+    g.bench_function("OASiS (fast DP, sparse market)", |b| {
+        b.iter(|| {
+            let mut s = fresh.clone();
+            for &idx in &order {
+                black_box(s.decide(scn.jobs[idx as usize].arrival, idx).unwrap());
+            }
+        })
+    });
+    g.bench_function("FIFO baseline", |b| {
+        b.iter(|| {
+            let mut f = OasisBaseline::new(Policy::Fifo, &scn).unwrap();
+            let mut sink = HashSink::new();
+            f.run(&mut sink, &mut |u| {
+                black_box(u);
+            })
+            .unwrap();
+        })
+    });
+    g.finish();
+}
+
+fn scale_case() {
+    if let Ok(path) = std::env::var("OASIS_SCALE_SCENARIO") {
+        let text = std::fs::read_to_string(&path).expect("reads OASIS_SCALE_SCENARIO");
+        let mlsched_scenario::doc::ScenarioDoc::Oasis(d) =
+            mlsched_scenario::doc::parse(&text).expect("parses")
+        else {
+            panic!("{path} is not an OASiS scenario");
+        };
+        timed_run(&path, &d.validate().expect("valid"));
+        return;
+    }
+    let mut doc = mlsched_cli::gen::oasis::generate(&GenOptions {
+        seed: 1,
+        jobs: Some(2000),
+        nodes: Some(12_500),
+        slots: Some(100_000),
+        ..GenOptions::default()
+    })
+    .expect("generates");
+    doc.jobs.truncate(2000);
+    timed_run(
+        "scale (gen oasis --nodes 12500 --slots 100000, 2000 jobs)",
+        &doc.validate().expect("valid"),
+    );
+}
+
 fn main() {
+    if std::env::var("OASIS_SCALE_SCENARIO").is_ok() {
+        scale_case(); // the scale case alone
+        return;
+    }
     paper_defaults_latency();
+    scale_case();
     let mut c = Criterion::default().configure_from_args();
     fast_vs_literal(&mut c);
+    whole_runs(&mut c);
     c.final_summary();
 }

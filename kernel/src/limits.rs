@@ -78,8 +78,9 @@ pub const ROUTE_WORKERS_MAX: usize = 64;
 pub const ID_BYTES_MAX: usize = 64;
 /// Bytes of one postcard-encoded log record held in a fixed scratch buffer.
 pub const RECORD_BYTES_MAX: usize = 64 * 1024;
-/// Cells (window slots x (workload E_i N_i + 1)) of the OASiS DP choice table, allocated once
-/// when the scheduler is built (OASiS, Alg. 2).
+/// Cells (reachable rows x (workload E_i N_i + 1)) of the OASiS DP choice table, allocated once
+/// when the scheduler is built (OASiS, Alg. 2; the rows the t_hat scan can reach, at most the
+/// window T - a_i, see `docs/oasis.md`).
 pub const OASIS_DP_CELLS_MAX: usize = 16 * 1024 * 1024;
 
 const _: () = {

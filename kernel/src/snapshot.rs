@@ -1,7 +1,7 @@
 //! Snapshots of scheduler state: a control plane that restarts restores its scheduler and the
 //! decisions that follow are the ones an uninterrupted run would have made.
 //!
-//! # Format (version [`SNAPSHOT_FORMAT_VERSION`] = 2)
+//! # Format (version [`SNAPSHOT_FORMAT_VERSION`] = 3)
 //! ```text
 //! magic "MLSS" (4) | version u16 LE | kind u8 | len u32 LE | postcard(state) | check u64 LE
 //! ```
@@ -32,6 +32,8 @@
 //!   but a version-1 body could carry a 64-bit value that a wasm32 build cannot decode;
 //!   a version-2 body decodes alike on every target, and a value beyond `u32::MAX` is an
 //!   encode error, never truncated.
+//! - 3: the OASiS market is sparse: each pool carries per server its usage breakpoints (slot,
+//!   usage and eq. (22) price per resource) instead of dense slot x server x resource grids.
 //!
 //! # Restoring
 //! Scheduler values implement [`Snapshot`]: build the scheduler from its model as at the first
@@ -53,7 +55,7 @@ use serde::{Deserialize, Serialize};
 /// The 4 magic bytes that open every snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 4] = *b"MLSS";
 /// Version of the snapshot envelope; bump on any change of it or of a state's layout.
-pub const SNAPSHOT_FORMAT_VERSION: u16 = 2;
+pub const SNAPSHOT_FORMAT_VERSION: u16 = 3;
 /// Bytes before the body: magic, version, kind, length.
 pub const SNAPSHOT_HEADER_BYTES: u64 = 11;
 /// `kind` of a snapshot of core state (ledgers, PRNGs, log hashes; no algorithm).
@@ -377,7 +379,7 @@ mod tests {
     fn golden_bytes_of_a_small_rng_snapshot() {
         let b = save(KIND_CORE, &SplitMix64::new(1)).unwrap();
         // magic, version 2, kind 0, len 1, postcard varint 1, FNV-1a of the 12 bytes before.
-        assert_eq!(&b[..12], b"MLSS\x02\x00\x00\x01\x00\x00\x00\x01");
+        assert_eq!(&b[..12], b"MLSS\x03\x00\x00\x01\x00\x00\x00\x01");
         assert_eq!(b.len(), 20);
         assert_eq!(&b[12..], &check(&b[..12]).to_le_bytes());
         let r: SplitMix64 = restore(KIND_CORE, &b).unwrap();

@@ -11,130 +11,333 @@
 //! COST_t(t, w) reproduces the literal greedy bit for bit: workers fill servers in price order
 //! (prefix sums of unit price x fit, summed in the same order as the greedy), then parameter
 //! servers likewise for z = ceil(w b_i / B_i).
-use super::market::{JobParams, Market};
+//!
+//! Scale (`docs/oasis.md`): the slots are swept forward from a_i, one at a time and only as far
+//! as the DP goes; per slot only the servers whose usage changes are touched ([`Sweep`]), and
+//! only the cheapest servers covering Wcap workers (and their parameter servers) are listed.
+//! The DP's lower cut `lo` uses an upper bound of the chunks the later slots can cover, the
+//! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
+//! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
+//! cells the full-window DP computes, with the same values: the decision is the same.
+use super::market::{fit_of, unit_of, JobParams, Market, Pool};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
-use crate::order::sort_indices_by_keys;
+use crate::order::cmp_f64_then_index;
+use crate::ResourceVec;
 use alloc::vec;
 use alloc::vec::Vec;
 
 const NONE: u32 = u32::MAX;
 
-/// Per-slot price orders and fits of one pool for the job being decided.
+/// One pool's prices swept forward in time for the job being decided: per server the unit
+/// price and fit in force at the current slot, a tournament tree over the servers with fit > 0
+/// keyed (unit price, index) (the order of Alg. 2 lines 25 / 35), and the pending breakpoints
+/// in per-slot buckets. Moving one slot on touches only the servers whose usage changes.
+/// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
+/// the tree's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
-struct PoolView {
+struct Sweep {
     n: usize,
-    /// unit price per (slot, server): sum_r p_h^r(t) w_i^r
+    /// leaves of the tournament tree (a power of two >= n)
+    leaves: usize,
     unit: Vec<f64>,
-    /// fit per (slot, server): floor(min_r (c - g) / w) (constraints 30/31)
     fit: Vec<u32>,
-    /// servers per slot in non-decreasing unit price, ties by index (Alg. 2 lines 25 / 35)
-    order: Vec<u32>,
-    /// per slot, n + 1 cumulative fits along `order`
+    /// per server: position of its next breakpoint
+    next: Vec<u32>,
+    /// per class (first server of a capacity vector): idle unit price and fit, valid when the
+    /// class's stamp is the current one
+    cu: Vec<f64>,
+    cf: Vec<u32>,
+    cstamp: Vec<u32>,
+    stamp: u32,
+    /// servers taken out of the tree while the cheapest ones are listed
+    masked: Vec<bool>,
+    /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
+    tree: Vec<u32>,
+    /// per slot, the first server whose next breakpoint is there (valid when `bstamp` is the
+    /// current `stamp`), chained through `link`
+    bhead: Vec<u32>,
+    bstamp: Vec<u32>,
+    link: Vec<u32>,
+    /// servers with a breakpoint still ahead
+    pending: usize,
+    /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
+    /// up in the price order)
+    known: Vec<bool>,
+    /// the slot the state is at
+    now: u32,
+    /// the listed cheapest servers of `now`: index, and prefix fits / costs (n + 1 each)
+    ls: Vec<u32>,
     cum: Vec<u64>,
-    /// per slot, n + 1 prefix costs along `order` (unit x fit, summed in order)
     pre: Vec<f64>,
+    k: usize,
 }
 
-impl PoolView {
-    fn new(slots: usize, n: usize) -> Self {
-        PoolView {
+impl Sweep {
+    fn new(n: usize, slots: usize) -> Self {
+        let leaves = n.next_power_of_two().max(1);
+        Sweep {
             n,
-            unit: vec![0.0; slots * n],
-            fit: vec![0; slots * n],
-            order: vec![0; slots * n],
-            cum: vec![0; slots * (n + 1)],
-            pre: vec![0.0; slots * (n + 1)],
+            leaves,
+            unit: vec![0.0; n],
+            fit: vec![0; n],
+            next: vec![0; n],
+            cu: vec![0.0; n],
+            cf: vec![0; n],
+            cstamp: vec![0; n],
+            stamp: 0,
+            masked: vec![false; n],
+            tree: vec![NONE; 2 * leaves],
+            bhead: vec![NONE; slots],
+            bstamp: vec![0; slots],
+            link: vec![NONE; n],
+            pending: 0,
+            known: vec![false; n],
+            now: 0,
+            ls: vec![0; n],
+            cum: vec![0; n + 1],
+            pre: vec![0.0; n + 1],
+            k: 0,
         }
     }
 
-    fn prepare(
-        &mut self,
-        pool: &super::market::Pool,
-        t: u32,
-        dem: &crate::ResourceVec,
-        tmp: &mut [u32],
-    ) {
-        let n = self.n;
-        let b = t as usize * n;
-        let (Some(unit), Some(fit), Some(order)) = (
-            self.unit.get_mut(b..b + n),
-            self.fit.get_mut(b..b + n),
-            self.order.get_mut(b..b + n),
-        ) else {
-            return;
-        };
-        for s in 0..n {
-            unit[s] = pool.unit_price(t, s as u32, dem);
-            fit[s] = pool.fit(t, s as u32, dem);
-            order[s] = s as u32;
+    fn better(&self, a: u32, b: u32) -> u32 {
+        if a == NONE {
+            return b;
         }
-        sort_indices_by_keys(order, unit, tmp);
-        let c = t as usize * (n + 1);
-        let (Some(cum), Some(pre)) = (
-            self.cum.get_mut(c..c + n + 1),
-            self.pre.get_mut(c..c + n + 1),
-        ) else {
-            return;
-        };
-        cum[0] = 0;
-        pre[0] = 0.0;
-        for j in 0..n {
-            let s = order[j] as usize;
-            cum[j + 1] = cum[j].saturating_add(fit[s] as u64);
-            pre[j + 1] = pre[j] + unit[s] * fit[s] as f64;
+        if b == NONE {
+            return a;
+        }
+        let (ka, kb) = ((self.unit[a as usize], a), (self.unit[b as usize], b));
+        if cmp_f64_then_index(kb, ka) == core::cmp::Ordering::Less {
+            b
+        } else {
+            a
         }
     }
 
-    /// Total hosts available in slot t.
-    fn total(&self, t: u32) -> u64 {
-        let c = t as usize * (self.n + 1) + self.n;
-        self.cum.get(c).copied().unwrap_or(0)
+    fn leaf(&self, s: usize) -> u32 {
+        if s < self.n && (!self.known[s] || self.fit[s] > 0) && !self.masked[s] {
+            s as u32
+        } else {
+            NONE
+        }
     }
 
-    /// Cost of the greedy fill of `count` instances in slot t (Alg. 2 lines 27-31 / 36-40).
-    fn cost(&self, t: u32, count: u64) -> f64 {
-        let n = self.n;
-        let c = t as usize * (n + 1);
-        let (Some(cum), Some(pre)) = (self.cum.get(c..c + n + 1), self.pre.get(c..c + n + 1))
-        else {
-            return f64::INFINITY;
+    fn refresh(&mut self, s: usize) {
+        let mut i = self.leaves + s;
+        self.tree[i] = self.leaf(s);
+        i /= 2;
+        while i >= 1 {
+            let w = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
+            let old = core::mem::replace(&mut self.tree[i], w);
+            if w == old && w != s as u32 {
+                // same winner, and not the server whose key changed: nothing above moves
+                break;
+            }
+            i /= 2;
+        }
+    }
+
+    fn load(&mut self, pool: &Pool, s: usize, j: Option<usize>, dem: &ResourceVec) {
+        let nr = pool.resources_n();
+        let cb = s * nr;
+        let cap = pool.capacities(cb, nr);
+        match j {
+            Some(j)
+                if pool.values(s as u32, j)[..nr]
+                    .iter()
+                    .any(|g| g.to_bits() != 0) =>
+            {
+                let v = pool.values(s as u32, j);
+                self.unit[s] = unit_of(v.get(nr..).unwrap_or(&[]), dem);
+                self.known[s] = false;
+                let _ = cap;
+            }
+            // usage +0.0 everywhere: the idle state (its prices are eq. (22) at 0, checked on
+            // restore), shared by the server's class
+            _ => {
+                let c = pool.class_of(s);
+                if self.cstamp.get(c) != Some(&self.stamp) {
+                    let cc = pool.capacities(c * nr, nr);
+                    self.cu[c] = unit_of(pool.idle(c as u32), dem);
+                    self.cf[c] = fit_of(cc, &[], dem);
+                    self.cstamp[c] = self.stamp;
+                }
+                self.unit[s] = self.cu[c];
+                self.fit[s] = self.cf[c];
+                self.known[s] = true;
+            }
+        }
+    }
+
+    /// Computes the fit of server `s` in the breakpoint in force (`next[s] - 1`).
+    fn resolve(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) {
+        let nr = pool.resources_n();
+        let cap = pool.capacities(s * nr, nr);
+        self.fit[s] = match (self.next[s] as usize).checked_sub(1) {
+            Some(j) => fit_of(cap, pool.values(s as u32, j), dem),
+            None => fit_of(cap, &[], dem),
         };
+        self.known[s] = true;
+    }
+
+    /// The state at slot `t`; `tree`: also build the tournament tree.
+    fn start(&mut self, pool: &Pool, dem: &ResourceVec, t: u32, tree: bool) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.cstamp.iter_mut().for_each(|x| *x = 0);
+            self.bstamp.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 1;
+        }
+        self.pending = 0;
+        self.now = t;
+        self.k = 0;
+        for s in 0..self.n {
+            let ts = pool.times(s as u32);
+            let j = ts.partition_point(|&x| x <= t);
+            self.load(pool, s, j.checked_sub(1), dem);
+            self.next[s] = j as u32;
+            if let Some(&nt) = ts.get(j) {
+                self.push(nt, s as u32);
+            }
+        }
+        if tree {
+            for s in 0..self.leaves {
+                self.tree[self.leaves + s] = self.leaf(s);
+            }
+            for i in (1..self.leaves).rev() {
+                self.tree[i] = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
+            }
+        }
+    }
+
+    /// Moves the state on to slot `now + 1`.
+    fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
+        let t = self.now + 1;
+        self.now = t;
+        self.k = 0;
+        let ti = t as usize;
+        let mut s = match self.bstamp.get(ti) {
+            Some(&st) if st == self.stamp => core::mem::replace(&mut self.bhead[ti], NONE),
+            _ => NONE,
+        };
+        while s != NONE {
+            let si = s as usize;
+            let after = self.link[si];
+            self.pending -= 1;
+            let j = self.next[si] as usize;
+            self.load(pool, si, Some(j), dem);
+            self.next[si] = j as u32 + 1;
+            if let Some(&nt) = pool.times(s).get(j + 1) {
+                self.push(nt, s);
+            }
+            if tree {
+                self.refresh(si);
+            }
+            s = after;
+        }
+    }
+
+    /// Files server `s` under the slot `t` of its next breakpoint.
+    fn push(&mut self, t: u32, s: u32) {
+        let ti = t as usize;
+        if ti >= self.bhead.len() {
+            return; // past T: never reached
+        }
+        if self.bstamp[ti] != self.stamp {
+            self.bstamp[ti] = self.stamp;
+            self.bhead[ti] = NONE;
+        }
+        self.link[s as usize] = self.bhead[ti];
+        self.bhead[ti] = s;
+        self.pending += 1;
+    }
+
+    /// Lists the cheapest servers of the current slot with fit > 0 until their fits cover
+    /// `count` (or none is left): `ls`, `cum`, `pre` as the full sorted walk would have them.
+    /// A server whose fit turns out 0 leaves the tree until its usage changes again.
+    fn list(&mut self, pool: &Pool, dem: &ResourceVec, count: u64) {
+        self.k = 0;
+        self.cum[0] = 0;
+        self.pre[0] = 0.0;
+        while self.cum[self.k] < count {
+            let s = self.tree[1];
+            if s == NONE {
+                break;
+            }
+            let si = s as usize;
+            if !self.known[si] {
+                self.resolve(pool, si, dem);
+                if self.fit[si] == 0 {
+                    self.refresh(si);
+                    continue;
+                }
+            }
+            let k = self.k;
+            self.ls[k] = s;
+            self.cum[k + 1] = self.cum[k] + self.fit[si] as u64;
+            self.pre[k + 1] = self.pre[k] + self.unit[si] * self.fit[si] as f64;
+            self.k += 1;
+            self.masked[si] = true;
+            self.refresh(si);
+        }
+        for i in 0..self.k {
+            let s = self.ls[i] as usize;
+            self.masked[s] = false;
+            self.refresh(s);
+        }
+    }
+
+    /// Appends the list to `buf` from `at`; returns the new end.
+    fn save(&self, buf: &mut [(u32, u32, f64)], at: usize) -> Option<usize> {
+        let out = buf.get_mut(at..at + self.k)?;
+        for (i, o) in out.iter_mut().enumerate() {
+            let s = self.ls[i];
+            *o = (s, self.fit[s as usize], self.unit[s as usize]);
+        }
+        Some(at + self.k)
+    }
+
+    /// Makes a saved list the current one (same prefix sums, same order of additions).
+    fn restore(&mut self, saved: &[(u32, u32, f64)]) {
+        self.k = 0;
+        self.cum[0] = 0;
+        self.pre[0] = 0.0;
+        for &(s, fit, unit) in saved {
+            let (k, si) = (self.k, s as usize);
+            self.ls[k] = s;
+            self.fit[si] = fit;
+            self.unit[si] = unit;
+            self.cum[k + 1] = self.cum[k] + fit as u64;
+            self.pre[k + 1] = self.pre[k] + unit * fit as f64;
+            self.k += 1;
+        }
+    }
+
+    /// Cost of the greedy fill of `count` instances (Alg. 2 lines 27-31 / 36-40), from the
+    /// list (which must cover `count`).
+    fn cost(&self, count: u64) -> f64 {
+        if count == 0 {
+            return 0.0;
+        }
+        let k = self.k;
         // smallest j with cum[j + 1] >= count
-        let (mut lo, mut hi) = (0usize, n);
+        let (mut lo, mut hi) = (0usize, k);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if cum[mid + 1] >= count {
+            if self.cum[mid + 1] >= count {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
-        if lo >= n {
-            return if count == 0 { 0.0 } else { f64::INFINITY };
+        if lo >= k {
+            return f64::INFINITY;
         }
-        let s = self.order[t as usize * n + lo] as usize;
-        pre[lo] + self.unit[t as usize * n + s] * (count - cum[lo]) as f64
-    }
-
-    /// The greedy fill of `count` instances in slot t, per server index, into `y`.
-    fn fill(&self, t: u32, count: u64, y: &mut [u32]) {
-        y.iter_mut().for_each(|v| *v = 0);
-        let n = self.n;
-        let mut left = count;
-        for j in 0..n {
-            if left == 0 {
-                break;
-            }
-            let s = self.order.get(t as usize * n + j).copied().unwrap_or(0) as usize;
-            let f = self.fit.get(t as usize * n + s).copied().unwrap_or(0) as u64;
-            let take = f.min(left);
-            if let Some(v) = y.get_mut(s) {
-                *v = take as u32;
-            }
-            left -= take;
-        }
+        let s = self.ls[lo] as usize;
+        self.pre[lo] + self.unit[s] * (count - self.cum[lo]) as f64
     }
 }
 
@@ -156,12 +359,8 @@ struct SlotAlloc {
 #[derive(Clone, Debug)]
 pub struct FastDp {
     slots: usize,
-    wview: PoolView,
-    pview: PoolView,
-    tmp: Vec<u32>,
-    wcap: Vec<u64>,
-    dcap: Vec<u64>,
-    future: Vec<u64>,
+    wsw: Sweep,
+    psw: Sweep,
     pt_w: Vec<u64>,
     pt_d: Vec<u64>,
     pt_c: Vec<f64>,
@@ -170,11 +369,16 @@ pub struct FastDp {
     choice: Vec<u32>,
     plan_w: Vec<u64>,
     plan_d: Vec<u64>,
-    ytmp: Vec<u32>,
     out: Vec<SlotAlloc>,
     out_len: usize,
     pairs_w: Vec<[u32; 2]>,
     pairs_p: Vec<[u32; 2]>,
+    /// the listed servers of every DP row (server, fit, unit), for the reconstruction
+    list_w: Vec<(u32, u32, f64)>,
+    list_p: Vec<(u32, u32, f64)>,
+    /// per DP row, where its lists start (and, at the next row, end)
+    row_w: Vec<usize>,
+    row_p: Vec<usize>,
     /// DP cells written by the last decision (a work measure for benches and tests).
     pub cells: u64,
 }
@@ -192,8 +396,38 @@ pub struct DpSize {
     pub points: usize,
     /// Largest D_i + 1 among jobs that need the DP.
     pub row: usize,
-    /// Largest (T - a_i) (D_i + 1) among jobs that need the DP.
+    /// Largest reach_i (D_i + 1) among jobs that need the DP (reach_i: the rows the t_hat scan
+    /// can reach, [`FastDp::reach`]).
     pub cells: usize,
+    /// Largest (worker server, slot) pairs of one schedule: min(reach_i, D_i) min(N_i, H).
+    pub pairs_w: usize,
+    /// Largest (PS server, slot) pairs of one schedule: min(reach_i, D_i) min(Z_i, K).
+    pub pairs_p: usize,
+    /// Largest reach_i.
+    pub rows: usize,
+    /// Largest reach_i min(N_i, H): the listed worker servers of all rows.
+    pub list_w: usize,
+    /// Largest reach_i min(Z_i, K).
+    pub list_p: usize,
+}
+
+impl DpSize {
+    /// The larger of each field.
+    pub fn max(self, o: DpSize) -> DpSize {
+        DpSize {
+            slots: self.slots.max(o.slots),
+            workers: self.workers.max(o.workers),
+            ps: self.ps.max(o.ps),
+            points: self.points.max(o.points),
+            row: self.row.max(o.row),
+            cells: self.cells.max(o.cells),
+            pairs_w: self.pairs_w.max(o.pairs_w),
+            pairs_p: self.pairs_p.max(o.pairs_p),
+            rows: self.rows.max(o.rows),
+            list_w: self.list_w.max(o.list_w),
+            list_p: self.list_p.max(o.list_p),
+        }
+    }
 }
 
 impl FastDp {
@@ -202,12 +436,8 @@ impl FastDp {
         let t = size.slots;
         FastDp {
             slots: t,
-            wview: PoolView::new(t, size.workers),
-            pview: PoolView::new(t, size.ps),
-            tmp: vec![0; size.workers.max(size.ps)],
-            wcap: vec![0; t],
-            dcap: vec![0; t],
-            future: vec![0; t + 1],
+            wsw: Sweep::new(size.workers, t),
+            psw: Sweep::new(size.ps, t),
             pt_w: vec![0; size.points],
             pt_d: vec![0; size.points],
             pt_c: vec![0.0; size.points],
@@ -216,34 +446,103 @@ impl FastDp {
             choice: vec![NONE; size.cells],
             plan_w: vec![0; t],
             plan_d: vec![0; t],
-            ytmp: vec![0; size.workers.max(size.ps)],
             out: vec![SlotAlloc::default(); t],
             out_len: 0,
-            pairs_w: vec![[0, 0]; t * size.workers],
-            pairs_p: vec![[0, 0]; t * size.ps],
+            pairs_w: vec![[0, 0]; size.pairs_w],
+            pairs_p: vec![[0, 0]; size.pairs_p],
+            list_w: vec![(0, 0, 0.0); size.list_w],
+            list_p: vec![(0, 0, 0.0); size.list_p],
+            row_w: vec![0; size.rows + 1],
+            row_p: vec![0; size.rows + 1],
             cells: 0,
         }
     }
 
+    /// A lower bound on the cost of any schedule of `job`: at least D m_i worker-slots (less
+    /// the rounding slack), each at least the idle unit price sum_r L w_i^r (every price of eq.
+    /// (22) is >= L; the factor 1 - 1e-9 absorbs the rounding of the log-domain form), likewise
+    /// ceil(y b / B) parameter servers; the factor 0.999 keeps it strict against float noise.
+    /// It is below the old bound (the cheapest unit price with room in the window), so the t_hat
+    /// scan it stops may only go further; no slot it adds can pay more (see `docs/oasis.md`).
+    pub fn floor_bound(m: &Market, job: &JobParams) -> f64 {
+        let t = m.slots() as f64;
+        let w = (job.workload as f64 * job.chunk_time - t * 1e-9).max(0.0);
+        let z = (w * job.worker_bw / job.ps_bw - t * 1e-9).max(0.0);
+        let b = m.bounds();
+        let floor = |l: f64, dem: &ResourceVec| {
+            let mut acc = 0.0;
+            for &d in dem.as_slice() {
+                acc += l * d;
+            }
+            acc * (1.0 - 1e-9)
+        };
+        let (cw, cp) = (
+            floor(b.l_worker, &job.worker_demand),
+            floor(b.l_ps, &job.ps_demand),
+        );
+        let lw = if w > 0.0 { 0.999 * w * cw } else { 0.0 };
+        let lp = if z > 0.0 { 0.999 * z * cp } else { 0.0 };
+        lw + lp
+    }
+
+    /// The rows (slots from a_i) the t_hat scan can reach: the first k with
+    /// f_i(k) - floor_bound <= 0 (the scan stops there whatever payoff it has), at most T - a_i.
+    /// f_i is non-increasing, so bisect.
+    pub fn reach(m: &Market, job: &JobParams, f: &Utility) -> u32 {
+        let window = m.slots().saturating_sub(job.arrival);
+        let lb = Self::floor_bound(m, job);
+        let stops = |k: u32| !greater(f.at(k) - lb, 0.0);
+        let (mut lo, mut hi) = (0u32, window);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if stops(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
     /// Does `job` need the DP at all, and how big is it? `None` when even the full capacity of
     /// an empty cluster cannot cover D_i before T (the job is rejected without a DP).
-    pub fn size_of(m: &Market, job: &JobParams) -> Option<(usize, usize, usize)> {
+    pub fn size_of(m: &Market, job: &JobParams, f: &Utility) -> Option<DpSize> {
         let window = m.slots().checked_sub(job.arrival)? as u64;
         let per_slot = job.chunks_for(job.max_workers as u64);
         if per_slot.saturating_mul(window) < job.workload {
             return None;
         }
         let row = usize::try_from(job.workload).ok()?.checked_add(1)?;
-        let cells = row.checked_mul(window as usize)?;
-        Some((job.max_workers as usize + 1, row, cells))
+        let reach = Self::reach(m, job, f) as usize;
+        let cells = row.checked_mul(reach)?;
+        let used = reach.min(usize::try_from(job.workload).unwrap_or(usize::MAX));
+        let nw = (job.max_workers as usize).min(m.workers.servers() as usize);
+        let z = usize::try_from(job.ps_for(job.max_workers as u64)).unwrap_or(usize::MAX);
+        let nz = z.min(m.ps.servers() as usize);
+        Some(DpSize {
+            slots: m.slots() as usize,
+            workers: m.workers.servers() as usize,
+            ps: m.ps.servers() as usize,
+            points: job.max_workers as usize + 1,
+            row,
+            cells,
+            pairs_w: used.saturating_mul(nw),
+            pairs_p: used.saturating_mul(nz),
+            rows: reach,
+            list_w: reach.saturating_mul(nw),
+            list_p: reach.saturating_mul(nz),
+        })
     }
 
-    fn prepare_slot(&mut self, m: &Market, job: &JobParams, t: u32) {
-        self.wview
-            .prepare(&m.workers, t, &job.worker_demand, &mut self.tmp);
-        self.pview.prepare(&m.ps, t, &job.ps_demand, &mut self.tmp);
-        let wmax = (job.max_workers as u64).min(self.wview.total(t));
-        let ps_total = self.pview.total(t);
+    /// Lists the cheapest servers of the current slot (workers until N_i, parameter servers
+    /// until ceil(N_i b_i / B_i), or all) and returns Wcap and its chunks. The listed fits stand
+    /// in for the pools' totals: min(N_i, total) and the PS checks below come out the same.
+    fn capacity_now(&mut self, m: &Market, job: &JobParams) -> (u64, u64) {
+        let n = job.max_workers as u64;
+        self.wsw.list(&m.workers, &job.worker_demand, n);
+        self.psw.list(&m.ps, &job.ps_demand, job.ps_for(n));
+        let wmax = n.min(self.wsw.cum[self.wsw.k]);
+        let ps_total = self.psw.cum[self.psw.k];
         // Largest w <= wmax whose ceil(w b / B) parameter servers fit and are <= w (6, 7):
         // both conditions hold on a prefix of w, so bisect.
         let ok = |w: u64| {
@@ -259,27 +558,24 @@ impl FastDp {
                 hi = mid - 1;
             }
         }
-        if let (Some(c), Some(d)) = (self.wcap.get_mut(t as usize), self.dcap.get_mut(t as usize)) {
-            *c = lo;
-            *d = job.chunks_for(lo);
-        }
+        (lo, job.chunks_for(lo))
     }
 
-    /// COST_t(t, w) for w workers (w within the slot's capacity).
-    fn slot_cost(&self, t: u32, job: &JobParams, w: u64) -> f64 {
-        self.wview.cost(t, w) + self.pview.cost(t, job.ps_for(w))
+    /// COST_t(t, w) for w workers of the listed slot.
+    fn slot_cost(&self, job: &JobParams, w: u64) -> f64 {
+        self.wsw.cost(w) + self.psw.cost(job.ps_for(w))
     }
 
-    /// The choices of slot t: for each distinct chunk count, the fewest workers and their cost.
-    fn points(&mut self, t: u32, job: &JobParams) -> usize {
-        let cap = self.wcap.get(t as usize).copied().unwrap_or(0);
+    /// The choices of the listed slot: for each distinct chunk count, the fewest workers and
+    /// their cost.
+    fn points(&mut self, job: &JobParams, cap: u64) -> usize {
         let mut np = 0usize;
         let mut last_d = u64::MAX;
         let mut w = 0u64;
         while w <= cap && np < self.pt_w.len() {
             let d = job.chunks_for(w);
             if d != last_d {
-                let c = self.slot_cost(t, job, w);
+                let c = self.slot_cost(job, w);
                 self.pt_w[np] = w;
                 self.pt_d[np] = d;
                 self.pt_c[np] = c;
@@ -294,6 +590,16 @@ impl FastDp {
             w = next;
         }
         np
+    }
+
+    fn start(&mut self, m: &Market, job: &JobParams, t: u32, tree: bool) {
+        self.wsw.start(&m.workers, &job.worker_demand, t, tree);
+        self.psw.start(&m.ps, &job.ps_demand, t, tree);
+    }
+
+    fn step(&mut self, m: &Market, job: &JobParams, tree: bool) {
+        self.wsw.step(&m.workers, &job.worker_demand, tree);
+        self.psw.step(&m.ps, &job.ps_demand, tree);
     }
 
     /// Alg. 2 for `job` (index `idx`) against the prices of `m`; the schedule stays in the
@@ -320,43 +626,31 @@ impl FastDp {
             cost: 0.0,
             payoff: 0.0,
         };
-        let Some((_, row, cells)) = FastDp::size_of(m, job) else {
+        let Some(size) = FastDp::size_of(m, job, f) else {
             return Ok(dec);
         };
-        if row > self.f_prev.len() || cells > self.choice.len() || t_end as usize > self.slots {
+        let row = size.row;
+        if row > self.f_prev.len()
+            || size.cells > self.choice.len()
+            || t_end as usize > self.slots
+            || size.points > self.pt_w.len()
+            || size.pairs_w > self.pairs_w.len()
+            || size.pairs_p > self.pairs_p.len()
+            || size.list_w > self.list_w.len()
+            || size.list_p > self.list_p.len()
+            || size.rows >= self.row_w.len()
+            || size.workers != self.wsw.n
+            || size.ps != self.psw.n
+        {
             return Err(OasisError::Capacity(crate::CapacityError {
                 limit: crate::Limit::OasisDpCells,
                 max: self.choice.len() as u64,
-                got: cells as u64,
+                got: size.cells as u64,
             }));
         }
-        for t in a..t_end {
-            self.prepare_slot(m, job, t);
-        }
-        // future[t] = chunks the slots after t can still cover
-        let mut acc = 0u64;
-        for t in (a..t_end).rev() {
-            self.future[t as usize] = acc;
-            acc = acc.saturating_add(self.dcap[t as usize]);
-        }
-        if acc < d_all {
-            return Ok(dec);
-        }
-        let lb = self.lower_bound(m, job, a, t_end);
-        // The first slot by which the workload can be covered at all (prefix capacity >= D).
-        let mut reach = 0u64;
-        let mut t_first = t_end;
-        for t in a..t_end {
-            reach = reach.saturating_add(self.dcap[t as usize]);
-            if reach >= d_all {
-                t_first = t;
-                break;
-            }
-        }
-        dec.reason = Reason::NonPositivePayoff;
-        if !greater(f.at(t_first - a) - lb, 0.0) {
-            return Ok(dec); // f_i only falls after t_first and every schedule costs >= lb
-        }
+        let reach = size.cells / row.max(1);
+        let lb = Self::floor_bound(m, job);
+        let per_slot = job.chunks_for(job.max_workers as u64);
         for x in self
             .f_prev
             .iter_mut()
@@ -367,19 +661,40 @@ impl FastDp {
         }
         self.f_prev[0] = 0.0;
         self.f_cur[0] = 0.0;
+        self.start(m, job, a, true);
+        self.row_w[0] = 0;
+        self.row_p[0] = 0;
         let mut hi_prev = 0u64;
-        // Alg. 2 line 3: mu_i = 0, l* = none; a t_hat replaces it only with a larger payoff.
+        let mut covered = 0u64; // sum of Dcap over the slots swept so far
+                                // Alg. 2 line 3: mu_i = 0, l* = none; a t_hat replaces it only with a larger payoff.
         let mut best = 0.0f64;
         let mut best_t = None;
         let mut best_cost = 0.0;
-        for t in a..t_end {
+        let mut t = a;
+        while t < t_end {
+            if t > a {
+                self.step(m, job, true);
+            }
             let util = f.at(t - a);
-            if !greater(util - lb, best) {
+            if (t - a) as usize >= reach || !greater(util - lb, best) {
                 break; // no later t_hat can pay more: f_i only falls and cost >= lb
             }
-            let np = self.points(t, job);
-            let dcap = self.dcap[t as usize];
-            let lo = d_all.saturating_sub(self.future[t as usize]);
+            let (wcap, dcap) = self.capacity_now(m, job);
+            covered = covered.saturating_add(dcap);
+            let r = (t - a) as usize;
+            let ew = self.wsw.save(&mut self.list_w, self.row_w[r]);
+            let ep = self.psw.save(&mut self.list_p, self.row_p[r]);
+            let (Some(ew), Some(ep)) = (ew, ep) else {
+                return Err(OasisError::Internal);
+            };
+            self.row_w[r + 1] = ew;
+            self.row_p[r + 1] = ep;
+            let np = self.points(job, wcap);
+            // An upper bound of the chunks the slots after t can cover: the cut `lo` is at or
+            // below the exact one and moves by at least Dcap(t) per row, so every cell a row
+            // reads was computed by the row before.
+            let future = per_slot.saturating_mul((t_end - 1 - t) as u64);
+            let lo = d_all.saturating_sub(future);
             let hi = d_all.min(hi_prev.saturating_add(dcap));
             let base = (t - a) as usize * row;
             self.row(np, lo, hi, dcap, base);
@@ -395,8 +710,37 @@ impl FastDp {
                     dec.utility = util;
                 }
             }
+            t += 1;
         }
         let Some(tb) = best_t else {
+            // Rejected: infeasible iff the whole window's capacity stays below D_i. Sweep on
+            // (totals only) from the first slot not yet counted.
+            if covered < d_all && t < t_end {
+                // the state is at slot t (stepped before the break), not yet counted
+                loop {
+                    let (_, dcap) = self.capacity_now(m, job);
+                    covered = covered.saturating_add(dcap);
+                    if covered >= d_all || t + 1 >= t_end {
+                        break;
+                    }
+                    let rest = (t_end - 1 - t) as u64; // slots after t
+                    if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
+                        break; // even N_i workers in every later slot fall short
+                    }
+                    if self.wsw.pending == 0 && self.psw.pending == 0 {
+                        // no usage changes after t: every later slot offers Dcap(t)
+                        covered = covered.saturating_add(dcap.saturating_mul(rest));
+                        break;
+                    }
+                    self.step(m, job, true);
+                    t += 1;
+                }
+            }
+            dec.reason = if covered >= d_all {
+                Reason::NonPositivePayoff
+            } else {
+                Reason::NoFeasibleSchedule
+            };
             return Ok(dec);
         };
         dec.completion_slot = Some(tb);
@@ -445,37 +789,7 @@ impl FastDp {
                 *ch = bw;
             }
         }
-        self.cells += hi.saturating_sub(lo) + 1;
-    }
-
-    /// A lower bound on any schedule's cost: at least D m_i worker-slots are needed (less the
-    /// rounding slack) and each costs at least the cheapest unit price of a worker server with
-    /// room in any slot of the window; likewise ceil(y b / B) parameter servers. The factor
-    /// 0.999 keeps the bound strict against float noise.
-    fn lower_bound(&self, m: &Market, job: &JobParams, a: u32, t_end: u32) -> f64 {
-        let t = m.slots() as f64;
-        let w = (job.workload as f64 * job.chunk_time - t * 1e-9).max(0.0);
-        let z = (w * job.worker_bw / job.ps_bw - t * 1e-9).max(0.0);
-        let cheapest = |v: &PoolView| {
-            let mut c = f64::INFINITY;
-            for ti in a as usize..t_end as usize {
-                let b = ti * v.n;
-                for s in 0..v.n {
-                    if v.fit.get(b + s).copied().unwrap_or(0) > 0 {
-                        c = c.min(v.unit.get(b + s).copied().unwrap_or(f64::INFINITY));
-                    }
-                }
-            }
-            if c.is_finite() {
-                c
-            } else {
-                0.0
-            }
-        };
-        let (cw, cp) = (cheapest(&self.wview), cheapest(&self.pview));
-        let lw = if w > 0.0 { 0.999 * w * cw } else { 0.0 };
-        let lp = if z > 0.0 { 0.999 * z * cp } else { 0.0 };
-        lw + lp
+        self.cells += (hi + 1).saturating_sub(lo);
     }
 
     fn reconstruct(
@@ -515,38 +829,65 @@ impl FastDp {
                 continue;
             }
             let z = job.ps_for(w);
+            // the lists the DP row of t was priced with (they cover Wcap(t) >= w workers)
+            let r = (t - a) as usize;
+            let lw = self.list_w.get(self.row_w[r]..self.row_w[r + 1]);
+            let lp = self.list_p.get(self.row_p[r]..self.row_p[r + 1]);
+            let (Some(lw), Some(lp)) = (lw, lp) else {
+                return Err(OasisError::Internal);
+            };
+            self.wsw.restore(lw);
+            self.psw.restore(lp);
             let mut s = SlotAlloc {
                 slot: t,
                 chunks: self.plan_d[t as usize],
                 workers: w as u32,
                 ps: z as u32,
-                cost: self.slot_cost(t, job, w),
+                cost: self.slot_cost(job, w),
                 w_from: nw as u32,
                 p_from: np as u32,
                 ..SlotAlloc::default()
             };
-            let hn = self.wview.n;
-            self.wview.fill(t, w, &mut self.ytmp[..hn]);
-            for (h, &y) in self.ytmp[..hn].iter().enumerate() {
-                if y > 0 {
-                    *self.pairs_w.get_mut(nw).ok_or(OasisError::Internal)? = [h as u32, y];
-                    nw += 1;
-                }
-            }
-            let kn = self.pview.n;
-            self.pview.fill(t, z, &mut self.ytmp[..kn]);
-            for (k, &y) in self.ytmp[..kn].iter().enumerate() {
-                if y > 0 {
-                    *self.pairs_p.get_mut(np).ok_or(OasisError::Internal)? = [k as u32, y];
-                    np += 1;
-                }
-            }
+            nw = Self::fill(&self.wsw, w, &mut self.pairs_w, nw)?;
+            np = Self::fill(&self.psw, z, &mut self.pairs_p, np)?;
             s.w_to = nw as u32;
             s.p_to = np as u32;
             *self.out.get_mut(self.out_len).ok_or(OasisError::Internal)? = s;
             self.out_len += 1;
         }
         Ok(())
+    }
+
+    /// The greedy fill of `count` instances over the listed servers (Alg. 2 lines 27-31 /
+    /// 36-40) as `[server, count]` pairs by server index, appended at `at`.
+    fn fill(
+        sw: &Sweep,
+        count: u64,
+        pairs: &mut [[u32; 2]],
+        at: usize,
+    ) -> Result<usize, OasisError> {
+        let mut left = count;
+        let mut n = at;
+        for i in 0..sw.k {
+            if left == 0 {
+                break;
+            }
+            let s = sw.ls[i];
+            let take = (sw.fit[s as usize] as u64).min(left);
+            if take > 0 {
+                *pairs.get_mut(n).ok_or(OasisError::Internal)? = [s, take as u32];
+                n += 1;
+            }
+            left -= take;
+        }
+        if left != 0 {
+            return Err(OasisError::Internal);
+        }
+        pairs
+            .get_mut(at..n)
+            .ok_or(OasisError::Internal)?
+            .sort_unstable_by_key(|p| p[0]);
+        Ok(n)
     }
 
     /// The schedule of the last decision (empty when none was feasible).

@@ -2,9 +2,7 @@
 //! and the per-job constants the subroutines need.
 use super::OasisError;
 use crate::error::Limit;
-use crate::limits::{
-    self, LEDGER_CELLS_MAX, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX,
-};
+use crate::limits::{self, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
 use crate::num::{ceil_eps, floor_eps};
 use crate::price::oasis_price;
@@ -13,21 +11,42 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// Usage and prices of one pool (the H worker servers or the K parameter-server servers).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Usage and prices of one pool (the H worker servers or the K parameter-server servers),
+/// stored sparsely: per server, the usage g^r(t) (or v^r(t)) is piecewise constant in t and kept
+/// as sorted breakpoints (slot, g^1..g^R, p^1..p^R); before the first breakpoint a server is idle
+/// (g = 0, p = the idle price of eq. 22). Memory follows the number of usage changes, never
+/// T x H. Each breakpoint caches the eq. (22) price of its usage, so a price is bit-identical to
+/// a dense grid's. All breakpoints of a pool live in one arena (per server a block; a full block
+/// moves to the arena's end at twice its size), so that [`Pool::reserve`] can guarantee that a
+/// commit of a bounded number of cells allocates nothing.
+#[derive(Clone, Debug)]
 pub struct Pool {
+    slots: u32,
     servers: u32,
     resources: u32,
     /// c^r per server, server-major.
     capacity: Vec<f64>,
-    /// g^r(t) (or v^r(t)): slot-major, then server, then resource.
-    usage: Vec<f64>,
-    /// p^r(t) (or q^r(t)), same layout as `usage`.
-    price: Vec<f64>,
+    /// eq. (22) at zero usage per server and resource (derived from the above).
+    idle: Vec<f64>,
     /// U^r of eq. (22).
     upper: ResourceVec,
     /// L of eq. (22).
     lower: f64,
+    /// Breakpoint slots, per server a block `off[s]..off[s] + cap[s]` (first `len[s]` used).
+    bt: Vec<u32>,
+    /// Breakpoint values, `2R` per breakpoint (usage then price), same blocks as `bt`.
+    bv: Vec<f64>,
+    off: Vec<usize>,
+    len: Vec<u32>,
+    cap: Vec<u32>,
+    /// Sum of `len`.
+    live: usize,
+    /// Per server, the first server with a bit-identical capacity vector (derived): idle
+    /// servers of one class have the same unit price and fit for any demand.
+    class: Vec<u32>,
+    /// Servers added to since the last merge (capacity H, so marking never allocates).
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
 }
 
 impl Pool {
@@ -38,8 +57,6 @@ impl Pool {
         upper: ResourceVec,
         lower: f64,
     ) -> Result<Self, OasisError> {
-        let cells = slots as usize * caps.len() * r;
-        limits::check(Limit::LedgerCells, cells, LEDGER_CELLS_MAX)?;
         let mut capacity = Vec::with_capacity(caps.len() * r);
         for c in caps {
             if c.len() != r {
@@ -47,22 +64,60 @@ impl Pool {
             }
             capacity.extend_from_slice(c.as_slice());
         }
-        let mut price = vec![0.0; cells];
-        let per_slot = caps.len() * r;
-        for (i, p) in price.iter_mut().enumerate() {
-            // An idle cell prices at L; a zero-capacity cell is full and prices at U.
-            let c = capacity.get(i % per_slot.max(1)).copied().unwrap_or(0.0);
-            *p = oasis_price(lower, upper.get(i % r), 0.0, c);
-        }
-        Ok(Pool {
-            servers: caps.len() as u32,
+        let n = caps.len();
+        let mut p = Pool {
+            slots,
+            servers: n as u32,
             resources: r as u32,
             capacity,
-            usage: vec![0.0; cells],
-            price,
+            idle: Vec::new(),
             upper,
             lower,
-        })
+            bt: Vec::new(),
+            bv: Vec::new(),
+            off: vec![0; n],
+            len: vec![0; n],
+            cap: vec![0; n],
+            live: 0,
+            class: Vec::new(),
+            dirty: Vec::with_capacity(n),
+            is_dirty: vec![false; n],
+        };
+        p.idle = p.idle_prices();
+        p.class = p.classes();
+        Ok(p)
+    }
+
+    fn classes(&self) -> Vec<u32> {
+        let r = self.resources as usize;
+        let key = |s: usize| -> &[f64] { self.capacity.get(s * r..s * r + r).unwrap_or(&[]) };
+        let mut first: alloc::collections::BTreeMap<Vec<u64>, u32> = Default::default();
+        (0..self.servers as usize)
+            .map(|s| {
+                let k: Vec<u64> = key(s).iter().map(|c| c.to_bits()).collect();
+                *first.entry(k).or_insert(s as u32)
+            })
+            .collect()
+    }
+
+    /// The class of server `s` (the first server with its capacity vector).
+    pub(crate) fn class_of(&self, s: usize) -> usize {
+        self.class.get(s).copied().unwrap_or(s as u32) as usize
+    }
+
+    fn idle_prices(&self) -> Vec<f64> {
+        let r = self.resources as usize;
+        // An idle cell prices at L; a zero-capacity cell is full and prices at U.
+        (0..self.capacity.len())
+            .map(|i| {
+                oasis_price(
+                    self.lower,
+                    self.upper.get(i % r.max(1)),
+                    0.0,
+                    self.capacity[i],
+                )
+            })
+            .collect()
     }
 
     /// Number of servers.
@@ -70,8 +125,52 @@ impl Pool {
         self.servers
     }
 
-    fn cell(&self, t: u32, s: u32, r: usize) -> usize {
-        (t as usize * self.servers as usize + s as usize) * self.resources as usize + r
+    /// R.
+    pub(crate) fn resources_n(&self) -> usize {
+        self.resources as usize
+    }
+
+    /// `n` capacities from flat position `b`.
+    pub(crate) fn capacities(&self, b: usize, n: usize) -> &[f64] {
+        self.capacity.get(b..b + n).unwrap_or(&[])
+    }
+
+    /// Breakpoints stored (the memory measure of the sparse store).
+    pub fn breakpoints(&self) -> usize {
+        self.live
+    }
+
+    fn stride(&self) -> usize {
+        2 * self.resources as usize
+    }
+
+    /// Slots of server `s`'s breakpoints, in increasing order.
+    pub(crate) fn times(&self, s: u32) -> &[u32] {
+        let s = s as usize;
+        match (self.off.get(s), self.len.get(s)) {
+            (Some(&o), Some(&l)) => self.bt.get(o..o + l as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Usage then price (R each) of breakpoint `j` of server `s`.
+    pub(crate) fn values(&self, s: u32, j: usize) -> &[f64] {
+        let st = self.stride();
+        let b = (self.off.get(s as usize).copied().unwrap_or(0) + j) * st;
+        self.bv.get(b..b + st).unwrap_or(&[])
+    }
+
+    /// Idle prices (R) of server `s`.
+    pub(crate) fn idle(&self, s: u32) -> &[f64] {
+        let r = self.resources as usize;
+        let b = s as usize * r;
+        self.idle.get(b..b + r).unwrap_or(&[])
+    }
+
+    /// The breakpoint in force at slot `t` on server `s` (`None`: idle).
+    fn at(&self, t: u32, s: u32) -> Option<usize> {
+        let j = self.times(s).partition_point(|&x| x <= t);
+        j.checked_sub(1)
     }
 
     /// Capacity c^r of server `s` (0 outside the pool).
@@ -80,70 +179,350 @@ impl Pool {
         self.capacity.get(i).copied().unwrap_or(0.0)
     }
 
+    fn inside(&self, t: u32, s: u32, r: usize) -> bool {
+        t < self.slots && s < self.servers && r < self.resources as usize
+    }
+
     /// Usage g^r(t) of server `s` (0 outside the pool).
     pub fn usage(&self, t: u32, s: u32, r: usize) -> f64 {
-        self.usage.get(self.cell(t, s, r)).copied().unwrap_or(0.0)
+        if !self.inside(t, s, r) {
+            return 0.0;
+        }
+        match self.at(t, s) {
+            Some(j) => self.values(s, j).get(r).copied().unwrap_or(0.0),
+            None => 0.0,
+        }
     }
 
     /// Price p^r(t) of server `s` (eq. 22; `U` outside the pool).
     pub fn price(&self, t: u32, s: u32, r: usize) -> f64 {
-        self.price
-            .get(self.cell(t, s, r))
-            .copied()
-            .unwrap_or(self.upper.get(r))
+        if !self.inside(t, s, r) {
+            return self.upper.get(r);
+        }
+        let nr = self.resources as usize;
+        match self.at(t, s) {
+            Some(j) => self.values(s, j).get(nr + r).copied().unwrap_or(0.0),
+            None => self.idle(s).get(r).copied().unwrap_or(0.0),
+        }
     }
 
     /// sum_r p^r(t) dem^r in index order: the unit price of one worker (PS) on `s` in `t`.
     pub fn unit_price(&self, t: u32, s: u32, dem: &ResourceVec) -> f64 {
-        let base = self.cell(t, s, 0);
-        let mut acc = 0.0;
-        for r in 0..self.resources as usize {
-            acc += self.price.get(base + r).copied().unwrap_or(0.0) * dem.get(r);
+        if !self.inside(t, s, 0) {
+            return 0.0;
         }
-        acc
+        let nr = self.resources as usize;
+        match self.at(t, s) {
+            Some(j) => unit_of(self.values(s, j).get(nr..).unwrap_or(&[]), dem),
+            None => unit_of(self.idle(s), dem),
+        }
     }
 
     /// floor(min_r (c^r - g^r(t)) / dem^r) over resources with dem^r > 0 (constraints 30/31);
     /// `u32::MAX` when nothing binds.
     pub fn fit(&self, t: u32, s: u32, dem: &ResourceVec) -> u32 {
-        let base = self.cell(t, s, 0);
-        let cbase = s as usize * self.resources as usize;
-        let mut best = u32::MAX;
-        for r in 0..self.resources as usize {
-            let d = dem.get(r);
-            if d > 0.0 {
-                let free = self.capacity.get(cbase + r).copied().unwrap_or(0.0)
-                    - self.usage.get(base + r).copied().unwrap_or(f64::INFINITY);
-                let k = floor_eps(free / d);
-                let k = if k <= 0.0 || k.is_nan() {
-                    0
-                } else if k >= u32::MAX as f64 {
-                    u32::MAX
-                } else {
-                    k as u32
-                };
-                best = best.min(k);
-            }
+        if !self.inside(t, s, 0) {
+            return 0;
         }
-        best
+        let nr = self.resources as usize;
+        let cb = s as usize * nr;
+        let cap = self.capacity.get(cb..cb + nr).unwrap_or(&[]);
+        match self.at(t, s) {
+            Some(j) => fit_of(cap, self.values(s, j), dem),
+            None => fit_of(cap, &[], dem),
+        }
+    }
+
+    /// Makes room for `cells` more single-cell additions ([`Self::add`]) without allocating:
+    /// each may split two breakpoints, and each touched server's block may move to the arena's
+    /// end at twice its size. Compacts the arena first when most of it is garbage.
+    pub(crate) fn reserve(&mut self, cells: usize) {
+        let used: usize = self.cap.iter().map(|&c| c as usize).sum();
+        if self.bt.len() > 2 * used + 4096 {
+            self.compact();
+        }
+        let need = 4usize
+            .saturating_mul(self.live)
+            .saturating_add(12usize.saturating_mul(cells))
+            .saturating_add(64);
+        let st = self.stride();
+        if self.bt.capacity() - self.bt.len() < need {
+            self.bt.reserve(need);
+        }
+        if self.bv.capacity() - self.bv.len() < need.saturating_mul(st) {
+            self.bv.reserve(need.saturating_mul(st));
+        }
+    }
+
+    /// Rewrites the arena with every block exactly its length.
+    fn compact(&mut self) {
+        let st = self.stride();
+        let mut bt = Vec::with_capacity(self.live);
+        let mut bv = Vec::with_capacity(self.live * st);
+        for s in 0..self.servers as usize {
+            let (o, l) = (self.off[s], self.len[s] as usize);
+            self.off[s] = bt.len();
+            self.cap[s] = l as u32;
+            bt.extend_from_slice(&self.bt[o..o + l]);
+            bv.extend_from_slice(&self.bv[o * st..(o + l) * st]);
+        }
+        self.bt = bt;
+        self.bv = bv;
+    }
+
+    /// Inserts a copy of breakpoint `j - 1` (or an idle breakpoint when `j == 0`) at position
+    /// `j` of server `s`, with slot `t`.
+    fn insert(&mut self, s: usize, j: usize, t: u32) {
+        let st = self.stride();
+        let nr = self.resources as usize;
+        if self.len[s] == self.cap[s] {
+            // move the block to the arena's end at twice the size
+            let newcap = (2 * self.cap[s] as usize).max(4);
+            let (o, l) = (self.off[s], self.len[s] as usize);
+            let no = self.bt.len();
+            self.bt.extend_from_within(o..o + l);
+            self.bt.resize(no + newcap, 0);
+            self.bv.extend_from_within(o * st..(o + l) * st);
+            self.bv.resize((no + newcap) * st, 0.0);
+            self.off[s] = no;
+            self.cap[s] = newcap as u32;
+        }
+        let (o, l) = (self.off[s], self.len[s] as usize);
+        self.bt.copy_within(o + j..o + l, o + j + 1);
+        self.bv
+            .copy_within((o + j) * st..(o + l) * st, (o + j + 1) * st);
+        self.bt[o + j] = t;
+        if j == 0 {
+            let cb = s * nr;
+            for r in 0..nr {
+                self.bv[(o + j) * st + r] = 0.0;
+                self.bv[(o + j) * st + nr + r] = self.idle[cb + r];
+            }
+        } else {
+            self.bv
+                .copy_within((o + j - 1) * st..(o + j) * st, (o + j) * st);
+        }
+        self.len[s] += 1;
+        self.live += 1;
+    }
+
+    /// Makes slot `t` start a breakpoint of server `s`; returns its position.
+    fn split(&mut self, s: usize, t: u32) -> usize {
+        let j = self.times(s as u32).partition_point(|&x| x < t);
+        if self.times(s as u32).get(j) != Some(&t) {
+            self.insert(s, j, t);
+        }
+        j
     }
 
     /// Adds `count` x `dem` to server `s` in slot `t` and reprices exactly the touched cells.
     fn add(&mut self, t: u32, s: u32, dem: &ResourceVec, count: u32) {
-        for r in 0..self.resources as usize {
+        if t >= self.slots || s >= self.servers {
+            return;
+        }
+        let si = s as usize;
+        let nr = self.resources as usize;
+        let st = self.stride();
+        if t + 1 < self.slots {
+            self.split(si, t + 1);
+        }
+        let j = self.split(si, t);
+        if !self.is_dirty[si] {
+            self.is_dirty[si] = true;
+            self.dirty.push(s);
+        }
+        let b = (self.off[si] + j) * st;
+        for r in 0..nr {
             if dem.get(r) == 0.0 {
                 continue; // untouched cell: neither usage nor price moves
             }
-            let i = self.cell(t, s, r);
             let cap = self.capacity(s, r);
-            if let Some(g) = self.usage.get_mut(i) {
-                *g += dem.get(r) * count as f64;
-                let g = *g;
-                if let Some(p) = self.price.get_mut(i) {
-                    *p = oasis_price(self.lower, self.upper.get(r), g, cap);
-                }
-            }
+            let g = self.bv[b + r] + dem.get(r) * count as f64;
+            self.bv[b + r] = g;
+            self.bv[b + nr + r] = oasis_price(self.lower, self.upper.get(r), g, cap);
         }
+    }
+
+    /// [`Self::merge`] on every server added to since the last call.
+    fn merge_dirty(&mut self) {
+        while let Some(s) = self.dirty.pop() {
+            self.is_dirty[s as usize] = false;
+            self.merge(s);
+        }
+    }
+
+    /// Drops the breakpoints of server `s` that repeat their predecessor bit for bit (or, for
+    /// the first, the idle state).
+    fn merge(&mut self, s: u32) {
+        let si = s as usize;
+        let st = self.stride();
+        let nr = self.resources as usize;
+        let (o, l) = (self.off[si], self.len[si] as usize);
+        let mut k = 0usize;
+        for j in 0..l {
+            let (cur, prev) = ((o + j) * st, (o + k).wrapping_sub(1).wrapping_mul(st));
+            let same = if k == 0 {
+                (0..nr).all(|r| {
+                    self.bv[cur + r].to_bits() == 0
+                        && self.bv[cur + nr + r].to_bits() == self.idle[si * nr + r].to_bits()
+                })
+            } else {
+                (0..st).all(|i| self.bv[cur + i].to_bits() == self.bv[prev + i].to_bits())
+            };
+            if same {
+                continue;
+            }
+            if k != j {
+                self.bt[o + k] = self.bt[o + j];
+                self.bv.copy_within(cur..cur + st, (o + k) * st);
+            }
+            k += 1;
+        }
+        self.live -= l - k;
+        self.len[si] = k as u32;
+    }
+}
+
+/// sum_r p^r dem^r in index order.
+pub(crate) fn unit_of(prices: &[f64], dem: &ResourceVec) -> f64 {
+    let mut acc = 0.0;
+    for (r, &p) in prices.iter().enumerate() {
+        acc += p * dem.get(r);
+    }
+    acc
+}
+
+/// floor(min_r (c^r - g^r) / dem^r) over dem^r > 0; `usage` empty means idle.
+pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
+    let mut best = u32::MAX;
+    for (r, &c) in cap.iter().enumerate() {
+        let d = dem.get(r);
+        if d > 0.0 {
+            let g = if usage.is_empty() {
+                0.0
+            } else {
+                usage.get(r).copied().unwrap_or(f64::INFINITY)
+            };
+            let k = floor_eps((c - g) / d);
+            let k = if k <= 0.0 || k.is_nan() {
+                0
+            } else if k >= u32::MAX as f64 {
+                u32::MAX
+            } else {
+                k as u32
+            };
+            best = best.min(k);
+        }
+    }
+    best
+}
+
+impl PartialEq for Pool {
+    fn eq(&self, o: &Pool) -> bool {
+        self.slots == o.slots
+            && self.servers == o.servers
+            && self.resources == o.resources
+            && self.capacity == o.capacity
+            && self.upper == o.upper
+            && self.lower.to_bits() == o.lower.to_bits()
+            && (0..self.servers).all(|s| {
+                let st = self.stride();
+                let l = self.times(s).len();
+                self.times(s) == o.times(s)
+                    && (0..l).all(|j| {
+                        self.values(s, j)
+                            .iter()
+                            .zip(o.values(s, j))
+                            .all(|(a, b)| a.to_bits() == b.to_bits())
+                            && self.values(s, j).len() == st
+                    })
+            })
+    }
+}
+
+/// The serialised form of a [`Pool`]: per server its breakpoints (slots, then 2R values each).
+#[derive(Serialize, Deserialize)]
+struct PoolRepr {
+    slots: u32,
+    servers: u32,
+    resources: u32,
+    capacity: Vec<f64>,
+    series: Vec<(Vec<u32>, Vec<f64>)>,
+    upper: ResourceVec,
+    lower: f64,
+}
+
+struct SeriesRef<'a>(&'a Pool);
+
+impl Serialize for SeriesRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let p = self.0;
+        let st = p.stride();
+        ser.collect_seq((0..p.servers).map(|s| {
+            let o = p.off[s as usize];
+            let l = p.len[s as usize] as usize;
+            (&p.bt[o..o + l], &p.bv[o * st..(o + l) * st])
+        }))
+    }
+}
+
+impl Serialize for Pool {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = ser.serialize_struct("PoolRepr", 7)?;
+        s.serialize_field("slots", &self.slots)?;
+        s.serialize_field("servers", &self.servers)?;
+        s.serialize_field("resources", &self.resources)?;
+        s.serialize_field("capacity", &self.capacity)?;
+        s.serialize_field("series", &SeriesRef(self))?;
+        s.serialize_field("upper", &self.upper)?;
+        s.serialize_field("lower", &self.lower)?;
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Pool {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let r = PoolRepr::deserialize(de)?;
+        let nr = r.resources as usize;
+        let st = 2 * nr;
+        let n = r.servers as usize;
+        if r.series.len() != n
+            || r.capacity.len() != n * nr
+            || r.upper.len() != nr
+            || r.series.iter().any(|(t, v)| v.len() != t.len() * st)
+        {
+            return Err(serde::de::Error::custom("oasis pool: inconsistent shape"));
+        }
+        let mut p = Pool {
+            slots: r.slots,
+            servers: r.servers,
+            resources: r.resources,
+            capacity: r.capacity,
+            idle: Vec::new(),
+            upper: r.upper,
+            lower: r.lower,
+            bt: Vec::new(),
+            bv: Vec::new(),
+            off: vec![0; n],
+            len: vec![0; n],
+            cap: vec![0; n],
+            live: 0,
+            class: Vec::new(),
+            dirty: Vec::with_capacity(n),
+            is_dirty: vec![false; n],
+        };
+        p.idle = p.idle_prices();
+        p.class = p.classes();
+        for (s, (t, v)) in r.series.into_iter().enumerate() {
+            p.off[s] = p.bt.len();
+            p.len[s] = t.len() as u32;
+            p.cap[s] = t.len() as u32;
+            p.live += t.len();
+            p.bt.extend_from_slice(&t);
+            p.bv.extend_from_slice(&v);
+        }
+        Ok(p)
     }
 }
 
@@ -167,33 +546,43 @@ impl Pool {
     }
 
     /// Checks a restored pool against `fresh` (the same pool as built from the scenario):
-    /// same shape, capacities and bounds; every usage finite, >= 0 and within capacity (float
-    /// dust of 1e-6 relative allowed); every price exactly eq. (22) of its usage.
+    /// same shape, capacities and bounds; breakpoint slots strictly increasing within 0..T;
+    /// every usage finite, >= 0 and within capacity (float dust of 1e-6 relative allowed);
+    /// every price exactly eq. (22) of its usage.
     fn check_restored(
         &self,
         fresh: &Pool,
         f: &PoolFields,
     ) -> Result<(), crate::snapshot::SnapshotError> {
         use crate::snapshot::{ensure, invalid_at};
-        let same_shape = self.servers == fresh.servers
+        let same_shape = self.slots == fresh.slots
+            && self.servers == fresh.servers
             && self.resources == fresh.resources
             && self.capacity == fresh.capacity
             && self.upper == fresh.upper
-            && self.lower.to_bits() == fresh.lower.to_bits()
-            && self.usage.len() == fresh.usage.len()
-            && self.price.len() == fresh.price.len();
+            && self.lower.to_bits() == fresh.lower.to_bits();
         ensure(same_shape, f.shape)?;
-        let r = (self.resources as usize).max(1);
-        let per_slot = (self.servers as usize * self.resources as usize).max(1);
-        for (i, (&g, &p)) in self.usage.iter().zip(&self.price).enumerate() {
-            let c = self.capacity.get(i % per_slot).copied().unwrap_or(0.0);
-            let dust = 1e-6 * libm::fabs(c).max(1.0);
-            if !(g.is_finite() && g >= 0.0 && g <= c.max(0.0) + dust) {
-                return Err(invalid_at(f.usage, i));
-            }
-            let want = oasis_price(self.lower, self.upper.get(i % r), g, c);
-            if p.to_bits() != want.to_bits() {
-                return Err(invalid_at(f.price, i));
+        let nr = self.resources as usize;
+        let mut at = 0usize;
+        for s in 0..self.servers {
+            let ts = self.times(s);
+            let ordered = ts.windows(2).all(|w| w[0] < w[1]) && ts.iter().all(|&t| t < self.slots);
+            ensure(ordered, f.shape)?;
+            for j in 0..ts.len() {
+                let v = self.values(s, j);
+                for r in 0..nr {
+                    let (g, p) = (v[r], v[nr + r]);
+                    let c = self.capacity(s, r);
+                    let dust = 1e-6 * libm::fabs(c).max(1.0);
+                    if !(g.is_finite() && g >= 0.0 && g <= c.max(0.0) + dust) {
+                        return Err(invalid_at(f.usage, at));
+                    }
+                    let want = oasis_price(self.lower, self.upper.get(r), g, c);
+                    if p.to_bits() != want.to_bits() {
+                        return Err(invalid_at(f.price, at));
+                    }
+                    at += 1;
+                }
             }
         }
         Ok(())
@@ -293,11 +682,37 @@ impl Market {
     /// Adds `count` workers of `job` on worker server `h` in slot `t` (Alg. 1 lines 9-10).
     pub fn add_workers(&mut self, t: u32, h: u32, job: &JobParams, count: u32) {
         self.workers.add(t, h, &job.worker_demand, count);
+        self.workers.merge_dirty();
     }
 
     /// Adds `count` parameter servers of `job` on PS server `k` in slot `t` (Alg. 1 lines 11-12).
     pub fn add_ps(&mut self, t: u32, k: u32, job: &JobParams, count: u32) {
         self.ps.add(t, k, &job.ps_demand, count);
+        self.ps.merge_dirty();
+    }
+
+    /// [`Self::add_workers`] without the merge of equal neighbouring breakpoints (a commit
+    /// merges each touched server once at its end, [`Self::merge`]).
+    pub(crate) fn add_workers_raw(&mut self, t: u32, h: u32, job: &JobParams, count: u32) {
+        self.workers.add(t, h, &job.worker_demand, count);
+    }
+
+    /// [`Self::add_ps`] without the merge.
+    pub(crate) fn add_ps_raw(&mut self, t: u32, k: u32, job: &JobParams, count: u32) {
+        self.ps.add(t, k, &job.ps_demand, count);
+    }
+
+    /// Drops repeated breakpoints of every server added to since the last merge.
+    pub(crate) fn merge(&mut self) {
+        self.workers.merge_dirty();
+        self.ps.merge_dirty();
+    }
+
+    /// Makes room for a commit of at most `w` worker cells and `p` PS cells (each a
+    /// (slot, server) pair) that then allocates nothing. May grow storage (amortised).
+    pub fn reserve(&mut self, w: usize, p: usize) {
+        self.workers.reserve(w);
+        self.ps.reserve(p);
     }
 }
 

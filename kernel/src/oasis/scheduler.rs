@@ -133,15 +133,15 @@ impl OasisScheduler {
             ps: scn.ps_servers.len(),
             ..DpSize::default()
         };
-        for p in &params {
+        for (p, j) in params.iter().zip(&scn.jobs) {
             if p.worker_demand.len() != r || p.ps_demand.len() != r {
                 return Err(OasisError::Shape);
             }
-            if let Some((points, row, cells)) = FastDp::size_of(&market, p) {
-                limits::check(Limit::OasisDpCells, cells, OASIS_DP_CELLS_MAX)?;
-                size.points = size.points.max(points);
-                size.row = size.row.max(row);
-                size.cells = size.cells.max(cells);
+            if let Some(s) = FastDp::size_of(&market, p, &j.utility) {
+                limits::check(Limit::OasisDpCells, s.cells, OASIS_DP_CELLS_MAX)?;
+                limits::check(Limit::OasisDpCells, s.pairs_w, OASIS_DP_CELLS_MAX)?;
+                limits::check(Limit::OasisDpCells, s.pairs_p, OASIS_DP_CELLS_MAX)?;
+                size = size.max(s);
             }
         }
         Ok(OasisScheduler {
@@ -224,6 +224,21 @@ impl OasisScheduler {
         idx
     }
 
+    /// Makes room in the sparse market for the commit of job `idx`'s schedule, so that the
+    /// decision of `idx` ([`Self::decide`], [`Self::decide_logged`]) allocates nothing. This is
+    /// the only step of a decision that may grow storage (amortised: the arena keeps room for
+    /// the largest schedule job `idx` can have, and is compacted here when mostly garbage).
+    /// [`Self::decide`] calls it itself; call it before to keep the decision allocation-free.
+    pub fn reserve(&mut self, idx: u32) {
+        let (Some(p), Some(j)) = (self.params.get(idx as usize), self.jobs.get(idx as usize))
+        else {
+            return;
+        };
+        if let Some(s) = FastDp::size_of(&self.market, p, &j.utility) {
+            self.market.reserve(s.pairs_w, s.pairs_p);
+        }
+    }
+
     /// Decides job `idx` at slot `now` and commits an admitted schedule (Alg. 1 lines 4-17).
     pub fn decide(&mut self, now: u32, idx: u32) -> Result<Decision, OasisError> {
         let i = idx as usize;
@@ -239,6 +254,11 @@ impl OasisScheduler {
             return Err(OasisError::EventTime { job: idx, now });
         }
         let p = *p;
+        let _ = job;
+        self.reserve(idx);
+        let Some(job) = self.jobs.get(i) else {
+            return Err(OasisError::UnknownJob { job: idx });
+        };
         let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
         if d.admitted {
             commit(&mut self.market, &p, &self.dp.schedule());
@@ -309,12 +329,13 @@ fn emit<F: FnMut(&OasisOutput<'_>) + ?Sized>(d: &Decision, s: &Schedule<'_>, out
 pub fn commit(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
     for sp in s.iter() {
         for &[h, y] in sp.worker_pairs {
-            m.add_workers(sp.slot, h, job, y);
+            m.add_workers_raw(sp.slot, h, job, y);
         }
         for &[k, z] in sp.ps_pairs {
-            m.add_ps(sp.slot, k, job, z);
+            m.add_ps_raw(sp.slot, k, job, z);
         }
     }
+    m.merge();
     debug_assert!(
         s.iter()
             .all(|sp| m.workers.within_capacity(sp.slot) && m.ps.within_capacity(sp.slot)),
