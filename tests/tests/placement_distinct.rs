@@ -62,7 +62,18 @@ fn hash(scn: &PlacementScenario, m: Method) -> (String, u64, u64) {
 }
 
 /// (name, seed, S, K, typed, method, log hash, records, market rounds) recorded at 1f2012e.
-const PINNED: [(&str, u64, usize, usize, bool, Method, &str, u64, u64); 8] = [
+type Pinned = (
+    &'static str,
+    u64,
+    usize,
+    usize,
+    bool,
+    Method,
+    &'static str,
+    u64,
+    u64,
+);
+const PINNED: [Pinned; 8] = [
     (
         "has-k30-distinct",
         7,

@@ -91,7 +91,7 @@ fn gen_json(
 #[pyo3(signature = (source, kind="oasis".to_string(), data_dir=None, jobs=None, start=Some(0),
     seed=None, slots=None, slot_seconds=None, servers=None, ps_servers=None, max_scale=None,
     comm_ratio=None, target_factor=None, epochs=None, server_bw=None, worker_bw=None,
-    ps_bw=None, jobs_from=None))]
+    ps_bw=None, jobs_from=None, architecture=None))]
 #[allow(clippy::too_many_arguments)]
 fn import_json(
     py: Python<'_>,
@@ -113,8 +113,24 @@ fn import_json(
     worker_bw: Option<f64>,
     ps_bw: Option<f64>,
     jobs_from: Option<&str>,
+    architecture: Option<String>,
 ) -> PyResult<String> {
     let src = Source::parse(source).map_err(|e| err(e.into()))?;
+    // As `mlsched import`: slots absent with slot_seconds > 0 sizes the horizon from the
+    // arrivals (0); ps_servers absent with servers "all" takes every CPU-only node.
+    let slots = match slots {
+        Some(0) => {
+            return Err(err(mlsched_cli::InputError::new(
+                "option",
+                "slots",
+                "must be at least 1",
+            )
+            .into()))
+        }
+        Some(t) => t,
+        None if slot_seconds.is_some_and(|s| s > 0.0) => 0,
+        None => ImportOptions::default().slots,
+    };
     let d = ImportOptions::default();
     let data_dir = match data_dir {
         Some(p) => p,
@@ -130,10 +146,14 @@ fn import_json(
         jobs: jobs.unwrap_or(d.jobs),
         start,
         seed: seed.unwrap_or(d.seed),
-        slots: slots.unwrap_or(d.slots),
+        slots,
         slot_seconds: slot_seconds.unwrap_or(d.slot_seconds),
         servers: servers.unwrap_or(d.servers),
-        ps_servers: ps_servers.unwrap_or(d.ps_servers),
+        ps_servers: match (ps_servers, servers) {
+            (Some(k), _) => k,
+            (None, Some(import::ALL)) => import::ALL,
+            (None, _) => d.ps_servers,
+        },
         max_scale: max_scale.unwrap_or(d.max_scale),
         comm_ratio: comm_ratio.unwrap_or(d.comm_ratio),
         target_factor: target_factor.unwrap_or(d.target_factor),
@@ -142,6 +162,7 @@ fn import_json(
         worker_bw: worker_bw.unwrap_or(d.worker_bw),
         ps_bw: ps_bw.unwrap_or(d.ps_bw),
         jobs_from,
+        architecture: architecture.unwrap_or(d.architecture.clone()),
     };
     py.allow_threads(|| import::import_json(src, &o))
         .map_err(err)

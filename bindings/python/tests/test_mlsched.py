@@ -192,6 +192,13 @@ def test_import_trace():
     assert mlsched.run(doc)["kind"] == "oasis"
     online = mlsched.import_trace("philly", kind="online", jobs=4, slots=40, epochs=3)
     assert online["kind"] == "online"
+    ring = mlsched.import_trace("philly", kind="online", architecture="ring", jobs=4,
+                                slot_seconds=600)
+    assert ring["architecture"] == "ring" and ring.get("ps_types") is None
+    # slot_seconds alone sizes the horizon so that every arrival is in its first 1/(2 alpha)
+    assert max(j["arrival"] for j in ring["jobs"]) < ring["slots"] / 8
+    with pytest.raises(ValueError, match="slots"):
+        mlsched.import_trace("philly", slots=0)
     with pytest.raises(ValueError, match="source"):
         mlsched.import_trace("nope")
 

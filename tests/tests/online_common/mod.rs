@@ -96,9 +96,7 @@ pub fn many_servers_instance(seed: u64, arch: Architecture) -> OnlineScenario {
         })
         .collect();
     let h = 8 + g.below(13) as usize;
-    scn.servers = (0..h)
-        .map(|_| shapes[g.below(2) as usize].clone())
-        .collect();
+    scn.servers = (0..h).map(|_| shapes[g.below(2) as usize]).collect();
     for j in &mut scn.jobs {
         j.chunks = 1 + g.below(3) as u32;
     }
