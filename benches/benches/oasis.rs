@@ -241,13 +241,20 @@ fn scale_case() {
         seed: 1,
         jobs: Some(2000),
         nodes: Some(12_500),
-        slots: Some(100_000),
+        slots: Some(2_000),
         ..GenOptions::default()
     })
     .expect("generates");
     doc.jobs.truncate(2000);
+    // A constant utility (decay 0) lets a job's DP reach its whole window, which
+    // OASIS_DP_CELLS_MAX refuses (docs/scale.md); the scale case keeps every utility falling.
+    for j in &mut doc.jobs {
+        if let mlsched_cli::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
+            g.decay = g.decay.max(0.1);
+        }
+    }
     timed_run(
-        "scale (gen oasis --nodes 12500 --slots 100000, 2000 jobs)",
+        "scale (gen oasis --nodes 12500 --slots 2000, 2000 jobs)",
         &doc.validate().expect("valid"),
     );
 }
@@ -258,7 +265,11 @@ fn main() {
         return;
     }
     paper_defaults_latency();
-    scale_case();
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it,
+    // and the 12,500-server case is for benchmarks, not the test suite.
+    if std::env::args().any(|a| a == "--bench") {
+        scale_case();
+    }
     let mut c = Criterion::default().configure_from_args();
     fast_vs_literal(&mut c);
     whole_runs(&mut c);
