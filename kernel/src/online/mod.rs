@@ -21,9 +21,12 @@
 //! [R] Costs are exact fixed-point integers ([`common::quantize`]): the fast search
 //! ([`fast`], the default) and the paper-literal one (`reference`, feature `reference`) return
 //! the same schedule, cost and tie-break; the enumeration order of `docs/online.md` breaks
-//! cost ties.
+//! cost ties. `independent` (feature `reference`) is a whole second A_online that shares only
+//! the model types with this module: its own driver, usage, eq. (11) prices, rho and listings.
 pub mod common;
 pub mod fast;
+#[cfg(any(test, feature = "reference"))]
+pub mod independent;
 mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
