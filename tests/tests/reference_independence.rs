@@ -4,11 +4,11 @@
 //! removed) and fails if it names a forbidden module path, in a `use` or inline.
 //!
 //! A reference may use the model types (`crate::model::*`), plain numeric helpers
-//! (`crate::num`), `crate::Slot` and `alloc`. Listed here: the references made independent so
-//! far, each with the paths it must not name. Not yet listed: `kernel/src/online/reference.rs`
-//! (Zhou et al.), which still shares the fast path's `Ctx` (usage, eq. 11 prices), `Window`
-//! (the window clip), `common.rs` (rho of eqs. 1/14, fits, quantised unit prices) and the
-//! A_online / A_dual driver.
+//! (`crate::num`), `crate::Slot` and `alloc`. Listed here: every independent reference, each
+//! with the paths it must not name. For Zhou et al. that is `kernel/src/online/independent.rs`;
+//! the older `kernel/src/online/reference.rs` is not listed on purpose: it swaps only the
+//! per-job search and shares the fast path's driver, `Ctx`, `Window` and `common.rs` (it checks
+//! the fast search, `independent.rs` checks everything).
 use std::path::Path;
 
 /// (reference module, forbidden path prefixes).
@@ -64,6 +64,26 @@ const REFERENCES: &[(&str, &[&str])] = &[
             "crate::price",
             "crate::resources",
             "crate::order",
+        ],
+    ),
+    (
+        "kernel/src/online/independent.rs",
+        &[
+            // Every sibling module of the fast path: sched (the A_online / A_dual driver and
+            // A_maxweight), common (rho of eqs. 1/14, fits, quantised unit prices, durations),
+            // usage (beta), windows / fast / ps / ring (the search), reference (the literal
+            // search on the shared `Ctx`), and the crate's driver and scheduler API.
+            "super::",
+            "crate::online",
+            "mlsched_kernel::online",
+            "crate::price",
+            "crate::resources",
+            "crate::order",
+            "crate::ledger",
+            "crate::rolling",
+            "crate::driver",
+            "crate::api",
+            "crate::baseline",
         ],
     ),
 ];
