@@ -139,3 +139,19 @@ fn bad_shapes_are_refused() {
     let e = independent::run(&scn).unwrap_err();
     assert_eq!((e.field, e.index), ("jobs.minibatch_time / update_time", 0));
 }
+
+/// For mutation checks (`docs/online.md`): how many of the fixed seeds 0..1000 disagree, per
+/// architecture. `cargo test -p mlsched-tests --test online_independent -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn disagreements_over_fixed_seeds() {
+    let mut total = 0;
+    for arch in [Architecture::Ps, Architecture::Ring] {
+        let bad = (0..1000u64)
+            .filter(|&seed| agree(&small_instance(seed, arch), "").is_err())
+            .count();
+        eprintln!("{arch:?}: {bad} of 1000 seeds disagree");
+        total += bad;
+    }
+    assert_eq!(total, 0);
+}
