@@ -85,6 +85,38 @@ proptest! {
     }
 }
 
+/// [`small_instance`] with what it leaves out: alpha up to 4 (more A_dual calls per round),
+/// arrivals up to slot 9 (later rounds) and some server resources of zero capacity (eq. 11
+/// prices those at lambda - 1).
+fn varied_instance(seed: u64, arch: Architecture) -> OnlineScenario {
+    use mlsched_kernel::rng::SplitMix64;
+    let mut scn = small_instance(seed, arch);
+    let mut g = SplitMix64::new(seed ^ 0xa1fa);
+    scn.alpha = 1 + g.below(4) as u32;
+    for j in &mut scn.jobs {
+        j.arrival = g.below(10) as u32;
+    }
+    let r = scn.resources as usize;
+    for c in &mut scn.servers {
+        let mut v: Vec<f64> = (0..r).map(|k| c.get(k)).collect();
+        if r > 1 && g.below(3) == 0 {
+            v[g.below(r as u64) as usize] = 0.0;
+        }
+        *c = mlsched_kernel::ResourceVec::from_slice(&v).unwrap();
+    }
+    scn
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_equals_independent_varied(seed in any::<u64>()) {
+        for arch in [Architecture::Ps, Architecture::Ring] {
+            agree(&varied_instance(seed, arch), &format!("varied {arch:?} seed {seed}"))?;
+        }
+    }
+}
+
 /// The comparison is not vacuous: over fixed seeds the reference schedules jobs, finds no room
 /// for some, prices some out (a schedule exists but u_j <= 0), and takes q = 0 schedules and
 /// schedules with positive prices.
