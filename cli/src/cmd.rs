@@ -127,6 +127,7 @@ pub struct ImportArgs {
 
 /// `mlsched compare SCENARIO`.
 #[derive(Args, Clone, Debug)]
+#[command(after_help = compare::table::LEGEND)]
 pub struct CompareArgs {
     /// Scenario JSON file, or `import:SOURCE` to import a trace with the mapping flags.
     scenario: String,
@@ -275,7 +276,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         mlsched_cli::text::terminal_safe(&a.scenario),
         d.kind()
     );
-    out!("{}", compare::table(&reports));
+    out!("{}", compare::table(d.kind(), &reports));
     if let Some(dir) = &a.out {
         if a.no_timing {
             reports.iter_mut().for_each(|r| r.timing = None);
@@ -386,7 +387,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         seeds.last().copied().unwrap_or(0),
         first.kind()
     );
-    out!("{}", sweep::table(&sw));
+    out!("{}", sweep::table(first.kind(), &sw));
     if let Some(dir) = &a.out {
         write_sweep_files(dir, &sw)?;
     }
@@ -453,7 +454,7 @@ pub fn merge(a: &MergeArgs) -> Result<(), RunError> {
         f.kind,
         f.shard.count
     );
-    out!("{}", sweep::table(&sw));
+    out!("{}", sweep::table(&f.kind, &sw));
     write_sweep_files(&a.out, &sw)
 }
 
@@ -473,7 +474,7 @@ fn write_sweep_csv(path: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
         "makespan",
     ])
     .map_err(err)?;
-    let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    let f = compare::number::csv_opt;
     for row in &sw.per_seed {
         for m in &row.metrics {
             w.write_record([

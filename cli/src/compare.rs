@@ -348,63 +348,6 @@ pub fn parse_policies(
     Ok(names)
 }
 
-fn opt(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| format!("{v:.2}"))
-}
-
-/// The table `mlsched compare` and `mlsched demo` print.
-pub fn table(reports: &[PolicyReport]) -> String {
-    let mut s = format!(
-        "{:<10} {:>12} {:>14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-        "policy",
-        "utility",
-        "w.compl.time",
-        "w.JCT",
-        "avg JCT",
-        "admitted",
-        "finished",
-        "makespan",
-        "p50 us",
-        "p99 us"
-    );
-    for r in reports {
-        let m = &r.metrics;
-        if m.status != "ok" {
-            s.push_str(&format!("{:<10} {}\n", m.policy, m.status));
-            continue;
-        }
-        let (p50, p99) = r.timing.as_ref().map_or(("-".into(), "-".into()), |t| {
-            (
-                format!("{:.1}", t.latency_p50_us),
-                format!("{:.1}", t.latency_p99_us),
-            )
-        });
-        s.push_str(&format!(
-            "{:<10} {:>12} {:>14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-            m.policy,
-            opt(m.total_utility),
-            opt(m.total_weighted_completion_time),
-            opt(m.weighted_jct),
-            opt(m.avg_jct),
-            m.admitted.map_or("-".into(), |a| format!("{a}/{}", m.jobs)),
-            m.finished,
-            m.makespan.map_or("-".into(), |x| x.to_string()),
-            p50,
-            p99
-        ));
-    }
-    for r in reports.iter().filter(|r| !r.metrics.extra.is_empty()) {
-        let kv: Vec<String> = r
-            .metrics
-            .extra
-            .iter()
-            .map(|(k, v)| format!("{k} {v:.3}"))
-            .collect();
-        s.push_str(&format!("  {:<10} {}\n", r.metrics.policy, kv.join(", ")));
-    }
-    s
-}
-
 /// Parses and validates `text` (errors name the job or server and the field), so that bad
 /// input is refused once (exit code 2) instead of once per policy.
 pub fn parse(text: &str) -> Result<ScenarioDoc, crate::InputError> {
@@ -419,8 +362,14 @@ pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
 }
 
 #[cfg(feature = "app")]
+pub mod number;
+#[cfg(feature = "app")]
 pub mod output;
 #[cfg(feature = "app")]
 pub mod shard;
 #[cfg(feature = "app")]
 pub mod sweep;
+#[cfg(feature = "app")]
+pub mod table;
+#[cfg(feature = "app")]
+pub use table::table;

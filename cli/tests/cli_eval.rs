@@ -96,9 +96,13 @@ fn compare_writes_table_json_csv_and_svg() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     for p in ["fifo", "drf", "las", "optimus"] {
-        assert!(out.lines().any(|l| l.starts_with(p)), "{out}");
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("| {p} "))),
+            "{out}"
+        );
     }
     assert!(out.contains("p99 us"));
+    assert!(out.contains("w.JCT (slots)"), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
     assert_eq!(v["policies"].as_array().unwrap().len(), 5);
@@ -187,7 +191,12 @@ fn demo_runs_every_bundled_scenario_against_its_baselines() {
         assert!(out.contains(&format!("== {name}")), "{name}");
     }
     // oasis and online tables list the four baselines.
-    assert!(out.matches("\ndrf ").count() >= 3, "{out}");
+    assert!(out.matches("\n| drf ").count() >= 3, "{out}");
+    // JCT is in seconds for placement and in slots elsewhere; headers say which.
+    assert!(
+        out.contains("avg JCT (s)") && out.contains("avg JCT (slots)"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -25,47 +25,64 @@ pub fn write_all(dir: &Path, scenario: &str, reports: &[PolicyReport]) -> Result
     Ok(())
 }
 
-fn f(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
-}
+use super::number::csv_opt as f;
 
-/// One row per policy.
+/// The kind-specific numbers ([`super::Metrics::extra`]) as CSV columns after `log_hash`
+/// (empty where a kind has none).
+pub const EXTRA: &[&str] = &[
+    "preemptions",
+    "cloud_chunks",
+    "cost",
+    "avg_network_cost",
+    "deadline_violation_rate",
+    "servers_used",
+];
+
+/// One row per policy; numbers rounded as [`super::number`] says.
 pub fn write_csv(path: &Path, reports: &[PolicyReport]) -> Result<(), RunError> {
     let mut w = csv::Writer::from_path(path).map_err(|e| io(path, e))?;
-    w.write_record([
-        "policy",
-        "status",
-        "jobs",
-        "admitted",
-        "finished",
-        "total_utility",
-        "total_weighted_completion_time",
-        "weighted_jct",
-        "avg_jct",
-        "makespan",
-        "latency_p50_us",
-        "latency_p99_us",
-        "log_hash",
-    ])
+    w.write_record(
+        [
+            "policy",
+            "status",
+            "jobs",
+            "admitted",
+            "finished",
+            "total_utility",
+            "total_weighted_completion_time",
+            "weighted_jct",
+            "avg_jct",
+            "makespan",
+            "latency_p50_us",
+            "latency_p99_us",
+            "log_hash",
+        ]
+        .iter()
+        .chain(EXTRA),
+    )
     .map_err(|e| io(path, e))?;
     for r in reports {
         let m = &r.metrics;
         let t = r.timing.as_ref();
-        w.write_record([
-            m.policy.clone(),
-            m.status.clone(),
-            m.jobs.to_string(),
-            m.admitted.map_or(String::new(), |a| a.to_string()),
-            m.finished.to_string(),
-            f(m.total_utility),
-            f(m.total_weighted_completion_time),
-            f(m.weighted_jct),
-            f(m.avg_jct),
-            m.makespan.map_or(String::new(), |a| a.to_string()),
-            f(t.map(|t| t.latency_p50_us)),
-            f(t.map(|t| t.latency_p99_us)),
-            m.log_hash.clone(),
-        ])
+        w.write_record(
+            [
+                m.policy.clone(),
+                m.status.clone(),
+                m.jobs.to_string(),
+                m.admitted.map_or(String::new(), |a| a.to_string()),
+                m.finished.to_string(),
+                f(m.total_utility),
+                f(m.total_weighted_completion_time),
+                f(m.weighted_jct),
+                f(m.avg_jct),
+                m.makespan.map_or(String::new(), |a| a.to_string()),
+                f(t.map(|t| t.latency_p50_us)),
+                f(t.map(|t| t.latency_p99_us)),
+                m.log_hash.clone(),
+            ]
+            .into_iter()
+            .chain(EXTRA.iter().map(|k| f(m.extra.get(*k).copied()))),
+        )
         .map_err(|e| io(path, e))?;
     }
     w.flush().map_err(|e| io(path, e))
