@@ -13,6 +13,7 @@ use comfy_table::{presets, CellAlignment, Table};
 pub const LEGEND: &str = "\
 Columns of the tables (CSV column names in brackets):
   policy          the kind's algorithm or a baseline [policy]
+  runs            seeds on which the policy ran (sweeps, --seeds)
   admitted        jobs admitted (oasis) or scheduled (online) or placed (other kinds) / jobs in
                   the scenario [admitted, jobs]
   finished        jobs that finished within the horizon (oasis, online, preempt) [finished]
@@ -248,4 +249,78 @@ pub fn sweep_table(kind: &str, sw: &Sweep) -> String {
     }
     align_numbers(&mut t);
     format!("{t}\n")
+}
+
+/// [`LEGEND`] as (column name, meaning) pairs, continuation lines joined.
+pub fn legend_entries() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in LEGEND.lines().skip(1) {
+        if !line.starts_with("  ") {
+            break;
+        }
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        match (indent, body.split_once("  ")) {
+            (2, Some((name, meaning))) => {
+                out.push((name.to_string(), meaning.trim().to_string()));
+            }
+            _ => {
+                if let Some(last) = out.last_mut() {
+                    last.1.push(' ');
+                    last.1.push_str(body);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The closing notes of [`LEGEND`] (units, sweeps, CSV rounding) as one paragraph.
+pub fn legend_notes() -> String {
+    LEGEND
+        .lines()
+        .skip_while(|l| !l.starts_with("Units:"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The legend entries of the columns in `header` (a header's name is its text before ` (`;
+/// `p50 us` and `p99 us` share one entry).
+pub fn legend_for(header: &[String]) -> Vec<(String, String)> {
+    let names: Vec<&str> = header
+        .iter()
+        .map(|h| h.split(" (").next().unwrap_or(h))
+        .collect();
+    legend_entries()
+        .into_iter()
+        .filter(|(n, _)| n.split(", ").any(|part| names.contains(&part)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_header_has_a_legend_entry() {
+        let entries = legend_entries();
+        assert_eq!(entries.len(), 16, "{entries:?}");
+        for kind in ["oasis", "online", "placement", "preempt", "route"] {
+            let header: Vec<String> = std::iter::once("policy".to_string())
+                .chain(columns(kind, true).into_iter().map(|c| c.header))
+                .collect();
+            let names: Vec<&str> = header
+                .iter()
+                .map(|h| h.split(" (").next().unwrap())
+                .collect();
+            let legend = legend_for(&header);
+            for n in names {
+                assert!(
+                    legend.iter().any(|(e, _)| e.split(", ").any(|p| p == n)),
+                    "{kind}: no legend entry for column `{n}`"
+                );
+            }
+        }
+        assert!(legend_notes().starts_with("Units:"));
+    }
 }
