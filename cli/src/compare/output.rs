@@ -161,7 +161,7 @@ pub fn plots(dir: &Path, kind: &str, reports: &[PolicyReport]) -> Result<Vec<Plo
         )?,
         "online" => per_policy(
             "weighted_completion_time.svg",
-            "Total weighted completion time per policy (lower is better)",
+            "Total weighted completion time of the jobs each policy scheduled",
             "sum of w_j (t_j + d_j) (weight x slots)",
             &|r| r.metrics.total_weighted_completion_time,
         )?,

@@ -19,8 +19,8 @@ Columns of the tables (CSV column names in brackets):
   finished        jobs that finished within the horizon (oasis, online, preempt) [finished]
   utility         total utility: sum of f_i(completion) over admitted jobs (oasis; the
                   utilities' own units) [total_utility]
-  w.compl.time    total weighted completion time: sum of w_j (t_j + d_j) (online; weight x
-                  slots) [total_weighted_completion_time]
+  w.compl.time    total weighted completion time: sum of w_j (t_j + d_j) over the scheduled
+                  jobs (online; weight x slots) [total_weighted_completion_time]
   w.JCT           weighted mean job completion time of finished jobs, sum w JCT / sum w, with
                   w = f_i(0) (oasis), w_j (online), 1 (other kinds) [weighted_jct]
   avg JCT         mean job completion time of finished jobs, end - arrival [avg_jct]
