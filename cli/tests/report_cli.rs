@@ -240,3 +240,23 @@ fn help_explains_every_column() {
         assert!(out.contains(col), "`{col}` not explained in compare --help");
     }
 }
+
+#[test]
+fn run_summaries_are_tables() {
+    let out = ok(&["run", &scenario("oasis-small")]);
+    assert!(out.lines().nth(1).unwrap().starts_with("| job "), "{out}");
+    assert!(
+        out.contains("| resnet-1 ") && out.contains("rejected ("),
+        "{out}"
+    );
+    let out = ok(&["run", &scenario("online-ps-small")]);
+    assert!(out.contains("| workers@server"), "{out}");
+    assert!(
+        out.contains("not scheduled") || out.contains("| j1 "),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with(&format!(
+        "log_hash {}",
+        out.split("log_hash ").last().unwrap().trim()
+    )));
+}
