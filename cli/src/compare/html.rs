@@ -366,6 +366,9 @@ pub fn write_compare(
     let (header, rows) = table::rows(&info.kind, reports);
     html_table(&mut o, &header, &rows);
     let columns = header;
+    for f in table::failures(reports) {
+        let _ = writeln!(o, "<p class=\"note\">{}</p>", escape(&f));
+    }
     if reports.iter().any(|r| r.timing.is_some()) {
         o.push_str(
             "<p class=\"note\">p50 us and p99 us are wall-clock measurements of this run and \

@@ -121,10 +121,12 @@ pub fn write_csv(path: &Path, reports: &[PolicyReport]) -> Result<(), RunError> 
 
 /// Draws the plots of `kind` that have data into `dir`.
 pub fn plots(dir: &Path, kind: &str, reports: &[PolicyReport]) -> Result<Vec<Plot>, RunError> {
-    let ok: Vec<&PolicyReport> = reports
+    // A policy keeps its place in the report as its colour, in every plot.
+    let (cols, ok): (Vec<usize>, Vec<&PolicyReport>) = reports
         .iter()
-        .filter(|r| r.metrics.status == "ok")
-        .collect();
+        .enumerate()
+        .filter(|(_, r)| r.metrics.status == "ok")
+        .unzip();
     let mut out = Vec::new();
     if ok.is_empty() {
         return Ok(out);
@@ -138,6 +140,8 @@ pub fn plots(dir: &Path, kind: &str, reports: &[PolicyReport]) -> Result<Vec<Plo
             }
             let series = [BarSeries {
                 name: String::new(),
+                colour: 0,
+                per_bar: cols.clone(),
                 values: vals.iter().map(|v| (v.unwrap_or(0.0), None)).collect(),
             }];
             let l = Labels {
@@ -187,28 +191,35 @@ pub fn plots(dir: &Path, kind: &str, reports: &[PolicyReport]) -> Result<Vec<Plo
         _ => {}
     }
     if kind == "placement" {
-        out.extend(placement_plots(dir, &ok)?);
+        out.extend(placement_plots(dir, &ok, &cols)?);
     }
     if kind == "preempt" {
-        out.extend(worker_queues(dir, &ok)?);
+        out.extend(worker_queues(dir, &ok, &cols)?);
     }
     if matches!(kind, "oasis" | "online" | "preempt") {
-        out.extend(cdf(dir, kind, &ok)?);
+        out.extend(cdf(dir, kind, &ok, &cols)?);
     }
     if matches!(kind, "oasis" | "online") {
-        out.extend(utilisation(dir, &ok)?);
+        out.extend(utilisation(dir, &ok, &cols)?);
     }
     Ok(out)
 }
 
-fn placement_plots(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunError> {
+fn placement_plots(
+    dir: &Path,
+    ok: &[&PolicyReport],
+    cols: &[usize],
+) -> Result<Vec<Plot>, RunError> {
     let mut out = Vec::new();
     let jobs: Vec<String> = ok[0].plot.job_jct.iter().map(|j| j.0.clone()).collect();
     if !jobs.is_empty() {
         let series: Vec<BarSeries> = ok
             .iter()
-            .map(|r| BarSeries {
+            .zip(cols)
+            .map(|(r, &c)| BarSeries {
                 name: r.metrics.policy.clone(),
+                colour: c,
+                per_bar: Vec::new(),
                 values: jobs
                     .iter()
                     .map(|id| {
@@ -232,9 +243,11 @@ fn placement_plots(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunErr
     }
     let lines: Vec<Line> = ok
         .iter()
-        .filter(|r| !r.plot.categories.is_empty())
-        .map(|r| Line {
+        .zip(cols)
+        .filter(|(r, _)| !r.plot.categories.is_empty())
+        .map(|(r, &c)| Line {
             name: r.metrics.policy.clone(),
+            colour: c,
             points: r.plot.categories.clone(),
             mark: r.plot.chosen,
         })
@@ -262,7 +275,7 @@ fn placement_plots(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunErr
     Ok(out)
 }
 
-fn worker_queues(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunError> {
+fn worker_queues(dir: &Path, ok: &[&PolicyReport], cols: &[usize]) -> Result<Vec<Plot>, RunError> {
     // Every worker any policy used, in the first policy's order, then the others'.
     let mut workers: Vec<String> = Vec::new();
     for r in ok {
@@ -277,8 +290,11 @@ fn worker_queues(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunError
     }
     let series: Vec<BarSeries> = ok
         .iter()
-        .map(|r| BarSeries {
+        .zip(cols)
+        .map(|(r, &c)| BarSeries {
             name: r.metrics.policy.clone(),
+            colour: c,
+            per_bar: Vec::new(),
             values: workers
                 .iter()
                 .map(|w| {
@@ -302,13 +318,19 @@ fn worker_queues(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunError
 }
 
 /// CDF of JCT per policy (a step per finished job); not drawn when no job finished.
-fn cdf(dir: &Path, kind: &str, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunError> {
+fn cdf(
+    dir: &Path,
+    kind: &str,
+    ok: &[&PolicyReport],
+    cols: &[usize],
+) -> Result<Vec<Plot>, RunError> {
     if ok.iter().all(|r| r.jct.is_empty()) {
         return Ok(Vec::new());
     }
     let series: Vec<Line> = ok
         .iter()
-        .map(|r| {
+        .zip(cols)
+        .map(|(r, &c)| {
             let mut v = r.jct.clone();
             v.sort_by(f64::total_cmp);
             let n = r.metrics.jobs.max(1) as f64;
@@ -319,6 +341,7 @@ fn cdf(dir: &Path, kind: &str, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunErr
             }
             Line {
                 name: r.metrics.policy.clone(),
+                colour: c,
                 points: pts,
                 mark: None,
             }
@@ -339,14 +362,16 @@ fn cdf(dir: &Path, kind: &str, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunErr
 }
 
 /// GPU utilisation per slot per policy; not drawn when no GPU was ever used.
-fn utilisation(dir: &Path, ok: &[&PolicyReport]) -> Result<Vec<Plot>, RunError> {
+fn utilisation(dir: &Path, ok: &[&PolicyReport], cols: &[usize]) -> Result<Vec<Plot>, RunError> {
     if ok.iter().all(|r| r.utilisation.iter().all(|u| *u == 0.0)) {
         return Ok(Vec::new());
     }
     let series: Vec<Line> = ok
         .iter()
-        .map(|r| Line {
+        .zip(cols)
+        .map(|(r, &c)| Line {
             name: r.metrics.policy.clone(),
+            colour: c,
             // A step per slot: the value holds for the whole slot [t, t + 1).
             points: r
                 .utilisation
@@ -436,6 +461,8 @@ pub fn sweep_plots(dir: &Path, kind: &str, sw: &Sweep) -> Result<Vec<Plot>, RunE
         let title = format!("{what} per policy: mean and 95% CI over {seeds}");
         let series = [BarSeries {
             name: String::new(),
+            colour: 0,
+            per_bar: (0..vals.len()).collect(),
             values: vals
                 .iter()
                 .map(|s| s.map_or((0.0, None), |s| (s.mean, Some(s.ci95))))

@@ -54,18 +54,26 @@ pub struct Labels<'a> {
 pub struct BarSeries {
     /// Legend entry.
     pub name: String,
+    /// Palette index of the series (its policy's place in the report).
+    pub colour: usize,
+    /// Palette index of each bar, when the bars of one series are different policies (a chart
+    /// of one value per policy); empty: every bar in [`Self::colour`].
+    pub per_bar: Vec<usize>,
     /// (value, error half-width) per group.
     pub values: Vec<(f64, Option<f64>)>,
 }
 
-/// Draws the legend of `names` into `area` (a column of its own, right of the data).
-fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, names: &[String])
-where
+/// Draws the legend of `entries` (name, palette index) into `area` (a column of its own, right
+/// of the data).
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, usize)],
+) where
     DB::ErrorType: 'static,
 {
-    for (i, n) in names.iter().enumerate() {
+    for (i, (n, k)) in entries.iter().enumerate() {
         let y = 50 + 22 * i as i32;
-        let c = colour(i);
+        let c = colour(*k);
         let _ = area.draw(&Rectangle::new([(8, y - 6), (26, y + 6)], c.filled()));
         let _ = area.draw(&Text::new(n.clone(), (32, y - 7), (FONT, 14).into_font()));
     }
@@ -139,7 +147,7 @@ pub fn grouped_bars(
         .map_err(|e| err(path, e))?;
     for (j, s) in series.iter().enumerate() {
         // One series: each group (policy) in its own colour; several: each series in its own.
-        let c = |i: usize| colour(if multi { j } else { i });
+        let c = |i: usize| colour(s.per_bar.get(i).copied().unwrap_or(s.colour));
         let x0 = |i: i32| span * i + 1 + 2 * j as i32;
         chart
             .draw_series(s.values.iter().enumerate().map(|(i, (v, _))| {
@@ -182,7 +190,10 @@ pub fn grouped_bars(
     if multi {
         legend(
             &side,
-            &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
+            &series
+                .iter()
+                .map(|s| (s.name.clone(), s.colour))
+                .collect::<Vec<_>>(),
         );
     }
     root.present().map_err(|e| err(path, e))
@@ -206,6 +217,8 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
 pub struct Line {
     /// Legend entry.
     pub name: String,
+    /// Palette index (its policy's place in the report).
+    pub colour: usize,
     /// Points in x order.
     pub points: Vec<(f64, f64)>,
     /// A point to highlight.
@@ -260,7 +273,7 @@ pub fn lines(
         .draw()
         .map_err(|e| err(path, e))?;
     for (i, s) in series.iter().enumerate() {
-        let c = colour(i);
+        let c = colour(s.colour);
         chart
             .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
             .map_err(|e| err(path, e))?;
@@ -279,7 +292,10 @@ pub fn lines(
     }
     legend(
         &side,
-        &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
+        &series
+            .iter()
+            .map(|s| (s.name.clone(), s.colour))
+            .collect::<Vec<_>>(),
     );
     root.present().map_err(|e| err(path, e))
 }

@@ -34,6 +34,7 @@ Columns of the tables (CSV column names in brackets):
   violations %    jobs that missed their deadline, percent (route)
                   [deadline_violation_rate, a fraction]
   servers used    servers that ran at least one job (route) [servers_used]
+  status          ok, or unavailable (why is printed under the table) [status]
   p50 us, p99 us  median and 99th percentile of the wall time between consecutive decision
                   records, microseconds (not reproducible; left out by --no-timing)
                   [latency_p50_us, latency_p99_us]
@@ -185,7 +186,9 @@ pub fn rows(kind: &str, reports: &[PolicyReport]) -> (Vec<String>, Vec<Vec<Strin
                     .map(|c| if ok { (c.get)(r) } else { "-".into() }),
             );
             if failed {
-                row.push(r.metrics.status.clone());
+                // The reason is printed under the table ([`failures`]): it is a sentence.
+                let short = r.metrics.status.split(':').next().unwrap_or_default();
+                row.push(short.to_string());
             }
             row
         })
@@ -193,15 +196,33 @@ pub fn rows(kind: &str, reports: &[PolicyReport]) -> (Vec<String>, Vec<Vec<Strin
     (header, body)
 }
 
-/// The table `mlsched compare` and `mlsched demo` print for a scenario of `kind`.
+/// `policy: why` for every policy that could not run.
+pub fn failures(reports: &[PolicyReport]) -> Vec<String> {
+    reports
+        .iter()
+        .filter(|r| r.metrics.status != "ok")
+        .map(|r| format!("{}: {}", r.metrics.policy, r.metrics.status))
+        .collect()
+}
+
+/// The table `mlsched compare` and `mlsched demo` print for a scenario of `kind`, then why
+/// each policy that could not run could not.
 pub fn table(kind: &str, reports: &[PolicyReport]) -> String {
     let (header, body) = rows(kind, reports);
+    let status = header.iter().position(|h| h == "status");
     let mut t = new_table(header);
     for r in body {
         t.add_row(r);
     }
     align_numbers(&mut t);
-    format!("{t}\n")
+    if let Some(c) = status.and_then(|i| t.column_mut(i)) {
+        c.set_cell_alignment(CellAlignment::Left);
+    }
+    let mut out = format!("{t}\n");
+    for f in failures(reports) {
+        out.push_str(&format!("  {f}\n"));
+    }
+    out
 }
 
 fn stat_cell(s: &Option<Stat>) -> String {
@@ -304,7 +325,7 @@ mod tests {
     #[test]
     fn every_header_has_a_legend_entry() {
         let entries = legend_entries();
-        assert_eq!(entries.len(), 16, "{entries:?}");
+        assert_eq!(entries.len(), 17, "{entries:?}");
         for kind in ["oasis", "online", "placement", "preempt", "route"] {
             let header: Vec<String> = std::iter::once("policy".to_string())
                 .chain(columns(kind, true).into_iter().map(|c| c.header))
