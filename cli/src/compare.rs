@@ -104,6 +104,11 @@ pub struct PlotData {
 /// Most placement categories a plot shows (a longer list is strided evenly).
 pub const CATEGORIES_PLOTTED: usize = 2_000;
 
+/// Most categories a placement run may examine for compare to collect them for the category
+/// plot (a second run keeps a row per category; beyond this the plot is left out rather than
+/// the memory spent).
+pub const CATEGORIES_COLLECTED_MAX: u64 = 200_000;
+
 /// A [`LogSink`] that hashes like [`HashSink`] and notes when each record arrives.
 pub struct TimingSink {
     inner: HashSink,
@@ -175,8 +180,10 @@ pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
             let mut rep = report(doc, &r);
             rep.metrics.policy = policy.to_string();
             rep.timing = Some(timing);
-            if let ScenarioDoc::Placement(_) = doc {
-                placement_categories(doc, policy, &mut rep.plot);
+            if let ResultDoc::Placement(p) = &r {
+                if p.categories_examined <= CATEGORIES_COLLECTED_MAX {
+                    placement_categories(doc, policy, &mut rep.plot);
+                }
             }
             rep
         }
