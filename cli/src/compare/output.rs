@@ -361,34 +361,48 @@ fn cdf(
     }])
 }
 
+/// Most steps of a utilisation line (longer horizons are averaged over buckets of slots).
+pub const UTILISATION_POINTS: usize = 2_000;
+
 /// GPU utilisation per slot per policy; not drawn when no GPU was ever used.
 fn utilisation(dir: &Path, ok: &[&PolicyReport], cols: &[usize]) -> Result<Vec<Plot>, RunError> {
     if ok.iter().all(|r| r.utilisation.iter().all(|u| *u == 0.0)) {
         return Ok(Vec::new());
     }
+    // Long horizons: the mean over buckets of k slots, at most UTILISATION_POINTS steps.
+    let slots = ok.iter().map(|r| r.utilisation.len()).max().unwrap_or(0);
+    let k = slots.div_ceil(UTILISATION_POINTS).max(1);
     let series: Vec<Line> = ok
         .iter()
         .zip(cols)
         .map(|(r, &c)| Line {
             name: r.metrics.policy.clone(),
             colour: c,
-            // A step per slot: the value holds for the whole slot [t, t + 1).
+            // A step per bucket: the value holds for the whole of [t, t + k).
             points: r
                 .utilisation
-                .iter()
+                .chunks(k)
                 .enumerate()
-                .flat_map(|(t, u)| [(t as f64, *u), (t as f64 + 1.0, *u)])
+                .flat_map(|(i, u)| {
+                    let m = u.iter().sum::<f64>() / u.len() as f64;
+                    let t = (i * k) as f64;
+                    [(t, m), (t + u.len() as f64, m)]
+                })
                 .collect(),
             mark: None,
         })
         .collect();
-    let ymax = ok
+    let ymax = series
         .iter()
-        .flat_map(|r| r.utilisation.iter().copied())
+        .flat_map(|l| l.points.iter().map(|p| p.1))
         .fold(1.0, f64::max);
-    let title = "GPU utilisation over time per policy";
+    let title = if k == 1 {
+        "GPU utilisation over time per policy".to_string()
+    } else {
+        format!("GPU utilisation over time per policy (mean per {k} slots)")
+    };
     let l = Labels {
-        title,
+        title: &title,
         x: "time (slot)",
         y: "GPUs in use / GPUs of the cluster",
     };
@@ -400,7 +414,7 @@ fn utilisation(dir: &Path, ok: &[&PolicyReport], cols: &[usize]) -> Result<Vec<P
     )?;
     Ok(vec![Plot {
         file: "utilisation.svg".into(),
-        caption: title.into(),
+        caption: title,
     }])
 }
 
