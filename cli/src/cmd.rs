@@ -1,6 +1,7 @@
 //! `mlsched import` and `mlsched compare` (argument parsing, progress bars, files).
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mlsched_cli::compare::html::{self, Info};
 use mlsched_cli::compare::shard::{self, Shard, ShardFile};
 use mlsched_cli::compare::{self, sweep, PolicyReport};
 use mlsched_cli::doc::ScenarioDoc;
@@ -127,6 +128,7 @@ pub struct ImportArgs {
 
 /// `mlsched compare SCENARIO`.
 #[derive(Args, Clone, Debug)]
+#[command(after_help = compare::table::LEGEND)]
 pub struct CompareArgs {
     /// Scenario JSON file, or `import:SOURCE` to import a trace with the mapping flags.
     scenario: String,
@@ -184,29 +186,56 @@ pub fn import(a: &ImportArgs) -> Result<(), RunError> {
     }
 }
 
-/// The scenario text `import:SOURCE` gives for `seed`.
-fn import_text(src: &str, map: &MapArgs, seed: Option<u64>) -> Result<String, RunError> {
+/// The scenario text `import:SOURCE` gives for `seed`, and its slot length in seconds.
+fn import_text(src: &str, map: &MapArgs, seed: Option<u64>) -> Result<(String, f64), RunError> {
     let mut o = map.options()?;
     if let Some(s) = seed {
         o.seed = s;
         o.start = None;
     }
-    Ok(import::import_value(Source::parse(src)?, &o)?.to_string())
+    let (v, report) = import::import_with_report(Source::parse(src)?, &o)?;
+    Ok((v.to_string(), report.horizon.slot_seconds))
+}
+
+/// The report's scenario summary of `doc` given as `scenario` (commands filled in).
+fn report_info(
+    doc: &ScenarioDoc,
+    scenario: &str,
+    slot_seconds: Option<f64>,
+    policies: &[String],
+    seed: Option<u64>,
+) -> Info {
+    let mut info = Info::of(doc, scenario);
+    info.slot_seconds = slot_seconds;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    html::set_commands(&mut info, &args, scenario, policies, seed);
+    info
 }
 
 fn load(scenario: &str, map: &MapArgs, seed: Option<u64>) -> Result<ScenarioDoc, RunError> {
+    load_with_slot(scenario, map, seed).map(|(d, _)| d)
+}
+
+/// [`load`] and the slot length when the scenario is imported.
+fn load_with_slot(
+    scenario: &str,
+    map: &MapArgs,
+    seed: Option<u64>,
+) -> Result<(ScenarioDoc, Option<f64>), RunError> {
     if let Some(src) = scenario.strip_prefix("import:") {
-        return Ok(compare::parse(&import_text(src, map, seed)?)?);
+        let (text, slot) = import_text(src, map, seed)?;
+        return Ok((compare::parse(&text)?, Some(slot)));
     }
     let path = Path::new(scenario);
     let text = mlsched_cli::input::read_text(path, mlsched_cli::input::Input::Scenario)?;
-    compare::parse(&text).map_err(|e| {
+    let d = compare::parse(&text).map_err(|e| {
         RunError::Input(InputError::new(
             format!("{}: {}", path.display(), e.subject),
             e.field,
             e.problem,
         ))
-    })
+    })?;
+    Ok((d, None))
 }
 
 /// A progress bar that stays invisible for the first second (quick runs print nothing) and
@@ -260,7 +289,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         )
         .into());
     }
-    let d = load(&a.scenario, &a.map, None)?;
+    let (d, slot_seconds) = load_with_slot(&a.scenario, &a.map, None)?;
     let policies = compare::parse_policies(&d, a.policies.as_deref())?;
     let pb = Progress::new(policies.len() as u64, quiet);
     let mut reports: Vec<PolicyReport> = Vec::new();
@@ -275,16 +304,14 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         mlsched_cli::text::terminal_safe(&a.scenario),
         d.kind()
     );
-    out!("{}", compare::table(&reports));
+    out!("{}", compare::table(d.kind(), &reports));
     if let Some(dir) = &a.out {
         if a.no_timing {
             reports.iter_mut().for_each(|r| r.timing = None);
         }
-        compare::output::write_all(dir, &a.scenario, &reports)?;
-        outln!(
-            "wrote {}/{{compare.json,compare.csv,bars.svg,jct_cdf.svg,utilisation.svg}}",
-            dir.display()
-        );
+        let info = report_info(&d, &a.scenario, slot_seconds, &policies, None);
+        let files = compare::output::write_all(dir, &info, &reports)?;
+        outln!("wrote {}/{{{}}}", dir.display(), files.join(","));
     }
     if reports.iter().all(|r| r.metrics.status != "ok") {
         let why: Vec<String> = reports
@@ -325,7 +352,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         .into());
     }
     let src = a.scenario.trim_start_matches("import:");
-    let first_text = import_text(src, &a.map, seeds.first().copied())?;
+    let (first_text, slot_seconds) = import_text(src, &a.map, seeds.first().copied())?;
     let first = compare::parse(&first_text)?;
     let policies = compare::parse_policies(&first, a.policies.as_deref())?;
     let runs = seeds.len() * policies.len();
@@ -356,7 +383,14 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     pb.finish();
     if let (Some(sh), Some(dir)) = (shard, &a.out) {
         let fp = shard::fingerprint(&a.scenario, seeds, &policies, &first_text);
-        let file = ShardFile::new(fp, &a.scenario, first.kind(), seeds, &policies, sh, &rows);
+        let mut file = ShardFile::new(fp, &a.scenario, first.kind(), seeds, &policies, sh, &rows);
+        file.report = Some(report_info(
+            &first,
+            &a.scenario,
+            Some(slot_seconds),
+            &policies,
+            seeds.first().copied(),
+        ));
         std::fs::create_dir_all(dir)
             .map_err(|e| RunError::runtime(format!("cannot create {}: {e}", dir.display())))?;
         let p = dir.join(sh.file_name());
@@ -386,24 +420,23 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         seeds.last().copied().unwrap_or(0),
         first.kind()
     );
-    out!("{}", sweep::table(&sw));
+    out!("{}", sweep::table(first.kind(), &sw));
     if let Some(dir) = &a.out {
-        write_sweep_files(dir, &sw)?;
+        let info = report_info(
+            &first,
+            &a.scenario,
+            Some(slot_seconds),
+            &policies,
+            seeds.first().copied(),
+        );
+        write_sweep_files(dir, &info, &sw)?;
     }
     Ok(())
 }
 
-fn write_sweep_files(dir: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| RunError::runtime(format!("cannot create {}: {e}", dir.display())))?;
-    let p = dir.join("sweep.json");
-    let mut text =
-        serde_json::to_string_pretty(sw).map_err(|e| RunError::runtime(e.to_string()))?;
-    text.push('\n');
-    std::fs::write(&p, text)
-        .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display())))?;
-    write_sweep_csv(&dir.join("sweep.csv"), sw)?;
-    outln!("wrote {}/{{sweep.json,sweep.csv}}", dir.display());
+fn write_sweep_files(dir: &Path, info: &Info, sw: &sweep::Sweep) -> Result<(), RunError> {
+    let files = compare::output::write_sweep(dir, info, sw)?;
+    outln!("wrote {}/{{{}}}", dir.display(), files.join(","));
     Ok(())
 }
 
@@ -453,44 +486,11 @@ pub fn merge(a: &MergeArgs) -> Result<(), RunError> {
         f.kind,
         f.shard.count
     );
-    out!("{}", sweep::table(&sw));
-    write_sweep_files(&a.out, &sw)
-}
-
-fn write_sweep_csv(path: &Path, sw: &sweep::Sweep) -> Result<(), RunError> {
-    let err = |e: csv::Error| RunError::runtime(format!("cannot write {}: {e}", path.display()));
-    let mut w = csv::Writer::from_path(path).map_err(err)?;
-    w.write_record([
-        "seed",
-        "policy",
-        "status",
-        "total_utility",
-        "total_weighted_completion_time",
-        "weighted_jct",
-        "avg_jct",
-        "admitted",
-        "finished",
-        "makespan",
-    ])
-    .map_err(err)?;
-    let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
-    for row in &sw.per_seed {
-        for m in &row.metrics {
-            w.write_record([
-                row.seed.to_string(),
-                m.policy.clone(),
-                m.status.clone(),
-                f(m.total_utility),
-                f(m.total_weighted_completion_time),
-                f(m.weighted_jct),
-                f(m.avg_jct),
-                m.admitted.map_or(String::new(), |x| x.to_string()),
-                m.finished.to_string(),
-                m.makespan.map_or(String::new(), |x| x.to_string()),
-            ])
-            .map_err(err)?;
-        }
-    }
-    w.flush()
-        .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", path.display())))
+    out!("{}", sweep::table(&f.kind, &sw));
+    let info = f.report.clone().unwrap_or_else(|| Info {
+        kind: f.kind.clone(),
+        source: f.scenario.clone(),
+        ..Info::default()
+    });
+    write_sweep_files(&a.out, &info, &sw)
 }

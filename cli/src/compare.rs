@@ -79,7 +79,35 @@ pub struct PolicyReport {
     /// Latency (omitted with `--no-timing`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub timing: Option<Timing>,
+    /// What the kind's plots need beyond the metrics (not written to compare.json).
+    #[serde(skip)]
+    pub plot: PlotData,
 }
+
+/// Per-kind data of the plots: placement's JCT per job and per examined category, preempt's
+/// per-worker queues.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlotData {
+    /// Placement: (job id, JCT in seconds) in input order.
+    pub job_jct: Vec<(String, f64)>,
+    /// Placement: the average JCT (seconds) of every category examined, in examination order
+    /// (at most [`CATEGORIES_PLOTTED`], evenly strided, the chosen one always kept).
+    pub categories: Vec<(f64, f64)>,
+    /// Placement: (position, average JCT) of the chosen category among [`Self::categories`].
+    pub chosen: Option<(f64, f64)>,
+    /// Placement: the chosen category, K_i per job.
+    pub chosen_category: Vec<u32>,
+    /// Preempt: (worker label `server/worker`, chunks queued on it) in server, worker order.
+    pub workers: Vec<(String, f64)>,
+}
+
+/// Most placement categories a plot shows (a longer list is strided evenly).
+pub const CATEGORIES_PLOTTED: usize = 2_000;
+
+/// Most categories a placement run may examine for compare to collect them for the category
+/// plot (a second run keeps a row per category; beyond this the plot is left out rather than
+/// the memory spent).
+pub const CATEGORIES_COLLECTED_MAX: u64 = 200_000;
 
 /// A [`LogSink`] that hashes like [`HashSink`] and notes when each record arrives.
 pub struct TimingSink {
@@ -152,6 +180,11 @@ pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
             let mut rep = report(doc, &r);
             rep.metrics.policy = policy.to_string();
             rep.timing = Some(timing);
+            if let ResultDoc::Placement(p) = &r {
+                if p.categories_examined <= CATEGORIES_COLLECTED_MAX {
+                    placement_categories(doc, policy, &mut rep.plot);
+                }
+            }
             rep
         }
         Err(e) => PolicyReport {
@@ -164,6 +197,28 @@ pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
             ..PolicyReport::default()
         },
     }
+}
+
+/// Placement: runs `policy` again with every category reported (`run --all`; the decisions
+/// and log hash are the same) and keeps their average JCTs for the category plot. A second,
+/// untimed run so that collecting the rows does not inflate the measured latency.
+fn placement_categories(doc: &ScenarioDoc, policy: &str, plot: &mut PlotData) {
+    let opts = RunOptions {
+        policy: Some(policy.to_string()),
+        all_categories: true,
+    };
+    let Ok(ResultDoc::Placement(res)) = run_doc(doc, &opts, &mut HashSink::new()) else {
+        return;
+    };
+    let rows = res.per_category.unwrap_or_default();
+    let best = rows.iter().position(|c| c.category == res.best.category);
+    let stride = rows.len().div_ceil(CATEGORIES_PLOTTED).max(1);
+    for (i, c) in rows.iter().enumerate() {
+        if i % stride == 0 || Some(i) == best {
+            plot.categories.push((i as f64, c.avg_jct));
+        }
+    }
+    plot.chosen = best.map(|i| (i as f64, rows[i].avg_jct));
 }
 
 fn job_count(doc: &ScenarioDoc) -> u32 {
@@ -181,6 +236,7 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
     // (weight, jct, end) of finished jobs.
     let mut fin: Vec<(f64, f64, u32)> = Vec::new();
     let mut util = Vec::new();
+    let mut plot = PlotData::default();
     match (doc, r) {
         (ScenarioDoc::Oasis(d), ResultDoc::Oasis(res)) => {
             m.policy = res.policy.clone();
@@ -260,6 +316,7 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
         }
         (ScenarioDoc::Preempt(d), ResultDoc::Preempt(res)) => {
             m.policy = res.policy.clone();
+            plot.workers = worker_queues(d, res);
             for (_jd, jr) in d.jobs.iter().zip(&res.jobs) {
                 fin.push((1.0, jr.jct as f64, jr.completion_slot));
             }
@@ -287,8 +344,10 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
             for jd in &d.jobs {
                 if let Some(&j) = res.best.jct.get(&jd.id) {
                     fin.push((1.0, j, 0));
+                    plot.job_jct.push((jd.id.clone(), j));
                 }
             }
+            plot.chosen_category = res.best.category.clone();
         }
         (_, other) => {
             m.policy = other.policy().to_string();
@@ -307,7 +366,39 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
         jct: fin.iter().map(|f| f.1).collect(),
         utilisation: util,
         timing: None,
+        plot,
     }
+}
+
+/// Preempt: chunks queued on each edge worker over the run (label `server-id/w<worker>`), every
+/// edge worker of the scenario listed (0 for an idle one), in server and worker order; the
+/// cloud's workers are one bar (`cloud-id (all)`): it has as many as it needs.
+fn worker_queues(
+    d: &crate::doc::preempt::PreemptDoc,
+    res: &crate::doc::preempt::PreemptResult,
+) -> Vec<(String, f64)> {
+    let mut count: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for (s, srv) in d.servers.iter().enumerate() {
+        for w in 0..srv.workers.unwrap_or(0.0).max(0.0) as u32 {
+            count.insert((s as u32, w), 0.0);
+        }
+    }
+    let cloud = |s: u32| d.servers.get(s as usize).is_some_and(|x| x.cloud);
+    for c in res.jobs.iter().flat_map(|j| &j.chunks) {
+        let w = if cloud(c.server) { u32::MAX } else { c.worker };
+        *count.entry((c.server, w)).or_default() += 1.0;
+    }
+    count
+        .into_iter()
+        .map(|((s, w), n)| {
+            let id = d.servers.get(s as usize).map_or("?", |x| x.id.as_str());
+            if w == u32::MAX {
+                (format!("{id} (all)"), n)
+            } else {
+                (format!("{id}/w{w}"), n)
+            }
+        })
+        .collect()
 }
 
 /// Runs every policy of `policies` on `doc` (in order).
@@ -348,63 +439,6 @@ pub fn parse_policies(
     Ok(names)
 }
 
-fn opt(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| format!("{v:.2}"))
-}
-
-/// The table `mlsched compare` and `mlsched demo` print.
-pub fn table(reports: &[PolicyReport]) -> String {
-    let mut s = format!(
-        "{:<10} {:>12} {:>14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-        "policy",
-        "utility",
-        "w.compl.time",
-        "w.JCT",
-        "avg JCT",
-        "admitted",
-        "finished",
-        "makespan",
-        "p50 us",
-        "p99 us"
-    );
-    for r in reports {
-        let m = &r.metrics;
-        if m.status != "ok" {
-            s.push_str(&format!("{:<10} {}\n", m.policy, m.status));
-            continue;
-        }
-        let (p50, p99) = r.timing.as_ref().map_or(("-".into(), "-".into()), |t| {
-            (
-                format!("{:.1}", t.latency_p50_us),
-                format!("{:.1}", t.latency_p99_us),
-            )
-        });
-        s.push_str(&format!(
-            "{:<10} {:>12} {:>14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-            m.policy,
-            opt(m.total_utility),
-            opt(m.total_weighted_completion_time),
-            opt(m.weighted_jct),
-            opt(m.avg_jct),
-            m.admitted.map_or("-".into(), |a| format!("{a}/{}", m.jobs)),
-            m.finished,
-            m.makespan.map_or("-".into(), |x| x.to_string()),
-            p50,
-            p99
-        ));
-    }
-    for r in reports.iter().filter(|r| !r.metrics.extra.is_empty()) {
-        let kv: Vec<String> = r
-            .metrics
-            .extra
-            .iter()
-            .map(|(k, v)| format!("{k} {v:.3}"))
-            .collect();
-        s.push_str(&format!("  {:<10} {}\n", r.metrics.policy, kv.join(", ")));
-    }
-    s
-}
-
 /// Parses and validates `text` (errors name the job or server and the field), so that bad
 /// input is refused once (exit code 2) instead of once per policy.
 pub fn parse(text: &str) -> Result<ScenarioDoc, crate::InputError> {
@@ -419,8 +453,18 @@ pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
 }
 
 #[cfg(feature = "app")]
+pub mod html;
+#[cfg(feature = "app")]
+pub mod number;
+#[cfg(feature = "app")]
 pub mod output;
+#[cfg(feature = "app")]
+pub mod plot;
 #[cfg(feature = "app")]
 pub mod shard;
 #[cfg(feature = "app")]
 pub mod sweep;
+#[cfg(feature = "app")]
+pub mod table;
+#[cfg(feature = "app")]
+pub use table::table;

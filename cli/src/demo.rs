@@ -15,7 +15,7 @@ pub fn run(quiet: bool) -> Result<(), RunError> {
         let list: Vec<String> = policies(d.kind()).iter().map(|s| s.to_string()).collect();
         let reports = compare::compare(&d, &list);
         outln!("== {name} (kind {}) ==", d.kind());
-        out!("{}", compare::table(&reports));
+        out!("{}", compare::table(d.kind(), &reports));
         outln!();
     }
     if !quiet {

@@ -9,6 +9,8 @@ pub mod compare;
 pub mod data;
 pub mod gen;
 pub mod import;
+#[cfg(feature = "app")]
+pub mod summary;
 
 pub use mlsched_scenario::{bundled, doc, engine, error, exec, input, replay, run, text};
 pub use mlsched_scenario::{InputError, RunError};

@@ -96,19 +96,24 @@ fn compare_writes_table_json_csv_and_svg() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     for p in ["fifo", "drf", "las", "optimus"] {
-        assert!(out.lines().any(|l| l.starts_with(p)), "{out}");
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("| {p} "))),
+            "{out}"
+        );
     }
     assert!(out.contains("p99 us"));
+    assert!(out.contains("w.JCT (slots)"), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
     assert_eq!(v["policies"].as_array().unwrap().len(), 5);
     let csv = std::fs::read_to_string(dir.join("compare.csv")).unwrap();
     assert!(csv.starts_with("policy,status,jobs,admitted,finished,total_utility"));
     assert_eq!(csv.lines().count(), 6);
-    for f in ["bars.svg", "jct_cdf.svg", "utilisation.svg"] {
+    for f in ["utility.svg", "jct_cdf.svg", "utilisation.svg"] {
         let s = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(s.starts_with("<svg") && s.contains("</svg>"), "{f}");
     }
+    assert!(dir.join("index.html").is_file());
     // Not a TTY: no progress bar on stderr.
     assert!(err.is_empty(), "{err}");
 }
@@ -187,7 +192,12 @@ fn demo_runs_every_bundled_scenario_against_its_baselines() {
         assert!(out.contains(&format!("== {name}")), "{name}");
     }
     // oasis and online tables list the four baselines.
-    assert!(out.matches("\ndrf ").count() >= 3, "{out}");
+    assert!(out.matches("\n| drf ").count() >= 3, "{out}");
+    // JCT is in seconds for placement and in slots elsewhere; headers say which.
+    assert!(
+        out.contains("avg JCT (s)") && out.contains("avg JCT (slots)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -337,7 +347,10 @@ fn openb_scenario_runs_under_oasis_and_baselines() {
     assert!(o.status.success(), "{err}");
     eprintln!("{out}");
     for p in ["fifo", "drf", "las", "optimus"] {
-        let line = out.lines().find(|l| l.starts_with(p)).unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("| {p} ")))
+            .unwrap();
         assert!(!line.contains("unavailable"), "{line}");
     }
 }
@@ -373,10 +386,13 @@ fn sweep_is_identical_whatever_the_thread_count() {
         std::fs::read(a.join("sweep.json")).unwrap(),
         std::fs::read(b.join("sweep.json")).unwrap()
     );
-    assert_eq!(
-        std::fs::read(a.join("sweep.csv")).unwrap(),
-        std::fs::read(b.join("sweep.csv")).unwrap()
-    );
+    for f in ["sweep.csv", "index.html", "sweep_utility.svg"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(a.join("sweep.json")).unwrap()).unwrap();
     assert_eq!(v["per_seed"].as_array().unwrap().len(), 6);

@@ -101,7 +101,15 @@ fn three_shards_merge_to_the_unsharded_bytes() {
     args.extend(parts.iter().map(|p| p.to_str().unwrap().to_string()));
     args.extend(["--out".into(), merged.to_str().unwrap().to_string()]);
     ok(bin().args(&args).output().unwrap());
-    for f in ["sweep.json", "sweep.csv"] {
+    // Every file: sweep.json, sweep.csv, the plots and index.html.
+    let mut files: Vec<String> = std::fs::read_dir(&whole)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    assert!(files.contains(&"index.html".to_string()), "{files:?}");
+    for f in &files {
         let a = std::fs::read(whole.join(f)).unwrap();
         let b = std::fs::read(merged.join(f)).unwrap();
         assert!(a == b, "{f} differs between the unsharded and merged runs");

@@ -293,6 +293,10 @@ pub struct ShardFile {
     pub shard: Shard,
     /// Per seed of the shard (in order), per policy (in order).
     pub records: Vec<Record>,
+    /// The scenario summary and reproduce commands of the sweep's `index.html` (the same in
+    /// every shard; absent in files of older versions, whose merged page then says less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<super::html::Info>,
 }
 
 impl ShardFile {
@@ -318,6 +322,7 @@ impl ShardFile {
                 .iter()
                 .flat_map(|r| r.metrics.iter().map(|m| Record::new(r.seed, m)))
                 .collect(),
+            report: None,
         }
     }
 

@@ -40,20 +40,27 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, InputError> {
 pub struct Stat {
     /// Sample mean.
     pub mean: f64,
-    /// Half-width: t_{0.975, n-1} s / sqrt(n) (0 for n = 1).
+    /// Half-width: t_{0.975, n-1} s / sqrt(n) with the exact Student-t quantile (0 for n = 1).
     pub ci95: f64,
     /// Samples.
     pub n: u32,
 }
 
-/// t_{0.975, df} for df = 1..30; 1.96 beyond.
+/// The Student-t quantile t_{p, df} (statrs: the inverse regularised incomplete beta function,
+/// deterministic for given inputs); `None` for df = 0 or p outside (0, 1).
+pub fn t_quantile(p: f64, df: u64) -> Option<f64> {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    if df == 0 || !(p > 0.0 && p < 1.0) {
+        return None;
+    }
+    StudentsT::new(0.0, 1.0, df as f64)
+        .ok()
+        .map(|t| t.inverse_cdf(p))
+}
+
+/// t_{0.975, df}: the two-sided 95% quantile.
 fn t975(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    T.get(df.wrapping_sub(1)).copied().unwrap_or(1.96)
+    t_quantile(0.975, df as u64).unwrap_or(f64::NAN)
 }
 
 /// Mean and 95% CI of `xs` (summed in order, so the same inputs give the same bits).
@@ -189,34 +196,41 @@ pub fn summarize(policies: &[String], per_seed: Vec<SeedRow>) -> Sweep {
     }
 }
 
-fn cell(s: &Option<Stat>) -> String {
-    s.map_or("-".into(), |s| format!("{:.2} ± {:.2}", s.mean, s.ci95))
-}
-
-/// The sweep table: mean ± 95% CI per policy.
-pub fn table(sw: &Sweep) -> String {
-    let mut out = format!(
-        "{:<10} {:>5} {:>20} {:>22} {:>18} {:>18} {:>16}\n",
-        "policy", "runs", "utility", "w.compl.time", "w.JCT", "avg JCT", "finished"
-    );
-    for p in &sw.summary {
-        out.push_str(&format!(
-            "{:<10} {:>5} {:>20} {:>22} {:>18} {:>18} {:>16}\n",
-            p.policy,
-            p.runs,
-            cell(&p.total_utility),
-            cell(&p.total_weighted_completion_time),
-            cell(&p.weighted_jct),
-            cell(&p.avg_jct),
-            cell(&p.finished)
-        ));
-    }
-    out
+/// The sweep table of a sweep over scenarios of `kind`: mean ± 95% CI per policy.
+pub fn table(kind: &str, sw: &Sweep) -> String {
+    super::table::sweep_table(kind, sw)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Known two-sided 95% quantiles (any statistics table), to the table's 3 decimals.
+    #[test]
+    fn t_quantiles_match_tables() {
+        for (df, want) in [
+            (1, 12.706),
+            (2, 4.303),
+            (10, 2.228),
+            (30, 2.042),
+            (31, 2.040),
+            (60, 2.000),
+            (120, 1.980),
+            (1000, 1.962),
+        ] {
+            let t = t_quantile(0.975, df).unwrap();
+            assert!((t - want).abs() < 5e-4, "df {df}: {t} vs {want}");
+        }
+        // Beyond 30 degrees of freedom the quantile keeps falling towards 1.95996.
+        assert!(t_quantile(0.975, 31).unwrap() > t_quantile(0.975, 1000).unwrap());
+        assert!(t_quantile(0.975, 1000).unwrap() > 1.95996);
+        assert_eq!(t_quantile(0.975, 0), None);
+        // Deterministic: the same bits every call.
+        assert_eq!(
+            t_quantile(0.975, 17).unwrap().to_bits(),
+            t_quantile(0.975, 17).unwrap().to_bits()
+        );
+    }
 
     #[test]
     fn seeds_and_stats() {
@@ -225,7 +239,8 @@ mod tests {
         assert!(parse_seeds("3..1").is_err());
         let s = stat(&[1.0, 2.0, 3.0]).unwrap();
         assert_eq!(s.mean, 2.0);
-        assert!((s.ci95 - 4.303 * (1.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        let t2 = t_quantile(0.975, 2).unwrap();
+        assert!((s.ci95 - t2 * (1.0f64 / 3.0).sqrt()).abs() < 1e-12);
         assert_eq!(stat(&[5.0]).unwrap().ci95, 0.0);
     }
 }

@@ -1,0 +1,134 @@
+//! The summary `mlsched run` prints: the kind's one-line totals (from the document layer) and,
+//! for kinds oasis and online, one table row per job, laid out by comfy-table like compare's
+//! tables. The other kinds' summaries are one line already and print as the document layer
+//! writes them.
+use crate::doc::oasis::OasisResult;
+use crate::doc::online::OnlineResult;
+use crate::run::ResultDoc;
+use crate::text::terminal_safe;
+use comfy_table::{presets, CellAlignment, Table};
+
+/// The text `mlsched run` prints for `r`.
+pub fn text(r: &ResultDoc) -> String {
+    let full = r.summary_text();
+    let first = full.lines().next().unwrap_or_default();
+    match r {
+        ResultDoc::Oasis(o) => format!("{first}\n{}", oasis(o)),
+        ResultDoc::Online(o) => format!("{first}\n{}log_hash {}", online(o), o.log_hash),
+        _ => full,
+    }
+}
+
+fn table(header: &[&str], right: &[usize]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::ASCII_MARKDOWN)
+        .set_header(header.to_vec());
+    for &i in right {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |v| format!("{v:.3}"))
+}
+
+/// One row per job: admitted or rejected (with the reason), the completion slot t_hat, utility,
+/// cost and payoff of the chosen schedule, and the slots, worker-slots and PS-slots it uses.
+fn oasis(r: &OasisResult) -> String {
+    let mut t = table(
+        &[
+            "job",
+            "decision",
+            "t_hat",
+            "utility",
+            "cost",
+            "payoff",
+            "slots",
+            "worker-slots",
+            "ps-slots",
+        ],
+        &[2, 3, 4, 5, 6, 7, 8],
+    );
+    for j in &r.jobs {
+        let id = terminal_safe(&j.id).into_owned();
+        if !j.admitted {
+            let why = format!("rejected ({})", j.reason.as_deref().unwrap_or("-"));
+            let mut row = vec![id, why];
+            row.resize(9, "-".into());
+            t.add_row(row);
+            continue;
+        }
+        let sum = |f: fn(&crate::doc::oasis::OasisPlacement) -> u32| -> u32 {
+            j.placements.iter().map(f).sum()
+        };
+        t.add_row(vec![
+            id,
+            "admitted".into(),
+            j.completion_slot.map_or("-".into(), |x| x.to_string()),
+            num(j.utility),
+            num(j.cost),
+            num(j.payoff),
+            j.placements.len().to_string(),
+            sum(|p| p.workers.iter().map(|x| x[1]).sum()).to_string(),
+            sum(|p| p.ps.iter().map(|x| x[1]).sum()).to_string(),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+/// One row per job: start, duration and completion slot, worker/PS type, co-location (q), the
+/// round that scheduled it and its placement (`workers+ps` at each server).
+fn online(r: &OnlineResult) -> String {
+    let mut t = table(
+        &[
+            "job",
+            "start",
+            "dur",
+            "done",
+            "type",
+            "q",
+            "round",
+            "workers@server",
+        ],
+        &[1, 2, 3, 5, 6],
+    );
+    for j in &r.jobs {
+        let id = terminal_safe(&j.id).into_owned();
+        if !j.scheduled {
+            let mut row = vec![id, "not scheduled".to_string()];
+            row.resize(8, "-".into());
+            t.add_row(row);
+            continue;
+        }
+        let ty = match (j.worker_type, j.ps_type) {
+            (Some(m), Some(p)) => format!("m{m}/p{p}"),
+            (Some(m), None) => format!("m{m}"),
+            _ => String::new(),
+        };
+        let place: Vec<String> = j
+            .placement
+            .iter()
+            .map(|[h, y, s]| {
+                if *s > 0 {
+                    format!("{y}+{s}ps@{h}")
+                } else {
+                    format!("{y}@{h}")
+                }
+            })
+            .collect();
+        t.add_row(vec![
+            id,
+            j.start_slot.unwrap_or(0).to_string(),
+            j.duration.unwrap_or(0).to_string(),
+            j.completion_slot.unwrap_or(0).to_string(),
+            ty,
+            u8::from(j.colocated).to_string(),
+            j.round.unwrap_or(0).to_string(),
+            place.join(" "),
+        ]);
+    }
+    format!("{t}\n")
+}
