@@ -74,6 +74,24 @@ enum Command {
         /// Log file written by `mlsched run --log` ("-" for standard input).
         log: PathBuf,
     },
+    /// Write a decision log as Chrome trace events (Perfetto, chrome://tracing): one track per
+    /// server with a slice per job placement, instants for every admission and rejection.
+    Export {
+        /// Log file written by `mlsched run --log` ("-" for standard input). It holds the
+        /// scenario it ran, so no scenario file is needed.
+        log: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::ChromeTrace)]
+        format: ExportFormat,
+        /// Output file ("-" for stdout).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Seconds one slot stands for on the timeline (default 1, so the viewer's seconds read
+        /// as slots; give the --slot-seconds of `mlsched import` to see trace time). Not for
+        /// placement, whose times are seconds.
+        #[arg(long)]
+        slot_seconds: Option<f64>,
+    },
     /// Run every bundled default scenario with its algorithm and print the result tables.
     Demo,
     /// Turn a real trace from the bundled data/ folder into a scenario (kind oasis or online).
@@ -108,6 +126,13 @@ enum Command {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+}
+
+/// Formats of `mlsched export`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ExportFormat {
+    /// Chrome trace event JSON ({"traceEvents": [...]}), opened by Perfetto and chrome://tracing.
+    ChromeTrace,
 }
 
 fn read(path: &Path) -> Result<String, RunError> {
@@ -196,6 +221,18 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             let ok = replay::replay(&bytes).map_err(|e| in_file(&log, e.into()))?;
             outln!("{ok}");
             Ok(())
+        }
+        Command::Export {
+            log,
+            format: ExportFormat::ChromeTrace,
+            out,
+            slot_seconds,
+        } => {
+            let bytes = mlsched_cli::input::read_log(&log)?;
+            let opts = mlsched_cli::export::Options { slot_seconds };
+            let text = mlsched_cli::export::chrome_trace(&bytes, &opts)
+                .map_err(|e| in_file(&log, e))?;
+            write(&out, &text)
         }
         Command::Demo => demo::run(cli.quiet),
         Command::Import(a) => cmd::import(&a),
