@@ -230,8 +230,11 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
         } => {
             let bytes = mlsched_cli::input::read_log(&log)?;
             let opts = mlsched_cli::export::Options { slot_seconds };
-            let text = mlsched_cli::export::chrome_trace(&bytes, &opts)
-                .map_err(|e| in_file(&log, e))?;
+            let text = mlsched_cli::export::chrome_trace(&bytes, &opts).map_err(|e| match e {
+                // An option's error is about the option, not the file.
+                RunError::Input(i) if i.subject == "option" => RunError::Input(i),
+                e => in_file(&log, e),
+            })?;
             write(&out, &text)
         }
         Command::Demo => demo::run(cli.quiet),

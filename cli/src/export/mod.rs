@@ -92,10 +92,12 @@ impl Rec {
     /// Field `k` as an index below `n` (the scenario has `n` `what`).
     pub fn index_below(&self, k: &str, n: usize, what: &str) -> Result<usize, InputError> {
         let v = self.u(k)?;
-        usize::try_from(v)
-            .ok()
-            .filter(|&i| i < n)
-            .ok_or_else(|| self.bad(k, format!("{v} is out of range: the scenario has {n} {what}")))
+        usize::try_from(v).ok().filter(|&i| i < n).ok_or_else(|| {
+            self.bad(
+                k,
+                format!("{v} is out of range: the scenario has {n} {what}"),
+            )
+        })
     }
 
     /// The record's fields as trace `args`.
@@ -258,10 +260,7 @@ fn slot_seconds(d: &doc::ScenarioDoc, opts: &Options) -> Result<Option<f64>, Run
 
 /// `args` from name/value pairs.
 pub(crate) fn args<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
-    pairs
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// Runs of consecutive slots with the same value: `(first, past the last, value)`.

@@ -74,7 +74,11 @@ pub(super) fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
     }
     for ((pool, server, j), slots) in usage {
         let pid = 1 + server as u32 + pool * h as u32;
-        let group = if pool == 0 { "workers" } else { "parameter servers" };
+        let group = if pool == 0 {
+            "workers"
+        } else {
+            "parameter servers"
+        };
         for (from, to, count) in runs(slots) {
             b.slice(
                 Group::new(pid, pool, group),
@@ -85,6 +89,28 @@ pub(super) fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                     ("job", ids[j].into()),
                     ("units", count.into()),
                     ("slots", format!("{from}..{to}").into()),
+                ]),
+            );
+        }
+    }
+    let baseline_run = inp.recs.iter().any(|r| r.tag >= TAG_BASELINE);
+    if baseline_run {
+        let end = inp.clock.at(inp.now.last().copied().unwrap_or(0));
+        for (_, id) in ids
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| !baseline.contains_key(j))
+        {
+            b.instant(
+                SchedThread::Decisions,
+                format!("never started {id}"),
+                end,
+                args([
+                    ("job", (*id).into()),
+                    (
+                        "reason",
+                        "the baseline gave it no worker before the horizon".into(),
+                    ),
                 ]),
             );
         }
@@ -128,16 +154,21 @@ fn decision(r: &Rec, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Result<
     let mut a = r.args();
     a.insert("job".into(), ids[j].into());
     a.insert("reason".into(), reason(r.u("reason")?).into());
-    a.insert(
-        "explanation".into(),
+    let explanation = if admitted {
         format!(
-            "utility {} against priced cost {}: payoff {}",
+            "utility {} against priced cost {}: payoff {} > 0",
             r.f("utility")?,
             r.f("cost")?,
             r.f("payoff")?
         )
-        .into(),
-    );
+    } else {
+        // A rejected job's record carries no schedule: utility, cost and completion are unset.
+        for k in ["completion_slot", "utility", "cost", "payoff"] {
+            a.remove(k);
+        }
+        reason(r.u("reason")?).to_string()
+    };
+    a.insert("explanation".into(), explanation.into());
     let verb = if admitted { "admit" } else { "reject" };
     b.instant(
         SchedThread::Decisions,
@@ -150,12 +181,11 @@ fn decision(r: &Rec, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Result<
 
 /// A `[[server, count], ...]` field with every server below `n`.
 fn pairs(r: &Rec, k: &str, n: usize) -> Result<Vec<(usize, u64)>, RunError> {
-    let list = r
-        .d
-        .fields
-        .get(k)
-        .and_then(|v| v.as_array())
-        .ok_or_else(|| r.bad(k, "not a list"))?;
+    let list =
+        r.d.fields
+            .get(k)
+            .and_then(|v| v.as_array())
+            .ok_or_else(|| r.bad(k, "not a list"))?;
     list.iter()
         .map(|p| {
             let s = p.get(0).and_then(|v| v.as_u64());

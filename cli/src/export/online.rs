@@ -24,12 +24,16 @@ pub(super) fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result
     }
     // The latest decision of each job: its start and duration place the records that follow.
     let mut taken: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
+    // Each job's last decision time and whether any decision scheduled it.
+    let mut fate: BTreeMap<usize, (f64, bool)> = BTreeMap::new();
     for r in inp.recs {
         match r.tag {
             t if t == TAG_ONLINE + 1 => {
                 let j = r.job(ids.len())?;
                 decision(r, ids[j], inp, b)?;
                 taken.insert(j, (r.u("start")?, r.u("duration")?));
+                let seen = fate.entry(j).or_insert((0.0, false));
+                *seen = (inp.when(r), seen.1 || r.b("scheduled")?);
             }
             t if t == TAG_ONLINE + 2 => {
                 let j = r.job(ids.len())?;
@@ -52,16 +56,22 @@ pub(super) fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result
             _ => {}
         }
     }
+    for (j, (ts, _)) in fate.into_iter().filter(|f| !f.1 .1) {
+        b.instant(
+            SchedThread::Decisions,
+            format!("reject {}", ids[j]),
+            ts,
+            super::args([
+                ("job", ids[j].into()),
+                ("reason", "no window of the run scheduled it".into()),
+            ]),
+        );
+    }
     Ok(())
 }
 
 /// The instant of one A_maxweight decision.
-fn decision(
-    r: &Rec,
-    id: &str,
-    inp: &Input,
-    b: &mut TraceBuilder,
-) -> Result<(), RunError> {
+fn decision(r: &Rec, id: &str, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let (feasible, scheduled) = (r.b("feasible")?, r.b("scheduled")?);
     let why = if scheduled {
         "scheduled: utility w_j - cost > 0"
@@ -73,7 +83,7 @@ fn decision(
     let mut a = r.args();
     a.insert("job".into(), id.into());
     a.insert("reason".into(), why.into());
-    let verb = if scheduled { "schedule" } else { "reject" };
+    let verb = if scheduled { "schedule" } else { "not taken" };
     b.instant(
         SchedThread::Decisions,
         format!("{verb} {id} (round {})", r.u("round")?),

@@ -30,11 +30,7 @@ fn method(code: u64) -> &'static str {
 }
 
 /// Exports a placement run of `x`.
-pub(super) fn export(
-    x: &PlacementDoc,
-    inp: &Input,
-    b: &mut TraceBuilder,
-) -> Result<(), RunError> {
+pub(super) fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let ids: Vec<&str> = x.jobs.iter().map(|j| j.id.as_str()).collect();
     let nodes: Vec<u64> = {
         let mut n: Vec<u64> = x.workers.iter().map(|w| w.node as u64).collect();
@@ -59,7 +55,12 @@ pub(super) fn export(
                 a.insert("job".into(), ids[j].into());
                 b.instant(
                     SchedThread::Search,
-                    format!("greedy step {}: GPU {} to {}", r.u("step")?, r.u("worker")?, ids[j]),
+                    format!(
+                        "greedy step {}: GPU {} to {}",
+                        r.u("step")?,
+                        r.u("worker")?,
+                        ids[j]
+                    ),
                     0.0,
                     a,
                 );
@@ -77,7 +78,13 @@ pub(super) fn export(
                 let secs = job.epochs * r.f("samples")? / rho;
                 if !(secs.is_finite() && secs >= 0.0) {
                     return Err(r
-                        .bad("samples", format!("{} samples at throughput {rho} on GPU {k}: no finite time", r.f("samples")?))
+                        .bad(
+                            "samples",
+                            format!(
+                                "{} samples at throughput {rho} on GPU {k}: no finite time",
+                                r.f("samples")?
+                            ),
+                        )
                         .into());
                 }
                 placed.entry(j).or_default().push((k, secs));

@@ -22,8 +22,12 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
     let servers = x.servers.len();
     events(inp.recs, &ids, inp.clock, b)?;
     for (s, sv) in x.servers.iter().enumerate() {
-        let what = if sv.cloud { "cloud" } else { "edge server" };
-        b.process(1 + s as u32, format!("{what} {}", sv.id));
+        let name = if sv.cloud {
+            format!("{} (cloud)", sv.id)
+        } else {
+            format!("edge server {}", sv.id)
+        };
+        b.process(1 + s as u32, name);
     }
     let mut ps: BTreeMap<(usize, u32, usize), Vec<(u64, ())>> = BTreeMap::new();
     let mut admitted = vec![false; ids.len()];
@@ -36,7 +40,12 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
                 a.insert("job".into(), ids[j].into());
                 b.instant(
                     SchedThread::Search,
-                    format!("candidate {} on {} worker {}", ids[j], x.servers[s].id, r.u("worker")?),
+                    format!(
+                        "candidate {} on {} worker {}",
+                        ids[j],
+                        x.servers[s].id,
+                        r.u("worker")?
+                    ),
                     inp.when(r),
                     a,
                 );
@@ -67,7 +76,12 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
                 }
                 b.instant(
                     SchedThread::Decisions,
-                    format!("dispatch {} chunk {} to {}", ids[j], r.u("chunk")?, x.servers[s].id),
+                    format!(
+                        "dispatch {} chunk {} to {}",
+                        ids[j],
+                        r.u("chunk")?,
+                        x.servers[s].id
+                    ),
                     inp.when(r),
                     a,
                 );
@@ -87,7 +101,10 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
                     args([
                         ("job", ids[j].into()),
                         ("slot", r.u("slot")?.into()),
-                        ("reason", "no eligible parameter server free in this slot".into()),
+                        (
+                            "reason",
+                            "no eligible parameter server free in this slot".into(),
+                        ),
                     ]),
                 );
             }
@@ -101,7 +118,10 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
                 ids[j].to_string(),
                 inp.clock.at(from),
                 inp.clock.span(to - from),
-                args([("job", ids[j].into()), ("slots", format!("{from}..{to}").into())]),
+                args([
+                    ("job", ids[j].into()),
+                    ("slots", format!("{from}..{to}").into()),
+                ]),
             );
         }
     }
@@ -125,7 +145,9 @@ fn chunks(x: &PreemptDoc, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Re
         ));
     }
     let ResultDoc::Preempt(r) = result else {
-        return Err(super::log_error("the re-run of a preempt scenario gave another kind"));
+        return Err(super::log_error(
+            "the re-run of a preempt scenario gave another kind",
+        ));
     };
     for (j, job) in r.jobs.iter().enumerate() {
         for (c, chunk) in job.chunks.iter().enumerate() {

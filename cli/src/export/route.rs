@@ -24,12 +24,11 @@ pub(super) fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                 let job = &x.jobs[j];
                 let start = r.u("start")?;
                 let mut used: BTreeMap<usize, u64> = BTreeMap::new();
-                for v in r
-                    .d
-                    .fields
-                    .get("nodes")
-                    .and_then(|v| v.as_array())
-                    .ok_or_else(|| r.bad("nodes", "not a list"))?
+                for v in
+                    r.d.fields
+                        .get("nodes")
+                        .and_then(|v| v.as_array())
+                        .ok_or_else(|| r.bad("nodes", "not a list"))?
                 {
                     let i = v
                         .as_u64()
@@ -85,7 +84,11 @@ pub(super) fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                     }
                     .into(),
                 );
-                let verb = if met { "place" } else { "place (deadline missed)" };
+                let verb = if met {
+                    "place"
+                } else {
+                    "place (deadline missed)"
+                };
                 b.instant(
                     SchedThread::Decisions,
                     format!("{verb} {}", ids[j]),
@@ -109,7 +112,12 @@ pub(super) fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                     a,
                 );
             }
-            3 => b.instant(SchedThread::Decisions, "summary".into(), inp.when(r), r.args()),
+            3 => b.instant(
+                SchedThread::Decisions,
+                "summary".into(),
+                inp.when(r),
+                r.args(),
+            ),
             _ => {}
         }
     }
