@@ -1,8 +1,9 @@
 //! `mlsched`: run, compare, generate and replay scheduling scenarios on the mlsched kernel.
 use clap::{Parser, Subcommand};
+use mlsched_cli::engine::RunProgress;
 use mlsched_cli::gen::GenOptions;
 use mlsched_cli::replay;
-use mlsched_cli::run::{run_doc, RunOptions};
+use mlsched_cli::run::{run_doc_observed, RunOptions};
 use mlsched_cli::{doc, InputError, RunError};
 use mlsched_kernel::log::HashSink;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,7 @@ macro_rules! outln {
 
 mod cmd;
 mod demo;
+mod progress;
 use cmd::{CompareArgs, ImportArgs, MergeArgs};
 
 /// mlsched — deterministic scheduling of distributed ML training jobs (OASiS, Zhou et al.,
@@ -135,6 +137,23 @@ enum ExportFormat {
     ChromeTrace,
 }
 
+/// The observer `mlsched run` gives the engine: jobs arrived and the current slot on the bar.
+/// Off a terminal (or with --quiet) it returns at once; on one, the message (a formatted
+/// string) is only rebuilt when the slot changes, so the run's speed does not change.
+fn run_progress(pb: &progress::Progress) -> impl FnMut(RunProgress) + '_ {
+    let mut shown: Option<u32> = None;
+    move |p: RunProgress| {
+        if !pb.is_live() {
+            return;
+        }
+        if shown != Some(p.slot) {
+            shown = Some(p.slot);
+            pb.set_message(format!("jobs arrived, slot {}", p.slot));
+        }
+        pb.set(u64::from(p.arrived), u64::from(p.jobs));
+    }
+}
+
 fn read(path: &Path) -> Result<String, RunError> {
     Ok(mlsched_cli::input::read_text(
         path,
@@ -198,16 +217,22 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                 policy,
                 all_categories: all,
             };
+            let pb = progress::Progress::new(0, cli.quiet);
+            let mut observe = run_progress(&pb);
             let result = match &log {
-                None => run_doc(&d, &opts, &mut HashSink::new()),
-                Some(path) => replay::record(&text, &opts).and_then(|(result, bytes)| {
-                    std::fs::write(path, bytes).map_err(|e| {
-                        RunError::runtime(format!("cannot write {}: {e}", path.display()))
-                    })?;
-                    Ok(result)
-                }),
+                None => run_doc_observed(&d, &opts, &mut HashSink::new(), &mut observe),
+                Some(path) => replay::record_observed(&text, &opts, &mut observe).and_then(
+                    |(result, bytes)| {
+                        std::fs::write(path, bytes).map_err(|e| {
+                            RunError::runtime(format!("cannot write {}: {e}", path.display()))
+                        })?;
+                        Ok(result)
+                    },
+                ),
             }
-            .map_err(|e| in_file(&scenario, e))?;
+            .map_err(|e| in_file(&scenario, e));
+            pb.finish();
+            let result = result?;
             if json.as_deref() != Some(Path::new("-")) {
                 outln!("{}", result.summary_text());
             }
@@ -238,7 +263,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             write(&out, &text)
         }
         Command::Demo => demo::run(cli.quiet),
-        Command::Import(a) => cmd::import(&a),
+        Command::Import(a) => cmd::import(&a, cli.quiet),
         Command::Compare(a) => cmd::compare(&a, cli.quiet),
         Command::Merge(a) => cmd::merge(&a),
         Command::Gen {
@@ -251,6 +276,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             out,
         } => {
             eprintln!("seed {seed}");
+            let pb = progress::Progress::spinner(format!("generating {kind}"), cli.quiet);
             let text = mlsched_cli::gen::generate_json(
                 &kind,
                 &GenOptions {
@@ -260,7 +286,9 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                     trace,
                     slots,
                 },
-            )?;
+            );
+            pb.finish();
+            let text = text?;
             match out {
                 Some(p) => write(&p, &text),
                 None => write(Path::new("-"), &text),
