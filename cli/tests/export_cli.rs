@@ -125,6 +125,7 @@ fn check_trace(what: &str, text: &str, expect_servers: Option<BTreeSet<String>>)
         }
     }
     let (mut slices, mut decisions) = (0, 0);
+    let mut lanes: BTreeMap<(u64, u64), Vec<(f64, f64)>> = BTreeMap::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
     for e in events {
         let (pid, tid) = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
@@ -132,6 +133,7 @@ fn check_trace(what: &str, text: &str, expect_servers: Option<BTreeSet<String>>)
             "X" => {
                 let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
                 assert!(ts >= 0.0 && dur >= 0.0, "{what}: slice {e}");
+                lanes.entry((pid, tid)).or_default().push((ts, ts + dur));
                 assert!(threads.contains(&(pid, tid)), "{what}: unnamed thread {e}");
                 used.insert(
                     processes
@@ -153,6 +155,16 @@ fn check_trace(what: &str, text: &str, expect_servers: Option<BTreeSet<String>>)
         }
     }
     assert!(decisions > 0, "{what}: no decision instant");
+    // The viewers want the slices of one thread apart (or nested): the export keeps them apart.
+    for (track, mut spans) in lanes {
+        spans.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        for w in spans.windows(2) {
+            assert!(
+                w[0].1 <= w[1].0,
+                "{what}: overlapping slices on {track:?}: {w:?}"
+            );
+        }
+    }
     if let Some(want) = expect_servers {
         assert!(!want.is_empty(), "{what}: the run used no server");
         assert_eq!(used, want, "{what}: server tracks");

@@ -212,10 +212,8 @@ pub fn chrome_trace(log: &[u8], opts: &Options) -> Result<String, RunError> {
     };
     let mut b = TraceBuilder::new(kind);
     b.other("kind", kind);
-    b.other(
-        "policy",
-        inputs.policy.unwrap_or("(the kind's own algorithm)"),
-    );
+    let own = mlsched_scenario::run::policies(kind).first().copied();
+    b.other("policy", inputs.policy.or(own).unwrap_or(kind));
     b.other("log_hash", reader.hash().hex().to_string());
     b.other("records", recs.len() as u64);
     match seconds {
