@@ -1,13 +1,12 @@
 //! `mlsched import` and `mlsched compare` (argument parsing, progress bars, files).
+use crate::progress::Progress;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mlsched_cli::compare::html::{self, Info};
 use mlsched_cli::compare::shard::{self, Shard, ShardFile};
 use mlsched_cli::compare::{self, sweep, PolicyReport};
 use mlsched_cli::doc::ScenarioDoc;
 use mlsched_cli::import::{self, ImportOptions, Source};
 use mlsched_cli::{InputError, RunError};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// The trace-to-scenario mapping knobs (shared by `import` and `compare import:SOURCE`).
@@ -170,9 +169,12 @@ pub struct MergeArgs {
     out: PathBuf,
 }
 
-pub fn import(a: &ImportArgs) -> Result<(), RunError> {
+pub fn import(a: &ImportArgs, quiet: bool) -> Result<(), RunError> {
     let src = Source::parse(&a.source)?;
-    let (text, report) = import::import_json_with_report(src, &a.map.options()?)?;
+    let pb = Progress::spinner(format!("importing {}", a.source), quiet || a.quiet);
+    let imported = import::import_json_with_report(src, &a.map.options()?);
+    pb.finish();
+    let (text, report) = imported?;
     if !a.quiet {
         eprintln!("imported {}: {report}", a.source);
     }
@@ -238,45 +240,6 @@ fn load_with_slot(
     Ok((d, None))
 }
 
-/// A progress bar that stays invisible for the first second (quick runs print nothing) and
-/// always when stderr is not a terminal or with `--quiet`.
-struct Progress {
-    pb: ProgressBar,
-    start: std::time::Instant,
-    live: bool,
-    shown: std::sync::atomic::AtomicBool,
-}
-
-impl Progress {
-    fn new(n: u64, quiet: bool) -> Self {
-        let pb = ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden());
-        if let Ok(st) = ProgressStyle::with_template("[{elapsed}] {bar:30} {pos}/{len} {msg}") {
-            pb.set_style(st);
-        }
-        Progress {
-            pb,
-            start: std::time::Instant::now(),
-            live: !quiet && std::io::stderr().is_terminal(),
-            shown: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    fn inc(&self) {
-        use std::sync::atomic::Ordering;
-        if self.live
-            && self.start.elapsed().as_secs_f64() > 1.0
-            && !self.shown.swap(true, Ordering::Relaxed)
-        {
-            self.pb.set_draw_target(ProgressDrawTarget::stderr());
-        }
-        self.pb.inc(1);
-    }
-
-    fn finish(&self) {
-        self.pb.finish_and_clear();
-    }
-}
-
 pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
     if let Some(seeds) = &a.seeds {
         return run_sweep(a, &sweep::parse_seeds(seeds)?, quiet);
@@ -294,7 +257,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
     let pb = Progress::new(policies.len() as u64, quiet);
     let mut reports: Vec<PolicyReport> = Vec::new();
     for p in &policies {
-        pb.pb.set_message(p.clone());
+        pb.set_message(p.clone());
         reports.push(compare::run_policy(&d, p));
         pb.inc();
     }

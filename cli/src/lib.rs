@@ -1,5 +1,5 @@
 //! The `mlsched` command line's library: generators ([`gen`]), trace importers ([`import`]),
-//! comparisons ([`compare`]) and the lookup of the bundled `data/` folder ([`data`]). The document layer it runs on (scenario and result documents, the
+//! comparisons ([`compare`]), Chrome trace export ([`export`]) and the lookup of the bundled `data/` folder ([`data`]). The document layer it runs on (scenario and result documents, the
 //! run driver, bundled scenarios, replay) is the `mlsched-scenario` crate, re-exported here under
 //! its old paths so `mlsched_cli::doc`, `mlsched_cli::run`, ... keep working.
 #![forbid(unsafe_code)]
@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod data;
+pub mod export;
 pub mod gen;
 pub mod import;
 #[cfg(feature = "app")]

@@ -1,8 +1,9 @@
 //! `mlsched`: run, compare, generate and replay scheduling scenarios on the mlsched kernel.
 use clap::{Parser, Subcommand};
+use mlsched_cli::engine::RunProgress;
 use mlsched_cli::gen::GenOptions;
 use mlsched_cli::replay;
-use mlsched_cli::run::{run_doc, RunOptions};
+use mlsched_cli::run::{run_doc_observed, RunOptions};
 use mlsched_cli::{doc, InputError, RunError};
 use mlsched_kernel::log::HashSink;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,7 @@ macro_rules! outln {
 
 mod cmd;
 mod demo;
+mod progress;
 use cmd::{CompareArgs, ImportArgs, MergeArgs};
 
 /// mlsched — deterministic scheduling of distributed ML training jobs (OASiS, Zhou et al.,
@@ -74,6 +76,24 @@ enum Command {
         /// Log file written by `mlsched run --log` ("-" for standard input).
         log: PathBuf,
     },
+    /// Write a decision log as Chrome trace events (Perfetto, chrome://tracing): one track per
+    /// server with a slice per job placement, instants for every admission and rejection.
+    Export {
+        /// Log file written by `mlsched run --log` ("-" for standard input). It holds the
+        /// scenario it ran, so no scenario file is needed.
+        log: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::ChromeTrace)]
+        format: ExportFormat,
+        /// Output file ("-" for stdout).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Seconds one slot stands for on the timeline (default 1, so the viewer's seconds read
+        /// as slots; give the --slot-seconds of `mlsched import` to see trace time). Not for
+        /// placement, whose times are seconds.
+        #[arg(long)]
+        slot_seconds: Option<f64>,
+    },
     /// Run every bundled default scenario with its algorithm and print the result tables.
     Demo,
     /// Turn a real trace from the bundled data/ folder into a scenario (kind oasis or online).
@@ -108,6 +128,30 @@ enum Command {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+}
+
+/// Formats of `mlsched export`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ExportFormat {
+    /// Chrome trace event JSON ({"traceEvents": [...]}), opened by Perfetto and chrome://tracing.
+    ChromeTrace,
+}
+
+/// The observer `mlsched run` gives the engine: jobs arrived and the current slot on the bar.
+/// Off a terminal (or with --quiet) it returns at once; on one, the message (a formatted
+/// string) is only rebuilt when the slot changes, so the run's speed does not change.
+fn run_progress(pb: &progress::Progress) -> impl FnMut(RunProgress) + '_ {
+    let mut shown: Option<u32> = None;
+    move |p: RunProgress| {
+        if !pb.is_live() {
+            return;
+        }
+        if shown != Some(p.slot) {
+            shown = Some(p.slot);
+            pb.set_message(format!("jobs arrived, slot {}", p.slot));
+        }
+        pb.set(u64::from(p.arrived), u64::from(p.jobs));
+    }
 }
 
 fn read(path: &Path) -> Result<String, RunError> {
@@ -173,16 +217,22 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                 policy,
                 all_categories: all,
             };
+            let pb = progress::Progress::new(0, cli.quiet);
+            let mut observe = run_progress(&pb);
             let result = match &log {
-                None => run_doc(&d, &opts, &mut HashSink::new()),
-                Some(path) => replay::record(&text, &opts).and_then(|(result, bytes)| {
-                    std::fs::write(path, bytes).map_err(|e| {
-                        RunError::runtime(format!("cannot write {}: {e}", path.display()))
-                    })?;
-                    Ok(result)
-                }),
+                None => run_doc_observed(&d, &opts, &mut HashSink::new(), &mut observe),
+                Some(path) => replay::record_observed(&text, &opts, &mut observe).and_then(
+                    |(result, bytes)| {
+                        std::fs::write(path, bytes).map_err(|e| {
+                            RunError::runtime(format!("cannot write {}: {e}", path.display()))
+                        })?;
+                        Ok(result)
+                    },
+                ),
             }
-            .map_err(|e| in_file(&scenario, e))?;
+            .map_err(|e| in_file(&scenario, e));
+            pb.finish();
+            let result = result?;
             if json.as_deref() != Some(Path::new("-")) {
                 outln!("{}", mlsched_cli::summary::text(&result));
             }
@@ -197,8 +247,23 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             outln!("{ok}");
             Ok(())
         }
+        Command::Export {
+            log,
+            format: ExportFormat::ChromeTrace,
+            out,
+            slot_seconds,
+        } => {
+            let bytes = mlsched_cli::input::read_log(&log)?;
+            let opts = mlsched_cli::export::Options { slot_seconds };
+            let text = mlsched_cli::export::chrome_trace(&bytes, &opts).map_err(|e| match e {
+                // An option's error is about the option, not the file.
+                RunError::Input(i) if i.subject == "option" => RunError::Input(i),
+                e => in_file(&log, e),
+            })?;
+            write(&out, &text)
+        }
         Command::Demo => demo::run(cli.quiet),
-        Command::Import(a) => cmd::import(&a),
+        Command::Import(a) => cmd::import(&a, cli.quiet),
         Command::Compare(a) => cmd::compare(&a, cli.quiet),
         Command::Merge(a) => cmd::merge(&a),
         Command::Gen {
@@ -211,6 +276,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             out,
         } => {
             eprintln!("seed {seed}");
+            let pb = progress::Progress::spinner(format!("generating {kind}"), cli.quiet);
             let text = mlsched_cli::gen::generate_json(
                 &kind,
                 &GenOptions {
@@ -220,7 +286,9 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                     trace,
                     slots,
                 },
-            )?;
+            );
+            pb.finish();
+            let text = text?;
             match out {
                 Some(p) => write(&p, &text),
                 None => write(Path::new("-"), &text),

@@ -24,6 +24,15 @@ pub fn seed_of(scenario: &str) -> u64 {
 
 /// Runs `scenario` with `opts`, returning the result and the log file's bytes.
 pub fn record(scenario: &str, opts: &RunOptions) -> Result<(ResultDoc, Vec<u8>), RunError> {
+    record_observed(scenario, opts, &mut |_| {})
+}
+
+/// [`record`], telling `observe` after every slot how far the run has come.
+pub fn record_observed(
+    scenario: &str,
+    opts: &RunOptions,
+    observe: &mut dyn FnMut(crate::engine::RunProgress),
+) -> Result<(ResultDoc, Vec<u8>), RunError> {
     let d = doc::parse(scenario)?;
     let inputs = Inputs {
         scenario,
@@ -32,7 +41,7 @@ pub fn record(scenario: &str, opts: &RunOptions) -> Result<(ResultDoc, Vec<u8>),
     };
     let mut w = LogFileWriter::new(&inputs, seed_of(scenario))
         .map_err(|e| RunError::kernel(e, format!("cannot write the log: {e}")))?;
-    let result = run_doc(&d, opts, &mut w)?;
+    let result = crate::run::run_doc_observed(&d, opts, &mut w, observe)?;
     Ok((result, w.finish()))
 }
 

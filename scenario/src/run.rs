@@ -68,6 +68,18 @@ pub fn run_doc<S: LogSink>(
     e.run()
 }
 
+/// [`run_doc`], telling `observe` after every slot how far the run has come
+/// ([`crate::engine::Engine::run_observed`]): same decisions, same log bytes.
+pub fn run_doc_observed<S: LogSink>(
+    doc: &ScenarioDoc,
+    opts: &RunOptions,
+    sink: &mut S,
+    observe: &mut dyn FnMut(crate::engine::RunProgress),
+) -> Result<ResultDoc, RunError> {
+    let mut e = Engine::from_doc(doc, opts, Borrowed(sink), 0)?;
+    e.run_observed(observe)
+}
+
 /// A sink borrowed for one run (the engine owns its sink).
 struct Borrowed<'a, S>(&'a mut S);
 

@@ -233,6 +233,18 @@ impl Fed {
     }
 }
 
+/// How far [`Engine::run_observed`] has come, told after every arrival and every slot: the
+/// current slot and how many of the scenario's jobs have arrived by then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunProgress {
+    /// The current slot (its arrival or `SlotAdvanced` was just fed).
+    pub slot: Slot,
+    /// Jobs of the scenario arrived so far (arrival order).
+    pub arrived: u32,
+    /// Jobs of the scenario.
+    pub jobs: u32,
+}
+
 /// The engine of one scenario run: see the module docs.
 pub struct Engine<L: LogSink = HashSink> {
     kind: &'static str,
@@ -461,16 +473,29 @@ impl<L: LogSink> Engine<L> {
     /// the documented order, as [`mlsched_kernel::driver::Driver::run`] does; then
     /// [`Engine::finish`]. On a fresh engine this is exactly `mlsched run`.
     pub fn run_to_end(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(Some(out)))
+        self.run_to(&mut Out(Some(out)), &mut |_| {})
     }
 
     /// [`Engine::run_to_end`] without decisions: only the log and the result document are
     /// produced (what `mlsched run` does).
     pub fn run(&mut self) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(None))
+        self.run_to(&mut Out(None), &mut |_| {})
     }
 
-    fn run_to(&mut self, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
+    /// [`Engine::run`], telling `observe` after every arrival and every slot how far the run has come (for a
+    /// progress display: it sees the run, it cannot change a decision or a log byte).
+    pub fn run_observed(
+        &mut self,
+        observe: &mut dyn FnMut(RunProgress),
+    ) -> Result<ResultDoc, RunError> {
+        self.run_to(&mut Out(None), observe)
+    }
+
+    fn run_to(
+        &mut self,
+        out: &mut Out<'_>,
+        observe: &mut dyn FnMut(RunProgress),
+    ) -> Result<ResultDoc, RunError> {
         let mut next = 0usize;
         let pending = |next: &mut usize, arrived: &[bool], order: &[(Slot, u32)]| {
             while order.get(*next).is_some_and(|a| arrived[a.1 as usize]) {
@@ -495,8 +520,18 @@ impl<L: LogSink> Engine<L> {
                 pending(&mut next, &self.arrived, &self.order).filter(|a| a.0 <= now)
             {
                 self.feed_to(now, Event::JobArrived(j), out)?;
+                observe(RunProgress {
+                    slot: now,
+                    arrived: next as u32 + 1,
+                    jobs: self.order.len() as u32,
+                });
             }
             self.feed_to(now, Event::SlotAdvanced, out)?;
+            observe(RunProgress {
+                slot: now,
+                arrived: next as u32,
+                jobs: self.order.len() as u32,
+            });
             let wake = self
                 .inner
                 .next_wakeup(Some(now))
