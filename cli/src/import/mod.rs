@@ -37,7 +37,10 @@
 //! - Which jobs: `--jobs N` consecutive jobs (by submit time, ties by file order) starting at row
 //!   `--start`; with `--start` absent the window start is drawn from the seed.
 //! - Servers: `--servers H` worker servers (the first H GPU nodes in file order, or synthetic
-//!   8-GPU servers for `philly`), `--ps-servers K` PS servers.
+//!   8-GPU servers for `philly`), `--ps-servers K` PS servers. Without `--ps-servers` the PS
+//!   machines grow with the worker servers ([`PS_AUTO`]): K = ceil(H / [`WORKERS_PER_PS`])
+//!   (the first K CPU-only nodes of the node list, all of them if it has fewer; synthetic
+//!   96-core servers for `philly`), and every CPU-only node with `--servers all`.
 use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
 use std::path::{Path, PathBuf};
@@ -100,7 +103,7 @@ pub struct ImportOptions {
     pub architecture: String,
     /// Worker servers H.
     pub servers: usize,
-    /// PS servers K (kind "oasis").
+    /// PS servers K (kind "oasis"); [`PS_AUTO`] = sized with the worker servers.
     pub ps_servers: usize,
     /// Most workers per job = GPUs x this.
     pub max_scale: u32,
@@ -132,7 +135,7 @@ impl Default for ImportOptions {
             slot_seconds: 0.0,
             architecture: "ps".into(),
             servers: 8,
-            ps_servers: 2,
+            ps_servers: PS_AUTO,
             max_scale: 2,
             comm_ratio: 0.1,
             target_factor: 1.5,
@@ -212,6 +215,8 @@ pub struct ImportReport {
     pub gpus: f64,
     /// PS servers K (kind "oasis"; kind "online" has one server pool).
     pub ps_servers: usize,
+    /// K came from the default rule ([`PS_AUTO`]), not from `--ps-servers`.
+    pub ps_default: bool,
     /// Slot length and horizon.
     pub horizon: Horizon,
     /// Longest traced duration, in slots.
@@ -226,13 +231,19 @@ impl core::fmt::Display for ImportReport {
         let days = h.slot_seconds * h.slots as f64 / 86_400.0;
         write!(
             f,
-            "{} of {} jobs on {} worker servers ({} GPUs) and {} PS servers; slot {} s, horizon \
-             T = {} slots ({days:.1} days), arrivals in slots 0..={}, longest job {} slots",
+            "{} of {} jobs on {} worker servers ({} GPUs) and {} PS servers{}; slot {} s, \
+             horizon T = {} slots ({days:.1} days), arrivals in slots 0..={}, longest job {} \
+             slots",
             self.jobs,
             self.trace_jobs,
             self.worker_servers,
             self.gpus,
             self.ps_servers,
+            if self.ps_default && self.ps_servers > 0 {
+                " (default: 1 per 4 worker servers)"
+            } else {
+                ""
+            },
             round3(h.slot_seconds),
             h.slots,
             h.last_arrival,
@@ -347,6 +358,7 @@ pub fn import_with_report(
         worker_servers: workers.len(),
         gpus: workers.iter().map(|s| s[0]).sum(),
         ps_servers: if opts.kind == "oasis" { ps.len() } else { 0 },
+        ps_default: opts.ps_servers == PS_AUTO && opts.servers != ALL,
         longest_job_slots: jobs
             .iter()
             .map(|j| (j.duration / horizon.slot_seconds).ceil().max(1.0))
@@ -362,6 +374,24 @@ pub fn import_with_report(
 
 /// `jobs`, `servers` or `ps_servers` = every one the trace or node list has (`--jobs all`).
 pub const ALL: usize = usize::MAX;
+
+/// `ps_servers` not given: K = ceil(H / [`WORKERS_PER_PS`]) PS servers for H worker servers
+/// (every CPU-only node with `--servers all`). A fixed K would make the PS machines the silent
+/// bottleneck of a large cluster: with 2 of them, 8 and 512 worker servers ran the same.
+pub const PS_AUTO: usize = usize::MAX - 1;
+
+/// Worker servers per PS server by default: 4, the ratio of the openb node list itself (1,213
+/// GPU nodes to 310 CPU-only nodes); it keeps the historical 2 PS servers for 8 worker servers.
+pub const WORKERS_PER_PS: usize = 4;
+
+/// The PS servers `opts` asks for: `opts.ps_servers`, or by the [`PS_AUTO`] rule.
+pub(crate) fn ps_wanted(opts: &ImportOptions) -> usize {
+    match (opts.ps_servers, opts.servers) {
+        (PS_AUTO, ALL) => ALL,
+        (PS_AUTO, h) => h.div_ceil(WORKERS_PER_PS),
+        (k, _) => k,
+    }
+}
 
 /// Refuses option values no import can honour, naming the option (never clamps them).
 fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
@@ -383,7 +413,7 @@ fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
         if v == 0 {
             return bad(field, "must be at least 1".into());
         }
-        if v > max && v != ALL {
+        if v > max && v != ALL && !(field == "ps-servers" && v == PS_AUTO) {
             return bad(
                 field,
                 format!("{v} is more than {max} ({limit} of this build)"),
@@ -481,7 +511,7 @@ fn window(
 /// `opts.servers` 8-GPU servers (96 cores, 512 GB) and `opts.ps_servers` CPU servers, for
 /// traces without a server list.
 fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>), RunError> {
-    for (field, v) in [("servers", opts.servers), ("ps-servers", opts.ps_servers)] {
+    for (field, v) in [("servers", opts.servers), ("ps-servers", ps_wanted(opts))] {
         if v == ALL {
             return Err(InputError::new(
                 "option",
@@ -493,7 +523,7 @@ fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>),
     }
     Ok((
         vec![[8.0, 96.0, 512.0, opts.server_bw]; opts.servers],
-        vec![[0.0, 96.0, 512.0, opts.server_bw]; opts.ps_servers],
+        vec![[0.0, 96.0, 512.0, opts.server_bw]; ps_wanted(opts)],
     ))
 }
 
