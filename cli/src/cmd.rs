@@ -297,6 +297,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         pb.inc();
     }
     pb.finish();
+    compare::set_slot_seconds(&mut reports, slot_seconds);
     outln!(
         "scenario {} (kind {})",
         mlsched_cli::text::terminal_safe(&a.scenario),

@@ -270,6 +270,8 @@ impl Record {
             makespan: self.makespan,
             extra: self.extra.clone(),
             log_hash: self.log_hash.clone(),
+            // A sweep reports the statistics above only (see sweep.rs).
+            ..Metrics::default()
         }
     }
 }
