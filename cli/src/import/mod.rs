@@ -45,6 +45,7 @@ use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
 use std::path::{Path, PathBuf};
 
+pub mod binding;
 mod build;
 mod read;
 
@@ -186,14 +187,22 @@ pub(crate) fn bad(path: &Path, row: usize, field: &str, problem: impl Into<Strin
 
 /// Imports `source` as a scenario of `opts.kind`, returning pretty JSON.
 pub fn import_json(source: Source, opts: &ImportOptions) -> Result<String, RunError> {
-    import_json_with_report(source, opts).map(|(s, _)| s)
+    pretty(source, opts).map(|(s, _)| s)
 }
 
-/// [`import_json`] and what the import took and chose.
+/// [`import_json`] and what the import took and chose, with the binding-resource check
+/// ([`binding`]: one `fifo` run on the scenario) in [`ImportReport::binding`].
 pub fn import_json_with_report(
     source: Source,
     opts: &ImportOptions,
 ) -> Result<(String, ImportReport), RunError> {
+    let (s, mut report) = pretty(source, opts)?;
+    let doc = crate::doc::parse(&s)?;
+    report.binding = Some(binding::check(&doc));
+    Ok((s, report))
+}
+
+fn pretty(source: Source, opts: &ImportOptions) -> Result<(String, ImportReport), RunError> {
     let (v, report) = import_with_report(source, opts)?;
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
@@ -223,6 +232,8 @@ pub struct ImportReport {
     pub longest_job_slots: f64,
     /// Jobs whose CPU or memory demand was capped at the largest worker server's.
     pub capped: usize,
+    /// The binding-resource check, when it ran (printed after the summary, on its own lines).
+    pub binding: Option<binding::Binding>,
 }
 
 impl core::fmt::Display for ImportReport {
@@ -239,11 +250,7 @@ impl core::fmt::Display for ImportReport {
             self.worker_servers,
             self.gpus,
             self.ps_servers,
-            if self.ps_default && self.ps_servers > 0 {
-                " (default: 1 per 4 worker servers)"
-            } else {
-                ""
-            },
+            self.ps_rule(),
             round3(h.slot_seconds),
             h.slots,
             h.last_arrival,
@@ -256,7 +263,29 @@ impl core::fmt::Display for ImportReport {
                 self.capped
             )?;
         }
-        Ok(())
+        match &self.binding {
+            Some(b @ binding::Binding::Found(v)) if !v.is_empty() => write!(f, "\n{b}"),
+            Some(b @ binding::Binding::NotRun(_)) => write!(f, "\n{b}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ImportReport {
+    /// How K was chosen, when by the default rule.
+    fn ps_rule(&self) -> String {
+        if !self.ps_default || self.ps_servers == 0 {
+            return String::new();
+        }
+        let wanted = self.worker_servers.div_ceil(WORKERS_PER_PS);
+        if self.ps_servers < wanted {
+            format!(
+                " (default 1 per {WORKERS_PER_PS} worker servers would be {wanted}: all the \
+                 CPU-only nodes the list has)"
+            )
+        } else {
+            format!(" (default: 1 per {WORKERS_PER_PS} worker servers)")
+        }
     }
 }
 
@@ -359,6 +388,7 @@ pub fn import_with_report(
         gpus: workers.iter().map(|s| s[0]).sum(),
         ps_servers: if opts.kind == "oasis" { ps.len() } else { 0 },
         ps_default: opts.ps_servers == PS_AUTO && opts.servers != ALL,
+        binding: None,
         longest_job_slots: jobs
             .iter()
             .map(|j| (j.duration / horizon.slot_seconds).ceil().max(1.0))
