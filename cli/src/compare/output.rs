@@ -506,6 +506,12 @@ pub fn sweep_metrics(kind: &str) -> Vec<(&'static str, String, String, SweepGet)
             "jobs finished (count)".into(),
             |p| p.finished,
         ),
+        (
+            "unfinished",
+            "Jobs unfinished".into(),
+            "jobs not finished by the horizon (count)".into(),
+            |p| p.unfinished,
+        ),
     ]
 }
 
@@ -579,6 +585,10 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
         "admitted",
         "finished",
         "makespan",
+        "unfinished",
+        "jct_p50",
+        "jct_p90",
+        "jct_p99",
     ])
     .map_err(|e| io(path, e))?;
     for row in &sw.per_seed {
@@ -594,6 +604,10 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
                 m.admitted.map_or(String::new(), |x| x.to_string()),
                 m.finished.to_string(),
                 m.makespan.map_or(String::new(), |x| x.to_string()),
+                m.unfinished.map_or(String::new(), |x| x.to_string()),
+                f(m.jct_p50),
+                f(m.jct_p90),
+                f(m.jct_p99),
             ])
             .map_err(|e| io(path, e))?;
         }

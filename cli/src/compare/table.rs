@@ -332,13 +332,14 @@ fn stat_cell(s: &Option<Stat>) -> String {
 pub fn sweep_rows(kind: &str, sw: &Sweep) -> (Vec<String>, Vec<Vec<String>>) {
     let u = jct_unit(kind);
     type Get = fn(&super::sweep::PolicySummary) -> &Option<Stat>;
-    let all: [(String, Get); 6] = [
+    let all: [(String, Get); 7] = [
         ("utility".into(), |p| &p.total_utility),
         ("w.compl.time".into(), |p| &p.total_weighted_completion_time),
         (format!("w.JCT ({u})"), |p| &p.weighted_jct),
         (format!("avg JCT ({u})"), |p| &p.avg_jct),
         ("admitted".into(), |p| &p.admitted),
         ("finished".into(), |p| &p.finished),
+        ("unfinished".into(), |p| &p.unfinished),
     ];
     let used: Vec<&(String, Get)> = all
         .iter()
