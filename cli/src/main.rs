@@ -184,7 +184,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             }
             .map_err(|e| in_file(&scenario, e))?;
             if json.as_deref() != Some(Path::new("-")) {
-                outln!("{}", mlsched_cli::summary::text(&result));
+                outln!("{}", mlsched_cli::summary::text_for(&d, &result));
             }
             if let Some(out) = json {
                 write(&out, &result.to_json())?;
