@@ -119,7 +119,8 @@ pub struct ImportArgs {
     #[arg(short, long)]
     out: Option<PathBuf>,
     /// Do not print what the import took and chose (jobs, servers, slot length, horizon) on
-    /// stderr.
+    /// stderr, nor the warning naming a binding resource: a resource type of a server pool
+    /// that a fifo run uses most, at >= 90% of capacity, in more than half the busy slots.
     #[arg(long)]
     quiet: bool,
 }
