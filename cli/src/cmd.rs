@@ -43,7 +43,9 @@ pub struct MapArgs {
     #[arg(long, default_value = "8", value_parser = count)]
     servers: usize,
     /// Parameter-server (CPU) servers, or `all`: every CPU-only node of the node list. Default:
-    /// `all` with `--servers all`, else 2.
+    /// sized with the worker servers, one PS server per 4 worker servers (rounded up; the first
+    /// CPU-only nodes of the node list, all it has if fewer), every CPU-only node with
+    /// `--servers all`.
     #[arg(long, value_parser = count)]
     ps_servers: Option<usize>,
     /// Most workers of a job = its traced GPUs x this.
@@ -83,11 +85,7 @@ impl MapArgs {
             None if self.slot_seconds > 0.0 => 0,
             None => 200,
         };
-        let ps_servers = match self.ps_servers {
-            Some(k) => k,
-            None if self.servers == import::ALL => import::ALL,
-            None => 2,
-        };
+        let ps_servers = self.ps_servers.unwrap_or(import::PS_AUTO);
         Ok(ImportOptions {
             kind: self.kind.clone(),
             data_dir: data,
@@ -120,7 +118,8 @@ pub struct ImportArgs {
     #[arg(short, long)]
     out: Option<PathBuf>,
     /// Do not print what the import took and chose (jobs, servers, slot length, horizon) on
-    /// stderr.
+    /// stderr, nor the warning naming a binding resource: a resource type of a server pool
+    /// that a fifo run uses most, at >= 90% of capacity, in more than half the busy slots.
     #[arg(long)]
     quiet: bool,
 }
@@ -262,6 +261,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
         pb.inc();
     }
     pb.finish();
+    compare::set_slot_seconds(&mut reports, slot_seconds);
     outln!(
         "scenario {} (kind {})",
         mlsched_cli::text::terminal_safe(&a.scenario),

@@ -16,6 +16,14 @@
 //!   non-reproducible number and is kept apart ([`Timing`]) so that everything else can be
 //!   compared byte for byte.
 //! - Utilisation over time: per slot, GPUs (resource 0) in use / GPUs of the cluster.
+//! - Unfinished jobs = jobs - finished (rejected, never scheduled, or not done by the horizon);
+//!   every JCT statistic (average, weighted, p50 / p90 / p99) is over the finished jobs only,
+//!   and the unfinished count is shown beside it in every table, CSV and the JCT CDF.
+//! - Percentiles: nearest rank ([`percentile`]).
+//! - Mean utilisation per resource (kinds oasis and online): use / capacity over all servers,
+//!   averaged over the busy horizon, slots 0 up to the last slot anything runs ([`usage`]).
+//! - Seconds: when the slot length is known (imported scenarios), JCT and makespan are also
+//!   shown in seconds = slots x slot length.
 use crate::doc::{self, ScenarioDoc};
 use crate::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::{HashSink, LogError, LogHash, LogSink};
@@ -44,6 +52,28 @@ pub struct Metrics {
     pub weighted_jct: Option<f64>,
     /// Mean JCT over finished jobs, slots.
     pub avg_jct: Option<f64>,
+    /// Jobs that did not finish within the horizon (rejected, never scheduled, or cut off by
+    /// the horizon): counted here, never in the JCT statistics (None for kind "route", whose
+    /// jobs have deadlines, not completions).
+    #[serde(default)]
+    pub unfinished: Option<u32>,
+    /// Nearest-rank 50th, 90th and 99th percentile JCT of the finished jobs (unit of avg_jct).
+    #[serde(default)]
+    pub jct_p50: Option<f64>,
+    /// See [`Self::jct_p50`].
+    #[serde(default)]
+    pub jct_p90: Option<f64>,
+    /// See [`Self::jct_p50`].
+    #[serde(default)]
+    pub jct_p99: Option<f64>,
+    /// Seconds per slot when known (imported scenarios): JCT and makespan in seconds are the
+    /// slot values times this (so rounded to whole slots like them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_seconds: Option<f64>,
+    /// Mean utilisation per resource type over the busy horizon (kinds oasis and online; see
+    /// [`usage`]), by resource name, fractions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub utilisation: Vec<(String, f64)>,
     /// Last slot end of any finished job.
     pub makespan: Option<u32>,
     /// Kind-specific summary numbers (route: cost, deadline violation rate, ...; preempt:
@@ -273,6 +303,7 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
             if total > 0.0 {
                 util.iter_mut().for_each(|u| *u /= total);
             }
+            m.utilisation = usage::oasis(d, res).mean();
         }
         (ScenarioDoc::Online(d), ResultDoc::Online(res)) => {
             m.policy = res.policy.clone();
@@ -313,6 +344,7 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
             if total > 0.0 {
                 util.iter_mut().for_each(|u| *u /= total);
             }
+            m.utilisation = usage::online(d, res).mean();
         }
         (ScenarioDoc::Preempt(d), ResultDoc::Preempt(res)) => {
             m.policy = res.policy.clone();
@@ -354,7 +386,14 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
         }
     }
     m.finished = fin.len() as u32;
+    if !matches!(r, ResultDoc::Route(_)) {
+        m.unfinished = Some(m.jobs.saturating_sub(m.finished));
+    }
     if !fin.is_empty() {
+        let jct: Vec<f64> = fin.iter().map(|f| f.1).collect();
+        m.jct_p50 = Some(percentile(&jct, 50.0));
+        m.jct_p90 = Some(percentile(&jct, 90.0));
+        m.jct_p99 = Some(percentile(&jct, 99.0));
         let sw: f64 = fin.iter().map(|f| f.0).sum();
         let swj: f64 = fin.iter().map(|f| f.0 * f.1).sum();
         m.weighted_jct = Some(if sw > 0.0 { swj / sw } else { 0.0 });
@@ -367,6 +406,13 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
         utilisation: util,
         timing: None,
         plot,
+    }
+}
+
+/// Notes the slot length `seconds` (when known) in every report, for the columns in seconds.
+pub fn set_slot_seconds(reports: &mut [PolicyReport], seconds: Option<f64>) {
+    for r in reports {
+        r.metrics.slot_seconds = seconds.filter(|s| *s > 0.0);
     }
 }
 
@@ -466,5 +512,6 @@ pub mod shard;
 pub mod sweep;
 #[cfg(feature = "app")]
 pub mod table;
+pub mod usage;
 #[cfg(feature = "app")]
 pub use table::table;

@@ -234,7 +234,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             pb.finish();
             let result = result?;
             if json.as_deref() != Some(Path::new("-")) {
-                outln!("{}", mlsched_cli::summary::text(&result));
+                outln!("{}", mlsched_cli::summary::text_for(&d, &result));
             }
             if let Some(out) = json {
                 write(&out, &result.to_json())?;

@@ -2,13 +2,61 @@
 //! for kinds oasis and online, one table row per job, laid out by comfy-table like compare's
 //! tables. The other kinds' summaries are one line already and print as the document layer
 //! writes them.
+use crate::compare::Metrics;
 use crate::doc::oasis::OasisResult;
 use crate::doc::online::OnlineResult;
+use crate::doc::ScenarioDoc;
 use crate::run::ResultDoc;
 use crate::text::terminal_safe;
 use comfy_table::{presets, CellAlignment, Table};
 
-/// The text `mlsched run` prints for `r`.
+/// The text `mlsched run` prints for `r` of `doc`: [`text`], then (every kind but route, whose
+/// jobs have deadlines, not completions) one line of compare's metrics ([`metrics_line`]).
+pub fn text_for(doc: &ScenarioDoc, r: &ResultDoc) -> String {
+    let mut out = text(r);
+    if !matches!(r, ResultDoc::Route(_)) {
+        let m = crate::compare::report(doc, r).metrics;
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&metrics_line(
+            &m,
+            crate::compare::table::jct_unit(doc.kind()),
+        ));
+    }
+    out
+}
+
+/// `finished F of N (U unfinished); JCT of finished jobs (unit): avg, p50 / p90 / p99;
+/// makespan; utilisation per resource`, the numbers compare's table shows.
+pub fn metrics_line(m: &Metrics, unit: &str) -> String {
+    let mut s = format!(
+        "finished {} of {} jobs ({} unfinished)",
+        m.finished,
+        m.jobs,
+        m.unfinished.unwrap_or(0)
+    );
+    if let (Some(a), Some(p50), Some(p90), Some(p99)) = (m.avg_jct, m.jct_p50, m.jct_p90, m.jct_p99)
+    {
+        s.push_str(&format!(
+            "; JCT of finished jobs ({unit}): avg {a:.2}, p50 {p50:.2}, p90 {p90:.2}, p99 {p99:.2}"
+        ));
+    }
+    if let Some(x) = m.makespan {
+        s.push_str(&format!("; makespan {x} slots"));
+    }
+    if !m.utilisation.is_empty() {
+        let u: Vec<String> = m
+            .utilisation
+            .iter()
+            .map(|(n, u)| format!("{n} {:.1}%", u * 100.0))
+            .collect();
+        s.push_str(&format!("; mean utilisation {}", u.join(", ")));
+    }
+    s
+}
+
+/// The text `mlsched run` prints for `r` (without the metrics line of [`text_for`]).
 pub fn text(r: &ResultDoc) -> String {
     let full = r.summary_text();
     let first = full.lines().next().unwrap_or_default();

@@ -69,52 +69,101 @@ pub const EXTRA: &[&str] = &[
     "servers_used",
 ];
 
-/// One row per policy; numbers rounded as [`super::number`] says.
+/// The metric columns between `makespan` and the latency (JCT statistics, unfinished jobs,
+/// seconds).
+const STATS: &[&str] = &[
+    "unfinished",
+    "jct_p50",
+    "jct_p90",
+    "jct_p99",
+    "slot_seconds",
+    "avg_jct_s",
+    "jct_p50_s",
+    "jct_p90_s",
+    "jct_p99_s",
+    "makespan_s",
+];
+
+fn stats(m: &super::Metrics) -> Vec<String> {
+    let s = |x: Option<f64>| f(x.zip(m.slot_seconds).map(|(x, s)| x * s));
+    vec![
+        m.unfinished.map_or(String::new(), |x| x.to_string()),
+        f(m.jct_p50),
+        f(m.jct_p90),
+        f(m.jct_p99),
+        f(m.slot_seconds),
+        s(m.avg_jct),
+        s(m.jct_p50),
+        s(m.jct_p90),
+        s(m.jct_p99),
+        s(m.makespan.map(f64::from)),
+    ]
+}
+
+/// One row per policy; numbers rounded as [`super::number`] says. After the kind-specific
+/// columns, `util_<resource>` per resource type of the scenario (kinds oasis and online).
 pub fn write_csv(path: &Path, reports: &[PolicyReport]) -> Result<(), RunError> {
     let mut w = csv::Writer::from_path(path).map_err(|e| io(path, e))?;
-    w.write_record(
-        [
-            "policy",
-            "status",
-            "jobs",
-            "admitted",
-            "finished",
-            "total_utility",
-            "total_weighted_completion_time",
-            "weighted_jct",
-            "avg_jct",
-            "makespan",
-            "latency_p50_us",
-            "latency_p99_us",
-            "log_hash",
-        ]
+    let util: Vec<String> = reports
         .iter()
-        .chain(EXTRA),
-    )
-    .map_err(|e| io(path, e))?;
+        .find(|r| !r.metrics.utilisation.is_empty())
+        .map(|r| {
+            r.metrics
+                .utilisation
+                .iter()
+                .map(|(n, _)| n.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let head = [
+        "policy",
+        "status",
+        "jobs",
+        "admitted",
+        "finished",
+        "total_utility",
+        "total_weighted_completion_time",
+        "weighted_jct",
+        "avg_jct",
+        "makespan",
+    ];
+    let tail = ["latency_p50_us", "latency_p99_us", "log_hash"];
+    let header: Vec<String> = head
+        .iter()
+        .chain(STATS)
+        .chain(&tail)
+        .chain(EXTRA)
+        .map(|s| s.to_string())
+        .chain(util.iter().map(|n| format!("util_{n}")))
+        .collect();
+    w.write_record(&header).map_err(|e| io(path, e))?;
     for r in reports {
         let m = &r.metrics;
         let t = r.timing.as_ref();
-        w.write_record(
-            [
-                m.policy.clone(),
-                m.status.clone(),
-                m.jobs.to_string(),
-                m.admitted.map_or(String::new(), |a| a.to_string()),
-                m.finished.to_string(),
-                f(m.total_utility),
-                f(m.total_weighted_completion_time),
-                f(m.weighted_jct),
-                f(m.avg_jct),
-                m.makespan.map_or(String::new(), |a| a.to_string()),
-                f(t.map(|t| t.latency_p50_us)),
-                f(t.map(|t| t.latency_p99_us)),
-                m.log_hash.clone(),
-            ]
-            .into_iter()
-            .chain(EXTRA.iter().map(|k| f(m.extra.get(*k).copied()))),
-        )
-        .map_err(|e| io(path, e))?;
+        let mut row = vec![
+            m.policy.clone(),
+            m.status.clone(),
+            m.jobs.to_string(),
+            m.admitted.map_or(String::new(), |a| a.to_string()),
+            m.finished.to_string(),
+            f(m.total_utility),
+            f(m.total_weighted_completion_time),
+            f(m.weighted_jct),
+            f(m.avg_jct),
+            m.makespan.map_or(String::new(), |a| a.to_string()),
+        ];
+        row.extend(stats(m));
+        row.extend([
+            f(t.map(|t| t.latency_p50_us)),
+            f(t.map(|t| t.latency_p99_us)),
+            m.log_hash.clone(),
+        ]);
+        row.extend(EXTRA.iter().map(|k| f(m.extra.get(*k).copied())));
+        row.extend(
+            util.iter()
+                .map(|n| f(m.utilisation.iter().find(|(k, _)| k == n).map(|(_, u)| *u))),
+        );
+        w.write_record(&row).map_err(|e| io(path, e))?;
     }
     w.flush().map_err(|e| io(path, e))
 }
@@ -339,8 +388,13 @@ fn cdf(
                 pts.push((*x, k as f64 / n));
                 pts.push((*x, (k + 1) as f64 / n));
             }
+            // Unfinished jobs are counted in the legend (their line stops below 1).
+            let name = match r.metrics.unfinished {
+                Some(u) if u > 0 => format!("{} ({u} unfinished)", r.metrics.policy),
+                _ => r.metrics.policy.clone(),
+            };
             Line {
-                name: r.metrics.policy.clone(),
+                name,
                 colour: c,
                 points: pts,
                 mark: None,
@@ -452,6 +506,12 @@ pub fn sweep_metrics(kind: &str) -> Vec<(&'static str, String, String, SweepGet)
             "jobs finished (count)".into(),
             |p| p.finished,
         ),
+        (
+            "unfinished",
+            "Jobs unfinished".into(),
+            "jobs not finished by the horizon (count)".into(),
+            |p| p.unfinished,
+        ),
     ]
 }
 
@@ -525,6 +585,10 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
         "admitted",
         "finished",
         "makespan",
+        "unfinished",
+        "jct_p50",
+        "jct_p90",
+        "jct_p99",
     ])
     .map_err(|e| io(path, e))?;
     for row in &sw.per_seed {
@@ -540,6 +604,10 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
                 m.admitted.map_or(String::new(), |x| x.to_string()),
                 m.finished.to_string(),
                 m.makespan.map_or(String::new(), |x| x.to_string()),
+                m.unfinished.map_or(String::new(), |x| x.to_string()),
+                f(m.jct_p50),
+                f(m.jct_p90),
+                f(m.jct_p99),
             ])
             .map_err(|e| io(path, e))?;
         }

@@ -197,6 +197,22 @@ mod exact {
                 .collect()
         }
     }
+
+    /// Ordered (name, number) pairs (per-resource utilisation keeps the scenario's order).
+    pub mod pairs {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &[(String, f64)], s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|(k, x)| (k, to_text(*x))))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<(String, f64)>, D::Error> {
+            Vec::<(String, String)>::deserialize(d)?
+                .into_iter()
+                .map(|(k, v)| Ok((k, from_text(&v)?)))
+                .collect()
+        }
+    }
 }
 
 /// One (seed, policy) run: the seed and the policy's [`Metrics`] (floats as exact text).
@@ -228,6 +244,21 @@ pub struct Record {
     pub avg_jct: Option<f64>,
     /// Makespan.
     pub makespan: Option<u32>,
+    /// Unfinished jobs.
+    #[serde(default)]
+    pub unfinished: Option<u32>,
+    /// JCT percentiles p50, p90, p99.
+    #[serde(with = "exact::opt", default)]
+    pub jct_p50: Option<f64>,
+    /// See `jct_p50`.
+    #[serde(with = "exact::opt", default)]
+    pub jct_p90: Option<f64>,
+    /// See `jct_p50`.
+    #[serde(with = "exact::opt", default)]
+    pub jct_p99: Option<f64>,
+    /// Mean utilisation per resource.
+    #[serde(with = "exact::pairs", default)]
+    pub utilisation: Vec<(String, f64)>,
     /// Kind-specific numbers.
     #[serde(with = "exact::map", default)]
     pub extra: BTreeMap<String, f64>,
@@ -250,6 +281,11 @@ impl Record {
             weighted_jct: m.weighted_jct,
             avg_jct: m.avg_jct,
             makespan: m.makespan,
+            unfinished: m.unfinished,
+            jct_p50: m.jct_p50,
+            jct_p90: m.jct_p90,
+            jct_p99: m.jct_p99,
+            utilisation: m.utilisation.clone(),
             extra: m.extra.clone(),
             log_hash: m.log_hash.clone(),
         }
@@ -268,8 +304,15 @@ impl Record {
             weighted_jct: self.weighted_jct,
             avg_jct: self.avg_jct,
             makespan: self.makespan,
+            unfinished: self.unfinished,
+            jct_p50: self.jct_p50,
+            jct_p90: self.jct_p90,
+            jct_p99: self.jct_p99,
+            utilisation: self.utilisation.clone(),
             extra: self.extra.clone(),
             log_hash: self.log_hash.clone(),
+            // Sweeps set no slot length on their rows (the report's summary says it).
+            slot_seconds: None,
         }
     }
 }

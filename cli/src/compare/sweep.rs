@@ -113,6 +113,9 @@ pub struct PolicySummary {
     pub finished: Option<Stat>,
     /// Makespan.
     pub makespan: Option<Stat>,
+    /// Unfinished jobs.
+    #[serde(default)]
+    pub unfinished: Option<Stat>,
 }
 
 /// A whole sweep.
@@ -186,6 +189,7 @@ pub fn summarize(policies: &[String], per_seed: Vec<SeedRow>) -> Sweep {
                 admitted: col(&|m| m.admitted.map(f64::from)),
                 finished: col(&|m| Some(m.finished as f64)),
                 makespan: col(&|m| m.makespan.map(f64::from)),
+                unfinished: col(&|m| m.unfinished.map(f64::from)),
             }
         })
         .collect();

@@ -17,14 +17,25 @@ Columns of the tables (CSV column names in brackets):
   admitted        jobs admitted (oasis) or scheduled (online) or placed (other kinds) / jobs in
                   the scenario [admitted, jobs]
   finished        jobs that finished within the horizon (oasis, online, preempt) [finished]
+  unfinished      jobs that did not finish: rejected, never scheduled or not done by the
+                  horizon; left out of every JCT statistic, counted here (every kind but
+                  route) [unfinished]
   utility         total utility: sum of f_i(completion) over admitted jobs (oasis; the
                   utilities' own units) [total_utility]
   w.compl.time    total weighted completion time: sum of w_j (t_j + d_j) over the scheduled
                   jobs (online; weight x slots) [total_weighted_completion_time]
   w.JCT           weighted mean job completion time of finished jobs, sum w JCT / sum w, with
                   w = f_i(0) (oasis), w_j (online), 1 (other kinds) [weighted_jct]
-  avg JCT         mean job completion time of finished jobs, end - arrival [avg_jct]
-  makespan        end of the last finished job, slots [makespan]
+  avg JCT         mean job completion time of finished jobs, end - arrival [avg_jct]; with
+                  the slot length known (imported scenarios) also in seconds, slots x slot
+                  length [avg_jct_s]
+  JCT p50/90/99   nearest-rank percentiles of the finished jobs' JCT (seconds too when the slot
+                  length is known) [jct_p50, jct_p90, jct_p99, jct_p50_s, ...]
+  makespan        end of the last finished job, slots (and seconds when the slot length is
+                  known) [makespan, makespan_s]
+  util %          mean utilisation of each resource type over the busy horizon (slots 0 to the
+                  last slot anything runs): use / capacity of all servers, percent, in the
+                  order of the header (oasis, online) [util_<resource>, a fraction]
   preemptions     chunks preempted on edge workers (preempt) [preemptions]
   cloud chunks    chunks sent to the cloud (preempt) [cloud_chunks]
   cost            the route paper's objective, eq. (11): (J_v / J) x (F-score part + network
@@ -39,7 +50,7 @@ Columns of the tables (CSV column names in brackets):
                   records, microseconds (not reproducible; left out by --no-timing)
                   [latency_p50_us, latency_p99_us]
 Units: JCT, makespan and times are in slots for kinds oasis, online and preempt and in seconds
-for kind placement; headers carry the unit. Sweeps (--seeds) print mean ± the half-width of the
+for kind placement; headers carry the unit. JCT statistics are of finished jobs only. Sweeps (--seeds) print mean ± the half-width of the
 95% confidence interval, t_{0.975, n-1} s / sqrt(n) with the exact Student-t quantile.
 CSV numbers are rounded to 12 significant digits (no float noise); JSON files keep exact bits.";
 
@@ -73,9 +84,67 @@ fn col(header: impl Into<String>, get: impl Fn(&PolicyReport) -> String + 'stati
     }
 }
 
+/// `x` (slots) in seconds, when the slot length is known.
+fn scaled(m: &Metrics, x: Option<f64>) -> Option<f64> {
+    Some(x? * m.slot_seconds?)
+}
+
+/// `p50 / p90 / p99` of the finished jobs' JCT, times `scale`.
+fn percentiles(m: &Metrics, scale: f64) -> String {
+    match (m.jct_p50, m.jct_p90, m.jct_p99) {
+        (Some(a), Some(b), Some(c)) => {
+            let d = if scale == 1.0 { 2 } else { 1 };
+            format!(
+                "{} / {} / {}",
+                cell(a * scale, d),
+                cell(b * scale, d),
+                cell(c * scale, d)
+            )
+        }
+        _ => "-".into(),
+    }
+}
+
+/// Mean utilisation per resource, percent, `/`-separated in the header's order.
+fn utilisation(m: &Metrics) -> String {
+    if m.utilisation.is_empty() {
+        return "-".into();
+    }
+    let v: Vec<String> = m
+        .utilisation
+        .iter()
+        .map(|(_, u)| cell(u * 100.0, 1))
+        .collect();
+    v.join("/")
+}
+
+/// What the reports say beyond the kind: whether the slot length is known, and the resource
+/// names of the utilisation column (from the first report that has them).
+struct Known {
+    seconds: bool,
+    util: Option<Vec<String>>,
+}
+
+fn known(reports: &[PolicyReport]) -> Known {
+    Known {
+        seconds: reports.iter().any(|r| r.metrics.slot_seconds.is_some()),
+        util: reports
+            .iter()
+            .find(|r| !r.metrics.utilisation.is_empty())
+            .map(|r| {
+                r.metrics
+                    .utilisation
+                    .iter()
+                    .map(|(n, _)| n.clone())
+                    .collect()
+            }),
+    }
+}
+
 /// The columns of `kind` (see [`LEGEND`]).
-fn columns(kind: &str, timing: bool) -> Vec<Col> {
+fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
     let u = jct_unit(kind);
+    let Known { seconds, util } = k;
     let mut c = vec![col("admitted", |r: &PolicyReport| {
         let m = &r.metrics;
         m.admitted.map_or("-".into(), |a| format!("{a}/{}", m.jobs))
@@ -85,6 +154,11 @@ fn columns(kind: &str, timing: bool) -> Vec<Col> {
     if matches!(kind, "oasis" | "online" | "preempt") {
         c.push(col("finished", |r: &PolicyReport| {
             r.metrics.finished.to_string()
+        }));
+    }
+    if kind != "route" {
+        c.push(col("unfinished", |r: &PolicyReport| {
+            r.metrics.unfinished.map_or("-".into(), |x| x.to_string())
         }));
     }
     match kind {
@@ -105,11 +179,34 @@ fn columns(kind: &str, timing: bool) -> Vec<Col> {
         c.push(col(format!("avg JCT ({u})"), |r: &PolicyReport| {
             opt(r.metrics.avg_jct, 2)
         }));
+        c.push(col(format!("JCT p50/90/99 ({u})"), |r: &PolicyReport| {
+            percentiles(&r.metrics, 1.0)
+        }));
+    }
+    if seconds && kind != "placement" && kind != "route" {
+        c.push(col("avg JCT (s)", |r: &PolicyReport| {
+            opt(scaled(&r.metrics, r.metrics.avg_jct), 1)
+        }));
+        c.push(col("JCT p50/90/99 (s)", |r: &PolicyReport| {
+            percentiles(&r.metrics, r.metrics.slot_seconds.unwrap_or(1.0))
+        }));
     }
     if matches!(kind, "oasis" | "online" | "preempt") {
         c.push(col("makespan (slots)", |r: &PolicyReport| {
             r.metrics.makespan.map_or("-".into(), |x| x.to_string())
         }));
+        if seconds {
+            c.push(col("makespan (s)", |r: &PolicyReport| {
+                let m = &r.metrics;
+                opt(scaled(m, m.makespan.map(f64::from)), 1)
+            }));
+        }
+    }
+    if let Some(names) = util {
+        c.push(col(
+            format!("util % ({})", names.join("/")),
+            |r: &PolicyReport| utilisation(&r.metrics),
+        ));
     }
     if kind == "preempt" {
         c.push(col("preemptions", |r: &PolicyReport| {
@@ -169,7 +266,7 @@ fn align_numbers(t: &mut Table) {
 /// terminal table and the HTML report show the very same cells.
 pub fn rows(kind: &str, reports: &[PolicyReport]) -> (Vec<String>, Vec<Vec<String>>) {
     let timing = reports.iter().any(|r| r.timing.is_some());
-    let cols = columns(kind, timing);
+    let cols = columns(kind, timing, known(reports));
     let failed = reports.iter().any(|r| r.metrics.status != "ok");
     let mut header = vec!["policy".to_string()];
     header.extend(cols.iter().map(|c| c.header.clone()));
@@ -235,13 +332,14 @@ fn stat_cell(s: &Option<Stat>) -> String {
 pub fn sweep_rows(kind: &str, sw: &Sweep) -> (Vec<String>, Vec<Vec<String>>) {
     let u = jct_unit(kind);
     type Get = fn(&super::sweep::PolicySummary) -> &Option<Stat>;
-    let all: [(String, Get); 6] = [
+    let all: [(String, Get); 7] = [
         ("utility".into(), |p| &p.total_utility),
         ("w.compl.time".into(), |p| &p.total_weighted_completion_time),
         (format!("w.JCT ({u})"), |p| &p.weighted_jct),
         (format!("avg JCT ({u})"), |p| &p.avg_jct),
         ("admitted".into(), |p| &p.admitted),
         ("finished".into(), |p| &p.finished),
+        ("unfinished".into(), |p| &p.unfinished),
     ];
     let used: Vec<&(String, Get)> = all
         .iter()
@@ -325,10 +423,21 @@ mod tests {
     #[test]
     fn every_header_has_a_legend_entry() {
         let entries = legend_entries();
-        assert_eq!(entries.len(), 17, "{entries:?}");
+        assert_eq!(entries.len(), 20, "{entries:?}");
         for kind in ["oasis", "online", "placement", "preempt", "route"] {
             let header: Vec<String> = std::iter::once("policy".to_string())
-                .chain(columns(kind, true).into_iter().map(|c| c.header))
+                .chain(
+                    columns(
+                        kind,
+                        true,
+                        Known {
+                            seconds: true,
+                            util: Some(vec!["gpu".into()]),
+                        },
+                    )
+                    .into_iter()
+                    .map(|c| c.header),
+                )
                 .collect();
             let names: Vec<&str> = header
                 .iter()

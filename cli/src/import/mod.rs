@@ -37,11 +37,15 @@
 //! - Which jobs: `--jobs N` consecutive jobs (by submit time, ties by file order) starting at row
 //!   `--start`; with `--start` absent the window start is drawn from the seed.
 //! - Servers: `--servers H` worker servers (the first H GPU nodes in file order, or synthetic
-//!   8-GPU servers for `philly`), `--ps-servers K` PS servers.
+//!   8-GPU servers for `philly`), `--ps-servers K` PS servers. Without `--ps-servers` the PS
+//!   machines grow with the worker servers ([`PS_AUTO`]): K = ceil(H / [`WORKERS_PER_PS`])
+//!   (the first K CPU-only nodes of the node list, all of them if it has fewer; synthetic
+//!   96-core servers for `philly`), and every CPU-only node with `--servers all`.
 use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
 use std::path::{Path, PathBuf};
 
+pub mod binding;
 mod build;
 mod read;
 
@@ -100,7 +104,7 @@ pub struct ImportOptions {
     pub architecture: String,
     /// Worker servers H.
     pub servers: usize,
-    /// PS servers K (kind "oasis").
+    /// PS servers K (kind "oasis"); [`PS_AUTO`] = sized with the worker servers.
     pub ps_servers: usize,
     /// Most workers per job = GPUs x this.
     pub max_scale: u32,
@@ -132,7 +136,7 @@ impl Default for ImportOptions {
             slot_seconds: 0.0,
             architecture: "ps".into(),
             servers: 8,
-            ps_servers: 2,
+            ps_servers: PS_AUTO,
             max_scale: 2,
             comm_ratio: 0.1,
             target_factor: 1.5,
@@ -183,14 +187,22 @@ pub(crate) fn bad(path: &Path, row: usize, field: &str, problem: impl Into<Strin
 
 /// Imports `source` as a scenario of `opts.kind`, returning pretty JSON.
 pub fn import_json(source: Source, opts: &ImportOptions) -> Result<String, RunError> {
-    import_json_with_report(source, opts).map(|(s, _)| s)
+    pretty(source, opts).map(|(s, _)| s)
 }
 
-/// [`import_json`] and what the import took and chose.
+/// [`import_json`] and what the import took and chose, with the binding-resource check
+/// ([`binding`]: one `fifo` run on the scenario) in [`ImportReport::binding`].
 pub fn import_json_with_report(
     source: Source,
     opts: &ImportOptions,
 ) -> Result<(String, ImportReport), RunError> {
+    let (s, mut report) = pretty(source, opts)?;
+    let doc = crate::doc::parse(&s)?;
+    report.binding = Some(binding::check(&doc));
+    Ok((s, report))
+}
+
+fn pretty(source: Source, opts: &ImportOptions) -> Result<(String, ImportReport), RunError> {
     let (v, report) = import_with_report(source, opts)?;
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
@@ -212,12 +224,16 @@ pub struct ImportReport {
     pub gpus: f64,
     /// PS servers K (kind "oasis"; kind "online" has one server pool).
     pub ps_servers: usize,
+    /// K came from the default rule ([`PS_AUTO`]), not from `--ps-servers`.
+    pub ps_default: bool,
     /// Slot length and horizon.
     pub horizon: Horizon,
     /// Longest traced duration, in slots.
     pub longest_job_slots: f64,
     /// Jobs whose CPU or memory demand was capped at the largest worker server's.
     pub capped: usize,
+    /// The binding-resource check, when it ran (printed after the summary, on its own lines).
+    pub binding: Option<binding::Binding>,
 }
 
 impl core::fmt::Display for ImportReport {
@@ -226,13 +242,15 @@ impl core::fmt::Display for ImportReport {
         let days = h.slot_seconds * h.slots as f64 / 86_400.0;
         write!(
             f,
-            "{} of {} jobs on {} worker servers ({} GPUs) and {} PS servers; slot {} s, horizon \
-             T = {} slots ({days:.1} days), arrivals in slots 0..={}, longest job {} slots",
+            "{} of {} jobs on {} worker servers ({} GPUs) and {} PS servers{}; slot {} s, \
+             horizon T = {} slots ({days:.1} days), arrivals in slots 0..={}, longest job {} \
+             slots",
             self.jobs,
             self.trace_jobs,
             self.worker_servers,
             self.gpus,
             self.ps_servers,
+            self.ps_rule(),
             round3(h.slot_seconds),
             h.slots,
             h.last_arrival,
@@ -245,7 +263,29 @@ impl core::fmt::Display for ImportReport {
                 self.capped
             )?;
         }
-        Ok(())
+        match &self.binding {
+            Some(b @ binding::Binding::Found(v)) if !v.is_empty() => write!(f, "\n{b}"),
+            Some(b @ binding::Binding::NotRun(_)) => write!(f, "\n{b}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ImportReport {
+    /// How K was chosen, when by the default rule.
+    fn ps_rule(&self) -> String {
+        if !self.ps_default || self.ps_servers == 0 {
+            return String::new();
+        }
+        let wanted = self.worker_servers.div_ceil(WORKERS_PER_PS);
+        if self.ps_servers < wanted {
+            format!(
+                " (default 1 per {WORKERS_PER_PS} worker servers would be {wanted}: all the \
+                 CPU-only nodes the list has)"
+            )
+        } else {
+            format!(" (default: 1 per {WORKERS_PER_PS} worker servers)")
+        }
     }
 }
 
@@ -347,6 +387,8 @@ pub fn import_with_report(
         worker_servers: workers.len(),
         gpus: workers.iter().map(|s| s[0]).sum(),
         ps_servers: if opts.kind == "oasis" { ps.len() } else { 0 },
+        ps_default: opts.ps_servers == PS_AUTO && opts.servers != ALL,
+        binding: None,
         longest_job_slots: jobs
             .iter()
             .map(|j| (j.duration / horizon.slot_seconds).ceil().max(1.0))
@@ -362,6 +404,24 @@ pub fn import_with_report(
 
 /// `jobs`, `servers` or `ps_servers` = every one the trace or node list has (`--jobs all`).
 pub const ALL: usize = usize::MAX;
+
+/// `ps_servers` not given: K = ceil(H / [`WORKERS_PER_PS`]) PS servers for H worker servers
+/// (every CPU-only node with `--servers all`). A fixed K would make the PS machines the silent
+/// bottleneck of a large cluster: with 2 of them, 8 and 512 worker servers ran the same.
+pub const PS_AUTO: usize = usize::MAX - 1;
+
+/// Worker servers per PS server by default: 4, the ratio of the openb node list itself (1,213
+/// GPU nodes to 310 CPU-only nodes); it keeps the historical 2 PS servers for 8 worker servers.
+pub const WORKERS_PER_PS: usize = 4;
+
+/// The PS servers `opts` asks for: `opts.ps_servers`, or by the [`PS_AUTO`] rule.
+pub(crate) fn ps_wanted(opts: &ImportOptions) -> usize {
+    match (opts.ps_servers, opts.servers) {
+        (PS_AUTO, ALL) => ALL,
+        (PS_AUTO, h) => h.div_ceil(WORKERS_PER_PS),
+        (k, _) => k,
+    }
+}
 
 /// Refuses option values no import can honour, naming the option (never clamps them).
 fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
@@ -383,7 +443,7 @@ fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
         if v == 0 {
             return bad(field, "must be at least 1".into());
         }
-        if v > max && v != ALL {
+        if v > max && v != ALL && !(field == "ps-servers" && v == PS_AUTO) {
             return bad(
                 field,
                 format!("{v} is more than {max} ({limit} of this build)"),
@@ -481,7 +541,7 @@ fn window(
 /// `opts.servers` 8-GPU servers (96 cores, 512 GB) and `opts.ps_servers` CPU servers, for
 /// traces without a server list.
 fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>), RunError> {
-    for (field, v) in [("servers", opts.servers), ("ps-servers", opts.ps_servers)] {
+    for (field, v) in [("servers", opts.servers), ("ps-servers", ps_wanted(opts))] {
         if v == ALL {
             return Err(InputError::new(
                 "option",
@@ -493,7 +553,7 @@ fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>),
     }
     Ok((
         vec![[8.0, 96.0, 512.0, opts.server_bw]; opts.servers],
-        vec![[0.0, 96.0, 512.0, opts.server_bw]; opts.ps_servers],
+        vec![[0.0, 96.0, 512.0, opts.server_bw]; ps_wanted(opts)],
     ))
 }
 

@@ -189,7 +189,7 @@ pub fn read_openb_nodes(
             if w.len() < opts.servers {
                 w.push(s);
             }
-        } else if p.len() < opts.ps_servers {
+        } else if p.len() < super::ps_wanted(opts) {
             p.push(s);
         }
     }
@@ -216,7 +216,7 @@ pub fn read_pai_nodes(
             if w.len() < opts.servers {
                 w.push(s);
             }
-        } else if p.len() < opts.ps_servers {
+        } else if p.len() < super::ps_wanted(opts) {
             p.push(s);
         }
     }
@@ -236,7 +236,9 @@ fn enough(path: &Path, w: &[Server], p: &[Server], opts: &ImportOptions) -> Resu
     if w.len() < opts.servers && opts.servers != super::ALL {
         return Err(short("servers", opts.servers, w.len(), "GPU nodes"));
     }
-    if p.len() < opts.ps_servers && opts.ps_servers != super::ALL {
+    // The default rule takes what the list has; only an explicit count must be met.
+    let explicit = opts.ps_servers != super::ALL && opts.ps_servers != super::PS_AUTO;
+    if p.len() < opts.ps_servers && explicit {
         return Err(short(
             "ps-servers",
             opts.ps_servers,
