@@ -1,5 +1,5 @@
-//! Baselines the papers compare against (`docs/semantics.md`, "Baselines"): FIFO, DRF, Tiresias-LAS and
-//! Optimus, on the two scenario models where they make sense. Policies are the enum [`Policy`];
+//! Baselines the papers compare against (`docs/semantics.md`, "Baselines"): FIFO, DRF, Tiresias-LAS,
+//! Optimus, RRH and AntMan, on the two scenario models where they make sense. Policies are the enum [`Policy`];
 //! their names (and which document kinds accept them) live with the callers.
 //!
 //! - OASiS scenarios ([`oasis`], Bao et al. section V): every job is admitted (the papers'
@@ -28,6 +28,10 @@
 //! - Optimus (Peng et al.): one worker to each job in arrival order, then repeatedly one more
 //!   worker to the job with the largest marginal gain (reduction of its estimated remaining time
 //!   per unit of dominant share of the added worker and PS; ties: lower index).
+//! - RRH (OASiS scenarios only; Bao et al.'s scheme (iii)): admission and continue / pause by
+//!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
+//! - AntMan (online scenarios only; Zhou et al.'s scheme (iii)): resource-guarantee jobs first
+//!   as gangs, opportunistic jobs best-effort on what is left ([`online`] module `antman`).
 //!
 //! "GPU" is resource 0 (the bundled scenarios and the importers put it first); a job without
 //! resource-0 demand counts worker-slots. Every decision is logged under [`TAG_BASELINE`].

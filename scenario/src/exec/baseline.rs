@@ -1,4 +1,4 @@
-//! The baseline policies' names (`--policy fifo|drf|las|optimus`) on the kinds where they make
+//! The baseline policies' names (`--policy fifo|drf|las|optimus|rrh|antman`) on the kinds where they make
 //! sense (`mlsched_kernel::baseline`): kind "oasis" (admission + per-slot placement, utility
 //! f_i(t_hat - a_i) of the completion the baseline achieves) and kind "online" (one run per job,
 //! weighted completion time). The kernel knows the policies as an enum only; their names live
