@@ -371,3 +371,26 @@ fn bundled_scenarios_keep_the_invariants_and_hashes() {
     }
     assert!(n_oasis >= 1 && n_online >= 2);
 }
+
+#[test]
+fn compare_lists_and_runs_them() {
+    use mlsched_cli::compare::{compare, parse_policies};
+    for (name, want) in [
+        ("oasis-small", "rrh"),
+        ("online-ps-small", "antman"),
+        ("online-ring-small", "antman"),
+    ] {
+        let d = doc::parse(bundled(name)).unwrap();
+        // "All policies" mode (no --policies) and an explicit list both take it.
+        let all = parse_policies(&d, None).unwrap();
+        assert!(all.iter().any(|p| p == want), "{name}: {all:?}");
+        assert_eq!(parse_policies(&d, Some(want)).unwrap(), vec![want]);
+        let reports = compare(&d, &all);
+        let r = reports
+            .iter()
+            .find(|r| r.metrics.policy == want)
+            .expect("a row");
+        assert_eq!(r.metrics.status, "ok", "{name}");
+        assert!(r.metrics.finished >= 1, "{name}: {:?}", r.metrics);
+    }
+}
