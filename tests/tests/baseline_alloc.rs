@@ -29,7 +29,7 @@ fn oasis_baseline_slots_allocate_nothing() {
         unreachable!()
     };
     let scn = d.validate().unwrap();
-    for p in Policy::ALL {
+    for p in Policy::OASIS {
         let mut r = OasisBaseline::new(p, &scn).unwrap();
         let mut sink = HashSink::new();
         let mut units = 0u64;
@@ -48,7 +48,7 @@ fn online_baseline_slots_allocate_nothing() {
             unreachable!()
         };
         let scn = d.validate().unwrap();
-        for p in Policy::ALL {
+        for p in Policy::ONLINE {
             let mut r = OnlineBaseline::new(p, &scn).unwrap();
             let mut sink = HashSink::new();
             for t in 0..scn.slots {

@@ -113,6 +113,7 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
                 "fair" => route::Policy::Fair,
                 "capacity" => route::Policy::Capacity,
                 "deadline" => route::Policy::Deadline,
+                "deadline-preemptive" => route::Policy::DeadlinePreemptive,
                 _ => route::Policy::Csrp,
             };
             let arr: Vec<u32> = scn.jobs.iter().map(|j| j.release).collect();

@@ -57,6 +57,7 @@ fn a_whole_run_allocates_nothing_after_build() {
         (false, Policy::Fair),
         (false, Policy::Capacity),
         (false, Policy::Deadline),
+        (false, Policy::DeadlinePreemptive),
     ] {
         let s = scenario(agg);
         let router = Router::new(&s, policy).unwrap();

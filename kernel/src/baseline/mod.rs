@@ -1,5 +1,5 @@
-//! Baselines the papers compare against (`docs/semantics.md`, "Baselines"): FIFO, DRF, Tiresias-LAS and
-//! Optimus, on the two scenario models where they make sense. Policies are the enum [`Policy`];
+//! Baselines the papers compare against (`docs/semantics.md`, "Baselines"): FIFO, DRF, Tiresias-LAS,
+//! Optimus, RRH and AntMan, on the two scenario models where they make sense. Policies are the enum [`Policy`];
 //! their names (and which document kinds accept them) live with the callers.
 //!
 //! - OASiS scenarios ([`oasis`], Bao et al. section V): every job is admitted (the papers'
@@ -28,6 +28,10 @@
 //! - Optimus (Peng et al.): one worker to each job in arrival order, then repeatedly one more
 //!   worker to the job with the largest marginal gain (reduction of its estimated remaining time
 //!   per unit of dominant share of the added worker and PS; ties: lower index).
+//! - RRH (OASiS scenarios only; Bao et al.'s scheme (iii)): admission and continue / pause by
+//!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
+//! - AntMan (online scenarios only; Zhou et al.'s scheme (iii)): resource-guarantee jobs first
+//!   as gangs, opportunistic jobs best-effort on what is left ([`online`] module `antman`).
 //!
 //! "GPU" is resource 0 (the bundled scenarios and the importers put it first); a job without
 //! resource-0 demand counts worker-slots. Every decision is logged under [`TAG_BASELINE`].
@@ -48,6 +52,12 @@ pub const FIXED_WORKERS: u32 = 8;
 /// the first limit, queue 1 below the second, queue 2 the rest (Tiresias uses 2-3 queues with
 /// exponentially spaced limits).
 pub const LAS_QUEUE_LIMITS: [f64; 2] = [16.0, 256.0];
+/// RRH's admission / continuation threshold on gain - cost (utility units): a job must be
+/// worth more than the delay it costs the others (the OASiS paper leaves the value open).
+pub const RRH_THRESHOLD: f64 = 0.0;
+/// AntMan's queuing limit: a resource-guarantee job still waiting this many slots after its
+/// arrival runs as an opportunistic job from the next slot on (Zhou et al. leave it open).
+pub const ANTMAN_QUEUE_SLOTS: u32 = 4;
 /// Bound on the units (workers) handed out in one slot by the filling loops of DRF and Optimus.
 pub const UNITS_PER_SLOT_MAX: u32 = 1 << 20;
 
@@ -62,11 +72,40 @@ pub enum Policy {
     Las,
     /// Optimus marginal-gain greedy.
     Optimus,
+    /// Risk-Reward Heuristic (OASiS scenarios only): admission and continue / pause by utility
+    /// gain minus delay cost ([`oasis`] module `rrh`).
+    Rrh,
+    /// AntMan (online scenarios only): resource-guarantee jobs first, opportunistic jobs on
+    /// the free resources ([`online`] module `antman`).
+    AntMan,
 }
 
 impl Policy {
     /// Every policy, in declaration order.
-    pub const ALL: [Policy; 4] = [Policy::Fifo, Policy::Drf, Policy::Las, Policy::Optimus];
+    pub const ALL: [Policy; 6] = [
+        Policy::Fifo,
+        Policy::Drf,
+        Policy::Las,
+        Policy::Optimus,
+        Policy::Rrh,
+        Policy::AntMan,
+    ];
+    /// The policies that run OASiS scenarios ([`oasis::OasisBaseline`]).
+    pub const OASIS: [Policy; 5] = [
+        Policy::Fifo,
+        Policy::Drf,
+        Policy::Las,
+        Policy::Optimus,
+        Policy::Rrh,
+    ];
+    /// The policies that run online scenarios ([`online::OnlineBaseline`]).
+    pub const ONLINE: [Policy; 5] = [
+        Policy::Fifo,
+        Policy::Drf,
+        Policy::Las,
+        Policy::Optimus,
+        Policy::AntMan,
+    ];
 }
 
 /// Why a baseline run failed.
@@ -79,6 +118,8 @@ pub enum BaselineError {
     Ledger(LedgerError),
     /// The decision log refused a record.
     Log(LogError),
+    /// The policy does not run this scenario kind (RRH is OASiS-only, AntMan online-only).
+    WrongKind(Policy),
 }
 
 impl fmt::Display for BaselineError {
@@ -87,6 +128,9 @@ impl fmt::Display for BaselineError {
             BaselineError::Capacity(e) => write!(f, "{e}"),
             BaselineError::Ledger(e) => write!(f, "baseline ledger: {e}"),
             BaselineError::Log(e) => write!(f, "baseline log: {e}"),
+            BaselineError::WrongKind(p) => {
+                write!(f, "baseline {p:?} does not run this scenario kind")
+            }
         }
     }
 }

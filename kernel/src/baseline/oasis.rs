@@ -1,6 +1,8 @@
 //! Baselines on OASiS scenarios: every job admitted, per-slot worker / PS counts chosen by the
 //! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
 //! docs of [`crate::baseline`]).
+mod rrh;
+
 use super::pool::Pool;
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
 use crate::log::{LogSink, TAG_BASELINE};
@@ -30,6 +32,16 @@ pub struct OasisJobState {
     pub started: bool,
     /// Filling loops: the job cannot grow any more this slot.
     saturated: bool,
+    /// RRH: refused at its arrival (it never runs; utility 0).
+    #[serde(default)]
+    pub rejected: bool,
+    /// RRH: in the running set of the current decision period.
+    #[serde(default)]
+    running: bool,
+    /// RRH: the fixed gang (workers and PSs) fits on the idle cluster, so the job can run at
+    /// all.
+    #[serde(default)]
+    fits_alone: bool,
 }
 
 /// One worker or parameter server placed for `job` on `server` in `slot`.
@@ -127,11 +139,18 @@ pub struct OasisBaseline<'a> {
     scratch: Vec<u32>,
     /// `(arrival, job)` for the driver, sized at build so a run allocates nothing.
     arrivals: Vec<(Slot, u32)>,
+    /// RRH: a job finished in the previous slot (a decision point).
+    replan: bool,
+    /// RRH: the ranked candidates of the last decision point are `idx[..run_len]`.
+    run_len: usize,
 }
 
 impl<'a> OasisBaseline<'a> {
     /// Builds the runner (the only place that allocates).
     pub fn new(policy: Policy, scn: &'a OasisScenario) -> Result<Self, BaselineError> {
+        if !Policy::OASIS.contains(&policy) {
+            return Err(BaselineError::WrongKind(policy));
+        }
         let r = scn.resources as usize;
         let workers = Pool::new(&scn.worker_servers);
         let ps = Pool::new(&scn.ps_servers);
@@ -144,9 +163,14 @@ impl<'a> OasisBaseline<'a> {
         let jobs = scn
             .jobs
             .iter()
-            .map(|j| OasisJobState {
-                remaining: j.workload(),
-                ..OasisJobState::default()
+            .map(|j| {
+                let (x, z) = (fixed_workers(j), ps_for(j, fixed_workers(j)));
+                OasisJobState {
+                    remaining: j.workload(),
+                    fits_alone: workers.room(&j.worker_demand, x) >= x
+                        && ps.room(&j.ps_demand, z) >= z,
+                    ..OasisJobState::default()
+                }
             })
             .collect();
         let mut order: Vec<u32> = (0..n as u32).collect();
@@ -165,6 +189,8 @@ impl<'a> OasisBaseline<'a> {
             keys,
             scratch,
             arrivals: Vec::with_capacity(n),
+            replan: false,
+            run_len: 0,
         })
     }
 
@@ -242,15 +268,18 @@ impl<'a> OasisBaseline<'a> {
             Policy::Las => self.las(t, out),
             Policy::Drf => self.drf(t, out),
             Policy::Optimus => self.optimus(t, out),
+            Policy::Rrh => self.rrh(t, out),
+            // Refused by `new` (an online-only policy).
+            Policy::AntMan => {}
         }
         self.progress(t, out);
         Ok(())
     }
 
-    /// Job j has arrived by slot t and still has work.
+    /// Job j has arrived by slot t, was not rejected, and still has work.
     fn arrived(&self, j: usize, t: Slot) -> bool {
         match (self.scn.jobs.get(j), self.jobs.get(j)) {
-            (Some(job), Some(s)) => job.arrival <= t && s.remaining > 0,
+            (Some(job), Some(s)) => job.arrival <= t && s.remaining > 0 && !s.rejected,
             _ => false,
         }
     }
@@ -423,6 +452,7 @@ impl<'a> OasisBaseline<'a> {
     }
 
     fn progress(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+        let mut finished = false;
         for j in 0..self.jobs.len() {
             let s = &mut self.jobs[j];
             if s.workers == 0 {
@@ -439,6 +469,7 @@ impl<'a> OasisBaseline<'a> {
             s.attained = canon(s.attained + s.workers as f64 * gpu_per_worker(job));
             if s.remaining == 0 {
                 s.completion = Some(t);
+                finished = true;
             }
             let rec = SlotRec {
                 slot: t,
@@ -451,6 +482,7 @@ impl<'a> OasisBaseline<'a> {
             };
             out(&OasisBaselineOutput::Slot(rec));
         }
+        self.replan |= finished;
     }
 }
 
@@ -461,6 +493,8 @@ pub(crate) fn policy_code(p: Policy) -> u8 {
         Policy::Drf => 2,
         Policy::Las => 3,
         Policy::Optimus => 4,
+        Policy::Rrh => 5,
+        Policy::AntMan => 6,
     }
 }
 

@@ -5,6 +5,8 @@
 //! with Phi = N; PSs s = ceil(N b_m / B_p). Workers and PSs go round-robin on the one server
 //! pool and hold their resources over [t, t + L) in a usage ledger. A job that cannot finish by
 //! T even with D_j workers is never started.
+mod antman;
+
 use super::oasis::policy_code;
 use super::pool::Pool;
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
@@ -41,6 +43,9 @@ pub struct OnlineJobState {
     /// PSs planned this slot.
     plan_ps: u32,
     saturated: bool,
+    /// AntMan: the job runs as an opportunistic job (best effort).
+    #[serde(default)]
+    pub opportunistic: bool,
 }
 
 /// A started job's workers and PSs on one server.
@@ -143,11 +148,18 @@ pub struct OnlineBaseline<'a> {
     cur: Slot,
     /// `(arrival, job)` sorted, the driver's arrival list (built once).
     arrivals: Vec<(Slot, u32)>,
+    /// AntMan: sum of the arrived jobs' weights.
+    weight_sum: f64,
+    /// AntMan: number of arrived jobs.
+    weight_count: u32,
 }
 
 impl<'a> OnlineBaseline<'a> {
     /// Builds the runner (the only place that allocates).
     pub fn new(policy: Policy, scn: &'a OnlineScenario) -> Result<Self, BaselineError> {
+        if !Policy::ONLINE.contains(&policy) {
+            return Err(BaselineError::WrongKind(policy));
+        }
         let r = scn.resources as usize;
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;
@@ -182,6 +194,8 @@ impl<'a> OnlineBaseline<'a> {
             keys,
             scratch,
             cur: 0,
+            weight_sum: 0.0,
+            weight_count: 0,
         })
     }
 
@@ -260,6 +274,9 @@ impl<'a> OnlineBaseline<'a> {
             Policy::Las => self.las(t),
             Policy::Drf => self.drf(t),
             Policy::Optimus => self.optimus(t),
+            Policy::AntMan => self.antman(t),
+            // Refused by `new` (an OASiS-only policy).
+            Policy::Rrh => {}
         }
         self.commit(t, out)
     }

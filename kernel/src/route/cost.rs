@@ -91,6 +91,17 @@ impl Totals {
         }
     }
 
+    /// The totals after taking back one job added by [`Self::with`] (a preempted run; the
+    /// servers it used stay used).
+    pub fn without(self, n: f64, violated: bool) -> Totals {
+        Totals {
+            jobs: self.jobs.saturating_sub(1),
+            violations: self.violations.saturating_sub(violated as u32),
+            servers: self.servers,
+            network_sum: crate::num::canon((self.network_sum - n).max(0.0)),
+        }
+    }
+
     /// N-bar.
     pub fn n_bar(&self) -> f64 {
         if self.jobs == 0 {

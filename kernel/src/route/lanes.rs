@@ -59,6 +59,19 @@ impl Lanes {
         }
     }
 
+    /// Gives back at `t` a lane of node `v` held until `end` (a preempted run): it is free
+    /// from `t` on. Lanes are interchangeable, so any lane of `v` free from `end` is the one.
+    /// [`RouteError::Scratch`] if there is none (an internal invariant).
+    pub(super) fn give_back(&mut self, v: usize, t: u32, end: u32) -> Result<(), RouteError> {
+        let (a, b) = (self.off[v] as usize, self.off[v + 1] as usize);
+        let x = (a..b)
+            .find(|&x| self.free[x] == end)
+            .ok_or(RouteError::Scratch)?;
+        self.free[x] = t;
+        self.refresh_free_at(t);
+        Ok(())
+    }
+
     /// Takes a lane of node `v` free by `start` until `end` (best fit: the lane free latest
     /// but by `start`, which keeps early lanes for others) and updates `free_at` for event
     /// time `t`. [`RouteError::Scratch`] if none is free (an internal invariant).

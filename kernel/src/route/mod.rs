@@ -1,6 +1,7 @@
 //! CSRP and Aggregated CSRP (Song et al. 2023): job start times, compute nodes and network paths
 //! chosen by a binary particle swarm (eqs. 12-16) that minimises the objective (11), plus the
-//! paper's comparison schedulers (FIFO, Fair, Capacity-like, Deadline-aware).
+//! paper's comparison schedulers (FIFO, Fair, Capacity-like, Deadline-aware, with and without
+//! preemption).
 //!
 //! | module | what |
 //! |---|---|
@@ -14,6 +15,7 @@
 //! | `tables` | tables built once from the scenario (hop trees per PS, release order, shares) |
 //! | `lanes` | compute slots as lanes with a "free from" time |
 //! | `policy` | [`Policy`]: queue order and which job is tried next |
+//! | `preempt` | the preemptive Deadline-aware baseline: which running jobs make room, and how |
 //! | `csrp` | CSRP (Algorithm 1) for one job: candidates, PSO, particle decoding |
 //! | `baseline` | how the comparison schedulers place a job (nearest nodes, hop-shortest paths) |
 //! | `commit` | a decided job's lanes, paths, links, totals; Algorithm 2 on its paths |
@@ -38,6 +40,7 @@ pub mod graph;
 mod lanes;
 mod outcome;
 mod policy;
+mod preempt;
 pub mod pso;
 pub mod records;
 #[cfg(any(test, feature = "reference"))]
@@ -51,9 +54,10 @@ pub mod topo;
 pub use error::RouteError;
 pub use outcome::{JobPlan, RouteOutcome, RouteSummary};
 pub use policy::Policy;
+pub use preempt::PREEMPT_RERUNS;
 pub use records::{
-    AggRec, DecisionRec, PsoRec, RouteDecision, SummaryRec, TAG_ROUTE_AGGREGATION,
-    TAG_ROUTE_DECISION, TAG_ROUTE_PSO, TAG_ROUTE_SUMMARY,
+    AggRec, DecisionRec, PreemptRec, PsoRec, RouteDecision, SummaryRec, TAG_ROUTE_AGGREGATION,
+    TAG_ROUTE_DECISION, TAG_ROUTE_PREEMPT, TAG_ROUTE_PSO, TAG_ROUTE_SUMMARY,
 };
 pub use scheduler::{pso_work, Router};
 pub use snapshot::RouterState;

@@ -1,7 +1,8 @@
 //! The policies ([`Policy`]): CSRP's earliest-deadline queue and the paper's comparison
 //! schedulers (section 5.1) -- FIFO (strict arrival order, head-of-line blocking), Fair (the PS
 //! tenant holding fewest slots first), Capacity-like (guaranteed shares proportional to demand,
-//! elastic beyond) and Deadline-aware (least slack first). Each decides the queue order and
+//! elastic beyond) and Deadline-aware (least slack first; without preemption, and with it in
+//! `preempt`). Each decides the queue order and
 //! which queued job is tried next; placing a job is [`Router::try_baseline`] or
 //! [`Router::try_csrp`].
 use super::records::RouteDecision;
@@ -22,6 +23,9 @@ pub enum Policy {
     Capacity,
     /// Deadline-aware: least slack first.
     Deadline,
+    /// Deadline-aware with preemption: least slack first, and a queued job that does not fit
+    /// stops running jobs of more slack ([`super::PREEMPT_RERUNS`]).
+    DeadlinePreemptive,
 }
 
 impl Policy {
@@ -39,11 +43,7 @@ impl Router {
             match r.policy {
                 Policy::Csrp => (jb.deadline as u64, jb.release as u64, x),
                 // Slack = deadline - duration - now; `now` is common to all, so order by the rest.
-                Policy::Deadline => (
-                    (jb.deadline as u64 + u32::MAX as u64) - jb.duration as u64,
-                    jb.release as u64,
-                    x,
-                ),
+                Policy::Deadline | Policy::DeadlinePreemptive => r.slack_key(x),
                 _ => (jb.release as u64, 0, x),
             }
         };
@@ -68,6 +68,7 @@ impl Router {
                     self.queue.remove(0);
                 }
             }
+            Policy::DeadlinePreemptive => self.schedule_preemptive(t, sink)?,
             Policy::Deadline => {
                 let mut i = 0;
                 while i < self.queue.len() {
@@ -123,6 +124,17 @@ impl Router {
             }
         }
         Ok(())
+    }
+
+    /// Deadline-aware priority of job `x` (smaller first): slack without the common `now`,
+    /// then release, then index.
+    pub(super) fn slack_key(&self, x: u32) -> (u64, u64, u32) {
+        let jb = &self.jobs[x as usize];
+        (
+            (jb.deadline as u64 + u32::MAX as u64) - jb.duration as u64,
+            jb.release as u64,
+            x,
+        )
     }
 
     /// Fair / Capacity order key of queued job `j` at queue position `pos`.

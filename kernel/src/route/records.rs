@@ -1,4 +1,4 @@
-//! The decision records of a routing run ([`RouteDecision`], tags [`TAG_ROUTE`] + 0..=3): what
+//! The decision records of a routing run ([`RouteDecision`], tags [`TAG_ROUTE`] + 0..=4): what
 //! [`super::Router`] passes to the callback of [`crate::api::Scheduler::on_event`] and writes to
 //! the decision log. Floats are canonical ([`crate::num::canon`]).
 #[cfg(doc)]
@@ -17,6 +17,23 @@ pub const TAG_ROUTE_PSO: u8 = TAG_ROUTE + 1;
 pub const TAG_ROUTE_AGGREGATION: u8 = TAG_ROUTE + 2;
 /// Tag of the final summary record.
 pub const TAG_ROUTE_SUMMARY: u8 = TAG_ROUTE + 3;
+/// Tag of a preemption record (the preemptive Deadline-aware baseline).
+pub const TAG_ROUTE_PREEMPT: u8 = TAG_ROUTE + 4;
+
+/// A running job stopped to make room (tag [`TAG_ROUTE_PREEMPT`]): its run from `start` is
+/// cut at `at`, its lanes and link bandwidth are given back and it queues again, to run again
+/// in full later (kill and restart, as YARN preempts containers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PreemptRec {
+    /// The preempted job.
+    pub job: u32,
+    /// The job it made room for.
+    pub by: u32,
+    /// Start of the run that was cut.
+    pub start: u32,
+    /// The event time of the preemption.
+    pub at: u32,
+}
 
 /// A placement decision (tag [`TAG_ROUTE_DECISION`]): e^r, the compute node of each worker,
 /// the hops of its paths, N (eq. 4) and the aggregation node. Floats are canonical.
@@ -93,6 +110,8 @@ pub enum RouteDecision {
     Placed(DecisionRec),
     /// The run's summary, once at the end ([`Scheduler::finish`]).
     Summary(SummaryRec),
+    /// A running job preempted (the preemptive Deadline-aware baseline only).
+    Preempted(PreemptRec),
 }
 
 impl RouteDecision {
@@ -103,6 +122,7 @@ impl RouteDecision {
             RouteDecision::Aggregation(_) => TAG_ROUTE_AGGREGATION,
             RouteDecision::Placed(_) => TAG_ROUTE_DECISION,
             RouteDecision::Summary(_) => TAG_ROUTE_SUMMARY,
+            RouteDecision::Preempted(_) => TAG_ROUTE_PREEMPT,
         }
     }
 
@@ -113,6 +133,7 @@ impl RouteDecision {
             RouteDecision::Aggregation(r) => sink.record(self.tag(), r),
             RouteDecision::Placed(r) => sink.record(self.tag(), r),
             RouteDecision::Summary(r) => sink.record(self.tag(), r),
+            RouteDecision::Preempted(r) => sink.record(self.tag(), r),
         }
     }
 }

@@ -104,7 +104,13 @@ impl Router {
         } else {
             0
         };
-        let total_w: usize = s.jobs.iter().map(|j| j.workers as usize).sum();
+        let runs = if policy == Policy::DeadlinePreemptive {
+            1 + super::PREEMPT_RERUNS
+        } else {
+            1
+        };
+        // Each run of a job pushes its paths and links: room for `runs` runs per worker.
+        let total_w: usize = runs * s.jobs.iter().map(|j| j.workers as usize).sum::<usize>();
         Ok(Router {
             policy,
             aggregate: s.aggregate && policy == Policy::Csrp,

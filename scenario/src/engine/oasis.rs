@@ -315,6 +315,22 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 .zip(&scn.jobs)
                 .zip(d.scheduler().jobs().iter().zip(per_job))
             {
+                if st.rejected {
+                    jobs.push(OasisJobResult {
+                        id: id.clone(),
+                        admitted: false,
+                        completion_slot: None,
+                        utility: None,
+                        cost: None,
+                        payoff: None,
+                        reason: Some(
+                            "rejected at arrival: utility minus delay cost not above the RRH threshold"
+                                .into(),
+                        ),
+                        placements: Vec::new(),
+                    });
+                    continue;
+                }
                 admitted += 1;
                 let placements: Vec<OasisPlacement> = slots
                     .into_iter()

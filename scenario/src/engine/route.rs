@@ -22,6 +22,7 @@ const POLICIES: &[(&str, Policy)] = &[
     ("fair", Policy::Fair),
     ("capacity", Policy::Capacity),
     ("deadline", Policy::Deadline),
+    ("deadline-preemptive", Policy::DeadlinePreemptive),
 ];
 
 impl Kind for Route {
@@ -76,6 +77,7 @@ fn decision(d: &RouteDecision) -> Decision {
         RouteDecision::Aggregation(r) => Decision::of("route.aggregation", Some(r.job), r),
         RouteDecision::Placed(r) => Decision::of("route.placed", Some(r.job), r),
         RouteDecision::Summary(r) => Decision::of("route.summary", None, r),
+        RouteDecision::Preempted(r) => Decision::of("route.preempted", Some(r.job), r),
     }
 }
 

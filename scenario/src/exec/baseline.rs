@@ -1,4 +1,4 @@
-//! The baseline policies' names (`--policy fifo|drf|las|optimus`) on the kinds where they make
+//! The baseline policies' names (`--policy fifo|drf|las|optimus|rrh|antman`) on the kinds where they make
 //! sense (`mlsched_kernel::baseline`): kind "oasis" (admission + per-slot placement, utility
 //! f_i(t_hat - a_i) of the completion the baseline achieves) and kind "online" (one run per job,
 //! weighted completion time). The kernel knows the policies as an enum only; their names live
@@ -8,11 +8,11 @@ use crate::run::unknown_policy;
 use mlsched_kernel::baseline::{BaselineError, Policy};
 
 /// Policies accepted by kind "oasis" (the first is the kind's own algorithm).
-pub const OASIS_POLICIES: &[&str] = &["oasis", "fifo", "drf", "las", "optimus"];
+pub const OASIS_POLICIES: &[&str] = &["oasis", "fifo", "drf", "las", "optimus", "rrh"];
 /// Policies accepted by kind "online".
-pub const ONLINE_POLICIES: &[&str] = &["online", "fifo", "drf", "las", "optimus"];
+pub const ONLINE_POLICIES: &[&str] = &["online", "fifo", "drf", "las", "optimus", "antman"];
 /// Every baseline name, for the error of kinds the baselines do not run.
-pub const BASELINES: &[&str] = &["fifo", "drf", "las", "optimus"];
+pub const BASELINES: &[&str] = &["fifo", "drf", "las", "optimus", "rrh", "antman"];
 
 /// Scenario kinds the baselines run.
 pub const BASELINE_KINDS: &[&str] = &["oasis", "online"];
@@ -24,6 +24,8 @@ pub const fn policy_name(p: Policy) -> &'static str {
         Policy::Drf => "drf",
         Policy::Las => "las",
         Policy::Optimus => "optimus",
+        Policy::Rrh => "rrh",
+        Policy::AntMan => "antman",
     }
 }
 
@@ -32,9 +34,12 @@ pub fn policy_from_name(name: &str) -> Option<Policy> {
     Policy::ALL.into_iter().find(|&p| policy_name(p) == name)
 }
 
-/// The baseline `name` for `kind`, or the error listing what `kind` accepts.
+/// The baseline `name` for `kind`, or the error listing what `kind` accepts (a baseline of
+/// the other kind, e.g. `rrh` on kind "online", is refused the same way).
 pub fn baseline_policy(kind: &str, name: &str, accepted: &[&str]) -> Result<Policy, RunError> {
-    policy_from_name(name).ok_or_else(|| unknown_policy(kind, name, accepted))
+    policy_from_name(name)
+        .filter(|_| accepted.contains(&name))
+        .ok_or_else(|| unknown_policy(kind, name, accepted))
 }
 
 /// `Some(error)` if `policy` is a baseline name and `kind` is not one the baselines run: the
@@ -81,5 +86,19 @@ mod tests {
         ));
         assert!(unsupported_kind("oasis", "fifo").is_none());
         assert!(unsupported_kind("route", "csrp").is_none());
+    }
+
+    #[test]
+    fn kind_only_baselines_stay_on_their_kind() {
+        assert!(baseline_policy("oasis", "rrh", OASIS_POLICIES).is_ok());
+        assert!(baseline_policy("online", "rrh", ONLINE_POLICIES).is_err());
+        assert!(baseline_policy("online", "antman", ONLINE_POLICIES).is_ok());
+        assert!(baseline_policy("oasis", "antman", OASIS_POLICIES).is_err());
+        for p in Policy::OASIS {
+            assert!(OASIS_POLICIES.contains(&policy_name(p)));
+        }
+        for p in Policy::ONLINE {
+            assert!(ONLINE_POLICIES.contains(&policy_name(p)));
+        }
     }
 }

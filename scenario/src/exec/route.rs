@@ -145,5 +145,12 @@ pub fn summary_text(r: &RouteResult) -> String {
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm: CSRP,
 /// or Aggregated CSRP when the scenario says `aggregate`).
 pub fn policies() -> &'static [&'static str] {
-    &["route", "fifo", "fair", "capacity", "deadline"]
+    &[
+        "route",
+        "fifo",
+        "fair",
+        "capacity",
+        "deadline",
+        "deadline-preemptive",
+    ]
 }

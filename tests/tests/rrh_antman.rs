@@ -1,0 +1,396 @@
+//! The papers' missing baselines: RRH (kind "oasis", Bao et al. 2018, scheme (iii)) and AntMan
+//! (kind "online", Zhou et al. 2022, scheme (iii)). Hand-checked admission cases, then
+//! invariants on hundreds of random instances and on the bundled scenarios of each kind:
+//! capacity never exceeded in any slot, no unit before arrival, every admitted job's work done
+//! exactly once (no progress after its completion), the policy's own rules (fixed gangs,
+//! rejected jobs never run, one run per job), and determinism (same scenario, same log hash).
+// Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+use mlsched_cli::doc::{self, ScenarioDoc};
+use mlsched_cli::run::{policies, run_json, RunOptions};
+use mlsched_kernel::baseline::oasis::{fixed_workers, ps_for, OasisBaseline, Unit};
+use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
+use mlsched_kernel::baseline::{BaselineError, Policy, ANTMAN_QUEUE_SLOTS, FIXED_WORKERS};
+use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_kernel::model::oasis::OasisScenario;
+use mlsched_kernel::model::online::OnlineScenario;
+use proptest::prelude::*;
+
+fn oasis(text: &str) -> OasisScenario {
+    match doc::parse(text).unwrap() {
+        ScenarioDoc::Oasis(d) => d.validate().unwrap(),
+        _ => unreachable!(),
+    }
+}
+
+fn online(text: &str) -> OnlineScenario {
+    match doc::parse(text).unwrap() {
+        ScenarioDoc::Online(d) => d.validate().unwrap(),
+        _ => unreachable!(),
+    }
+}
+
+fn bundled(name: &str) -> &'static str {
+    mlsched_cli::bundled::SCENARIOS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .expect("bundled scenario")
+}
+
+fn opts(policy: &str) -> RunOptions {
+    RunOptions {
+        policy: Some(policy.into()),
+        all_categories: false,
+    }
+}
+
+/// One 4-GPU server. "good" (utility 10 whenever it finishes), "worthless" (utility 0),
+/// "late" (needs more slots than the horizon has), "huge" (a gang of 8 GPUs per worker).
+const RRH_CASE: &str = r#"{ "kind": "oasis", "slots": 6, "resources": ["gpu", "cpu"],
+  "worker_servers": [[4, 100]], "ps_servers": [[0, 100]],
+  "prices": { "u_worker": [10, 10], "u_ps": [10, 10], "l_worker": 1, "l_ps": 1 },
+  "jobs": [
+   { "id": "good", "arrival": 0, "epochs": 2, "chunks": 4, "minibatches_per_chunk": 1,
+     "minibatch_time": 0.5, "comm_time": 0, "worker_bw": 1, "ps_bw": 4,
+     "worker_demand": [1, 1], "ps_demand": [0, 1], "utility": { "table": [10] } },
+   { "id": "worthless", "arrival": 0, "epochs": 2, "chunks": 2, "minibatches_per_chunk": 1,
+     "minibatch_time": 0.5, "comm_time": 0, "worker_bw": 1, "ps_bw": 4,
+     "worker_demand": [1, 1], "ps_demand": [0, 1], "utility": { "table": [0] } },
+   { "id": "late", "arrival": 1, "epochs": 40, "chunks": 1, "minibatches_per_chunk": 1,
+     "minibatch_time": 1, "comm_time": 0, "worker_bw": 1, "ps_bw": 4,
+     "worker_demand": [1, 1], "ps_demand": [0, 1], "utility": { "table": [50] } },
+   { "id": "huge", "arrival": 2, "epochs": 1, "chunks": 2, "minibatches_per_chunk": 1,
+     "minibatch_time": 0.5, "comm_time": 0, "worker_bw": 1, "ps_bw": 4,
+     "worker_demand": [8, 1], "ps_demand": [0, 1], "utility": { "table": [50] } } ] }"#;
+
+#[test]
+fn rrh_admits_by_gain_minus_delay_cost() {
+    let scn = oasis(RRH_CASE);
+    let mut r = OasisBaseline::new(Policy::Rrh, &scn).unwrap();
+    r.run(&mut HashSink::new(), &mut |_| {}).unwrap();
+    let st = r.jobs();
+    // good: 4 workers x 2 chunks a slot = 8 chunks, its whole workload, in slot 0.
+    assert!(!st[0].rejected);
+    assert_eq!(st[0].completion, Some(0));
+    // worthless: gain 0 is not above the threshold; late: cannot finish by T (gain 0);
+    // huge: its gang never fits the cluster (gain 0).
+    assert!(st[1].rejected && st[2].rejected && st[3].rejected);
+    let v: serde_json::Value =
+        serde_json::from_str(&run_json(RRH_CASE, &opts("rrh")).unwrap()).unwrap();
+    assert_eq!(v["policy"], "rrh");
+    assert_eq!(v["summary"]["admitted"], 1);
+    assert_eq!(v["summary"]["rejected"], 3);
+    assert_eq!(v["summary"]["total_utility"], 10.0);
+    assert_eq!(v["jobs"][1]["admitted"], false);
+    assert!(v["jobs"][1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("RRH threshold"));
+}
+
+#[test]
+fn kind_only_policies_refuse_the_other_kind() {
+    let o = oasis(RRH_CASE);
+    assert!(matches!(
+        OasisBaseline::new(Policy::AntMan, &o),
+        Err(BaselineError::WrongKind(Policy::AntMan))
+    ));
+    let n = online(bundled("online-ps-small"));
+    assert!(matches!(
+        OnlineBaseline::new(Policy::Rrh, &n),
+        Err(BaselineError::WrongKind(Policy::Rrh))
+    ));
+    let e = run_json(bundled("online-ps-small"), &opts("rrh")).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("rrh"), "{e}");
+    assert!(run_json(RRH_CASE, &opts("antman")).is_err());
+    // Both are listed where `compare` and the façade find a kind's policies.
+    assert!(policies("oasis").contains(&"rrh"));
+    assert!(policies("online").contains(&"antman"));
+    assert!(!policies("online").contains(&"rrh"));
+}
+
+/// Two jobs on an 8-GPU and a 4-GPU server: a heavy guarantee job arriving first, a light opportunistic
+/// one arriving with it: the guarantee job gets its gang, the opportunistic one what is left.
+#[test]
+fn antman_guarantee_first_opportunistic_best_effort() {
+    let text = online_doc(&[(0, 2, 4, 4, 100), (0, 2, 4, 4, 1)], false, 8);
+    let scn = online(&text);
+    let mut r = OnlineBaseline::new(Policy::AntMan, &scn).unwrap();
+    r.run(&mut HashSink::new(), &mut |_| {}).unwrap();
+    let st = r.jobs();
+    assert!(!st[0].opportunistic, "weight 100 is above the mean");
+    assert!(st[1].opportunistic, "weight 1 is below the mean");
+    assert_eq!(st[0].start, Some(0));
+    assert_eq!(st[0].workers, 4);
+    assert!(st[1].start.is_some() && st[1].workers >= 1);
+}
+
+// ---- random instances ---------------------------------------------------------------------
+
+fn oasis_doc(
+    servers: &[(u32, u32)],
+    jobs: &[(u32, u32, u32, u32, u32, u32, u32)],
+    slots: u32,
+) -> String {
+    let ws: Vec<String> = servers.iter().map(|(g, c)| format!("[{g}, {c}]")).collect();
+    let js: Vec<String> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, e, n, tau10, g, bw, target))| {
+            format!(
+                r#"{{ "id": "j{i}", "arrival": {}, "epochs": {e}, "chunks": {n}, "minibatches_per_chunk": 1,
+                "minibatch_time": {}, "comm_time": 0.01, "worker_bw": {bw}, "ps_bw": 3,
+                "worker_demand": [{g}, 2], "ps_demand": [0, 3], "utility": {{ "sigmoid": {{ "priority": {}, "decay": 0.5, "target": {target} }} }} }}"#,
+                a % slots,
+                tau10 as f64 / 10.0,
+                5 + 7 * i
+            )
+        })
+        .collect();
+    format!(
+        r#"{{ "kind": "oasis", "slots": {slots}, "resources": ["gpu", "cpu"],
+        "worker_servers": [{}], "ps_servers": [[0, 12], [0, 7]], "jobs": [{}] }}"#,
+        ws.join(", "),
+        js.join(", ")
+    )
+}
+
+/// Every RRH invariant on one scenario; returns the log hash.
+fn check_rrh(scn: &OasisScenario) -> Result<u64, TestCaseError> {
+    let t = scn.slots as usize;
+    let r_n = scn.resources as usize;
+    let mut wuse = vec![vec![vec![0.0f64; r_n]; scn.worker_servers.len()]; t];
+    let mut puse = vec![vec![vec![0.0f64; r_n]; scn.ps_servers.len()]; t];
+    let mut x = vec![vec![(0u32, 0u32); t]; scn.jobs.len()];
+    let mut r = OasisBaseline::new(Policy::Rrh, scn).unwrap();
+    let mut sink = HashSink::new();
+    r.run(&mut sink, &mut |u: Unit| {
+        let j = &scn.jobs[u.job as usize];
+        let (d, row) = if u.ps {
+            (&j.ps_demand, &mut puse[u.slot as usize][u.server as usize])
+        } else {
+            (
+                &j.worker_demand,
+                &mut wuse[u.slot as usize][u.server as usize],
+            )
+        };
+        for (k, v) in row.iter_mut().enumerate() {
+            *v += d.get(k);
+        }
+        let e = &mut x[u.job as usize][u.slot as usize];
+        if u.ps {
+            e.1 += 1
+        } else {
+            e.0 += 1
+        }
+    })
+    .unwrap();
+    for s in 0..t {
+        for (i, c) in scn.worker_servers.iter().enumerate() {
+            for k in 0..r_n {
+                prop_assert!(
+                    wuse[s][i][k] <= c.get(k) + 1e-9,
+                    "worker server {i} slot {s}"
+                );
+            }
+        }
+        for (i, c) in scn.ps_servers.iter().enumerate() {
+            for k in 0..r_n {
+                prop_assert!(puse[s][i][k] <= c.get(k) + 1e-9, "ps server {i} slot {s}");
+            }
+        }
+    }
+    for (i, job) in scn.jobs.iter().enumerate() {
+        let st = r.jobs()[i];
+        let mut done = 0u64;
+        for s in 0..t {
+            let (w, z) = x[i][s];
+            if w == 0 {
+                prop_assert_eq!(z, 0);
+                continue;
+            }
+            prop_assert!(!st.rejected, "rejected job {} ran", i);
+            prop_assert!(s as u32 >= job.arrival, "job {} before its arrival", i);
+            // Always the same worker / PS numbers once running.
+            prop_assert_eq!(w, fixed_workers(job));
+            prop_assert_eq!(z, ps_for(job, w));
+            // Work done exactly once: nothing after the completion slot, and the workload is
+            // not yet reached before it.
+            prop_assert!(
+                done < job.workload(),
+                "job {} ran after its work was done",
+                i
+            );
+            done += ((w as f64 / job.chunk_time()) + 1e-9).floor() as u64;
+        }
+        match st.completion {
+            Some(c) => {
+                prop_assert!(done >= job.workload());
+                prop_assert!(x[i][c as usize].0 > 0);
+                prop_assert_eq!(st.remaining, 0);
+            }
+            None => prop_assert!(done < job.workload()),
+        }
+    }
+    let mut again = OasisBaseline::new(Policy::Rrh, scn).unwrap();
+    let mut s2 = HashSink::new();
+    again.run(&mut s2, &mut |_| {}).unwrap();
+    prop_assert_eq!(sink.hash().value(), s2.hash().value());
+    Ok(sink.hash().value())
+}
+
+/// `(arrival, epochs, chunks, minibatch time x100, weight)` per job.
+fn online_doc(jobs: &[(u32, u32, u32, u32, u32)], arch_ring: bool, slots: u32) -> String {
+    let js: Vec<String> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, e, d, v, w))| {
+            format!(
+                r#"{{ "id": "j{i}", "arrival": {}, "weight": {w}, "epochs": {e}, "chunks": {d}, "minibatches_per_chunk": 10,
+                 "minibatch_time": [{}, {}], "update_time": [0.002], "gradient_size": 0.01 }}"#,
+                a % slots,
+                v as f64 / 100.0,
+                v as f64 / 160.0
+            )
+        })
+        .collect();
+    let ps = if arch_ring {
+        String::new()
+    } else {
+        r#""ps_types": [ { "demand": [0, 4, 5], "bw": 5.0 } ],"#.into()
+    };
+    format!(
+        r#"{{ "kind": "online", "slots": {slots}, "architecture": "{}", "resources": ["gpu", "cpu", "bw"],
+        "servers": [[8, 64, 25], [4, 32, 10]],
+        "worker_types": [ {{ "demand": [1, 4, 1], "bw": 1.0 }}, {{ "demand": [2, 8, 2], "bw": 2.0 }} ],
+        {ps} "F": 4.0, "jobs": [{}] }}"#,
+        if arch_ring { "ring" } else { "ps" },
+        js.join(", ")
+    )
+}
+
+/// Every AntMan invariant on one scenario; returns the log hash.
+fn check_antman(scn: &OnlineScenario) -> Result<u64, TestCaseError> {
+    let mut placed: Vec<Placed> = Vec::new();
+    let mut r = OnlineBaseline::new(Policy::AntMan, scn).unwrap();
+    let mut sink = HashSink::new();
+    r.run(&mut sink, &mut |p| placed.push(p)).unwrap();
+    let t = scn.slots as usize;
+    let nr = scn.resources as usize;
+    let mut used = vec![vec![vec![0.0f64; nr]; scn.servers.len()]; t];
+    for (j, (job, st)) in scn.jobs.iter().zip(r.jobs()).enumerate() {
+        let mine: Vec<&Placed> = placed.iter().filter(|p| p.job as usize == j).collect();
+        let Some(s) = st.start else {
+            prop_assert!(mine.is_empty());
+            continue;
+        };
+        prop_assert!(s >= job.arrival, "job {} before its arrival", j);
+        prop_assert!(s + st.duration <= scn.slots);
+        // One uninterrupted run: every share of it placed in its start slot, once.
+        prop_assert!(mine.iter().all(|p| p.slot == s));
+        let w: u32 = mine.iter().map(|p| p.workers).sum();
+        let z: u32 = mine.iter().map(|p| p.ps).sum();
+        prop_assert_eq!(w, st.workers);
+        let gang = job.chunks.min(FIXED_WORKERS);
+        prop_assert!(w >= 1 && w <= gang);
+        if !st.opportunistic {
+            // A guarantee job starts with its whole gang, within the queuing limit.
+            prop_assert_eq!(w, gang);
+            prop_assert!(s - job.arrival <= ANTMAN_QUEUE_SLOTS);
+        }
+        prop_assert_eq!(z, ps_count(scn, st, w));
+        prop_assert_eq!(st.duration, duration(scn, job, st, w));
+        let wd = scn.worker_types[st.worker_type as usize].demand;
+        let zd = st.ps_type.map(|p| scn.ps_types[p as usize].demand);
+        for p in &mine {
+            for tt in s..s + st.duration {
+                for k in 0..nr {
+                    used[tt as usize][p.server as usize][k] +=
+                        wd.get(k) * p.workers as f64 + zd.map_or(0.0, |d| d.get(k)) * p.ps as f64;
+                }
+            }
+        }
+    }
+    for slot in &used {
+        for (h, u) in slot.iter().enumerate() {
+            for k in 0..nr {
+                prop_assert!(u[k] <= scn.servers[h].get(k) + 1e-9);
+            }
+        }
+    }
+    let mut again = OnlineBaseline::new(Policy::AntMan, scn).unwrap();
+    let mut s2 = HashSink::new();
+    again.run(&mut s2, &mut |_| {}).unwrap();
+    prop_assert_eq!(sink.hash().value(), s2.hash().value());
+    Ok(sink.hash().value())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn rrh_respects_capacity_arrivals_and_work_on_random_instances(
+        servers in prop::collection::vec((1u32..9, 4u32..20), 1..4),
+        jobs in prop::collection::vec(
+            (0u32..12, 1u32..6, 1u32..10, 1u32..12, 1u32..3, 1u32..4, 1u32..10), 1..9),
+        slots in 6u32..20,
+    ) {
+        check_rrh(&oasis(&oasis_doc(&servers, &jobs, slots)))?;
+    }
+
+    #[test]
+    fn antman_respects_capacity_arrivals_and_one_run_on_random_instances(
+        jobs in prop::collection::vec((0u32..30, 1u32..8, 1u32..12, 1u32..20, 1u32..50), 1..9),
+        ring in any::<bool>(),
+    ) {
+        check_antman(&online(&online_doc(&jobs, ring, 40)))?;
+    }
+}
+
+#[test]
+fn bundled_scenarios_keep_the_invariants_and_hashes() {
+    let (mut n_oasis, mut n_online) = (0, 0);
+    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+        let policy = match doc::parse(text).unwrap() {
+            ScenarioDoc::Oasis(_) => {
+                check_rrh(&oasis(text)).unwrap();
+                n_oasis += 1;
+                "rrh"
+            }
+            ScenarioDoc::Online(_) => {
+                check_antman(&online(text)).unwrap();
+                n_online += 1;
+                "antman"
+            }
+            _ => continue,
+        };
+        let a = run_json(text, &opts(policy)).unwrap();
+        assert_eq!(a, run_json(text, &opts(policy)).unwrap(), "{name}");
+    }
+    assert!(n_oasis >= 1 && n_online >= 2);
+}
+
+#[test]
+fn compare_lists_and_runs_them() {
+    use mlsched_cli::compare::{compare, parse_policies};
+    for (name, want) in [
+        ("oasis-small", "rrh"),
+        ("online-ps-small", "antman"),
+        ("online-ring-small", "antman"),
+    ] {
+        let d = doc::parse(bundled(name)).unwrap();
+        // "All policies" mode (no --policies) and an explicit list both take it.
+        let all = parse_policies(&d, None).unwrap();
+        assert!(all.iter().any(|p| p == want), "{name}: {all:?}");
+        assert_eq!(parse_policies(&d, Some(want)).unwrap(), vec![want]);
+        let reports = compare(&d, &all);
+        let r = reports
+            .iter()
+            .find(|r| r.metrics.policy == want)
+            .expect("a row");
+        assert_eq!(r.metrics.status, "ok", "{name}");
+        assert!(r.metrics.finished >= 1, "{name}: {:?}", r.metrics);
+    }
+}
