@@ -117,7 +117,8 @@ fn import_json(
 ) -> PyResult<String> {
     let src = Source::parse(source).map_err(|e| err(e.into()))?;
     // As `mlsched import`: slots absent with slot_seconds > 0 sizes the horizon from the
-    // arrivals (0); ps_servers absent with servers "all" takes every CPU-only node.
+    // arrivals (0); ps_servers absent takes every CPU-only node with servers "all", else the
+    // import's default rule (K = ceil(H / 4), `mlsched_cli::import::PS_AUTO`).
     let slots = match slots {
         Some(0) => {
             return Err(err(mlsched_cli::InputError::new(
