@@ -6,6 +6,18 @@
 //! ties fall back to the index, which makes the order total.
 use core::cmp::Ordering;
 
+/// Sorts `idx` ascending by `cmp`, which must be a total order on distinct indices (every
+/// caller breaks ties by the index itself), so the result is the one any correct sort gives.
+///
+/// Why a `&dyn` comparator: each closure handed to `sort_by`/`sort_unstable_by` compiles a
+/// copy of the standard library's sort of its own (5 to 25 KB of wasm each); the kernel's
+/// index sorts share this one copy instead. Not for the hottest loops, where the indirect
+/// call per comparison would show.
+#[inline(never)]
+pub fn sort_indices_by(idx: &mut [u32], cmp: &dyn Fn(u32, u32) -> Ordering) {
+    idx.sort_unstable_by(|&a, &b| cmp(a, b));
+}
+
 /// Total order on f64 keys: `f64::total_cmp` (so NaN cannot break the order), then the index.
 pub fn cmp_f64_then_index(a: (f64, u32), b: (f64, u32)) -> Ordering {
     a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))

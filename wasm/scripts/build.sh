@@ -1,9 +1,10 @@
 #!/bin/sh
 # Builds the npm package `mlsched` into wasm/pkg/{web,node} with the wasm-bindgen CLI, and
 # copies the browser build next to the visualiser (wasm/www/mlsched/).
-# The wasm is compiled with the workspace profile `wasm-release` (opt-level 3, fat LTO, one
-# codegen unit, panic=abort) and then optimised with `wasm-opt -O3` from the npm package
-# `binaryen` (a devDependency: run `npm ci` in wasm/ first).
+# The wasm is compiled with the workspace profile `wasm-release` (opt-level 3, dependencies at
+# "z", fat LTO, one codegen unit, panic=abort) and then optimised with `wasm-opt -O3` from the
+# npm package `binaryen` (a devDependency: run `npm ci` in wasm/ first). Prints the size the
+# budget counts (gzip -9 of the browser module; wasm/README.md "Size").
 #   env: CARGO_TARGET_DIR (default <workspace>/target),
 #        MLSCHED_PROFILE (wasm-release|release|dev, default wasm-release),
 #        MLSCHED_WASM_OPT (1 = run wasm-opt, the default; 0 = skip it, for quick local builds)
@@ -66,4 +67,6 @@ JS
 rm -rf "$here/www/mlsched"
 mkdir -p "$here/www/mlsched"
 cp "$here/pkg/web/mlsched.js" "$here/pkg/web/mlsched_bg.wasm" "$here/www/mlsched/"
-echo "built $(du -k "$here/pkg/web/mlsched_bg.wasm" | cut -f1) KiB wasm into $here/pkg and $here/www/mlsched"
+# The size the issue's budget counts: the shipped browser module, gzip -9 (README "Size").
+gz=$(gzip -9 -c "$here/pkg/web/mlsched_bg.wasm" | wc -c | tr -d ' ')
+echo "built $(wc -c < "$here/pkg/web/mlsched_bg.wasm" | tr -d ' ') bytes wasm ($gz bytes gzip -9) into $here/pkg and $here/www/mlsched"

@@ -543,8 +543,10 @@ impl<'a> OnlineScheduler<'a> {
         let jobs = &self.scn.jobs;
         self.batch.clear();
         self.batch.extend_from_slice(&self.state.pending);
-        self.batch
-            .sort_unstable_by_key(|&j| (jobs.get(j as usize).map_or(0, |x| x.arrival), j));
+        let arrival = |j: u32| jobs.get(j as usize).map_or(0, |x| x.arrival);
+        crate::order::sort_indices_by(&mut self.batch, &|a, b| {
+            (arrival(a), a).cmp(&(arrival(b), b))
+        });
         if self.batch.is_empty() {
             return;
         }

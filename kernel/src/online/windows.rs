@@ -200,13 +200,16 @@ impl FastScratch {
             }
             (k, c.len())
         };
-        let mut ids: Vec<usize> = (0..hn).collect();
-        ids.sort_by_key(|&h| (key(h), h));
+        let mut ids: Vec<u32> = (0..hn as u32).collect();
+        crate::order::sort_indices_by(&mut ids, &|a, b| {
+            (key(a as usize), a).cmp(&(key(b as usize), b))
+        });
         self.members.clear();
         self.shape_at.clear();
         self.shape_k.clear();
         for (i, &h) in ids.iter().enumerate() {
-            if i == 0 || key(ids[i - 1]) != key(h) {
+            let h = h as usize;
+            if i == 0 || key(ids[i - 1] as usize) != key(h) {
                 self.shape_at.push(i as u32);
                 let c = &scn.servers[h];
                 let cmin = scn

@@ -9,7 +9,7 @@ pub fn preference_lists(inst: &Instance) -> Vec<u32> {
     let mut out = Vec::with_capacity(inst.s * inst.k);
     for i in 0..inst.s {
         let mut idx: Vec<u32> = (0..inst.k as u32).collect();
-        idx.sort_by(|&a, &b| {
+        crate::order::sort_indices_by(&mut idx, &|a, b| {
             inst.rho(i, b as usize)
                 .total_cmp(&inst.rho(i, a as usize))
                 .then(a.cmp(&b))

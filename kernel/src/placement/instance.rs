@@ -202,7 +202,9 @@ impl Instance {
             let row = &rho[i * c..(i + 1) * c];
             let mut idx: Vec<u32> = (0..c as u32).collect();
             // Descending rho, ties by lower class index.
-            idx.sort_by(|&a, &b| row[b as usize].total_cmp(&row[a as usize]).then(a.cmp(&b)));
+            crate::order::sort_indices_by(&mut idx, &|a, b| {
+                row[b as usize].total_cmp(&row[a as usize]).then(a.cmp(&b))
+            });
             order.extend_from_slice(&idx);
         }
         Classes {

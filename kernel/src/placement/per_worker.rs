@@ -17,7 +17,7 @@ pub fn per_worker_instance(inst: &Instance) -> Instance {
     c.order = Vec::with_capacity(s * k);
     for i in 0..s {
         let mut idx: Vec<u32> = (0..k as u32).collect();
-        idx.sort_by(|&a, &b| {
+        crate::order::sort_indices_by(&mut idx, &|a, b| {
             inst.rho(i, b as usize)
                 .total_cmp(&inst.rho(i, a as usize))
                 .then(a.cmp(&b))

@@ -85,7 +85,7 @@ impl Router {
         let row = &self.tables.hop_order[r * self.tables.computes..r * self.tables.computes + len];
         self.sc.sorted[..len].copy_from_slice(row);
         let dj = &self.dj_load;
-        self.sc.sorted[..len].sort_unstable_by(|&a, &b| {
+        crate::order::sort_indices_by(&mut self.sc.sorted[..len], &|a, b| {
             dj.dist(a)
                 .total_cmp(&dj.dist(b))
                 .then(dj.hops(a).cmp(&dj.hops(b)))

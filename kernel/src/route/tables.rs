@@ -121,7 +121,9 @@ fn hop_tables(
                 reach_slots[r] = reach_slots[r].saturating_add(g.slots(v));
             }
         }
-        row[..len].sort_unstable_by_key(|&v| (dj.hops(v), v));
+        crate::order::sort_indices_by(&mut row[..len], &|a, b| {
+            (dj.hops(a), a).cmp(&(dj.hops(b), b))
+        });
         hop_order_len[r] = len as u32;
     }
     Ok(HopTables {
@@ -150,7 +152,9 @@ fn check_reach(jobs: &[RouteJob], ps_row: &[u32], reach_slots: &[u32]) -> Result
 /// Job indices by release time, ties by index.
 fn release_order(jobs: &[RouteJob]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| (jobs[i as usize].release, i));
+    crate::order::sort_indices_by(&mut order, &|a, b| {
+        (jobs[a as usize].release, a).cmp(&(jobs[b as usize].release, b))
+    });
     order
 }
 

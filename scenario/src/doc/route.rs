@@ -146,12 +146,12 @@ impl RouteDoc {
             "GRAPH_NODES_MAX",
         )?;
         check::ids("node", t.nodes.iter().map(|n| n.id.as_str()))?;
-        let index: BTreeMap<&str, u32> = t
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id.as_str(), i as u32))
-            .collect();
+        // Inserted one by one rather than collected: `collect` into a BTreeMap compiles a
+        // stable sort of its own for the pair type (wasm size); ids are unique (checked above).
+        let mut index: BTreeMap<&str, u32> = BTreeMap::new();
+        for (i, n) in t.nodes.iter().enumerate() {
+            index.insert(n.id.as_str(), i as u32);
+        }
         let mut nodes = Vec::with_capacity(t.nodes.len());
         for n in &t.nodes {
             let ns = format!("node `{}`", n.id);

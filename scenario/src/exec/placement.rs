@@ -25,7 +25,12 @@ pub fn method_name(m: Method) -> &'static str {
 }
 
 fn assignment_map(ids: &[&str], a: &Assignment) -> BTreeMap<String, Vec<u32>> {
-    let mut m: BTreeMap<String, Vec<u32>> = ids.iter().map(|id| (id.to_string(), vec![])).collect();
+    // Inserted one by one rather than collected: `collect` into a BTreeMap compiles a stable
+    // sort of its own for the pair type (wasm size). A repeated id keeps one entry either way.
+    let mut m: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for id in ids {
+        m.insert(id.to_string(), vec![]);
+    }
     for (k, &i) in a.job_of.iter().enumerate() {
         if let Some(v) = m.get_mut(ids[i as usize]) {
             v.push(k as u32);
