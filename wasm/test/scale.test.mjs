@@ -1,0 +1,163 @@
+// The visualiser at cluster scale, in Debian's Chromium (playwright-core, no downloaded browser):
+// the whole Alibaba openb trace on the whole openb cluster (7,064 jobs, 1,213 worker and 310 PS
+// servers, `mlsched import openb --jobs all --servers all`, kind oasis, T = 200 slots).
+//
+// The scenario comes from the release CLI when it is built (`$MLSCHED_CLI`, default
+// <workspace>/target/release/mlsched: `import`, then `run --json` for the result), else from the
+// committed fixture test/fixtures/openb-oasis.json.gz (the same import, gzipped) with the result
+// computed by the npm package's `run` (the CLI's bytes, see native_vs_wasm.test.mjs).
+//
+// Measured and printed (no timing assertions): time to first draw of the result (replay: the
+// engine re-runs the scenario in wasm, the timeline is built, the canvases are drawn), and the
+// draw cost of 60 zoom / pan frames per view (median, p95). Checked: every canvas has drawn
+// content (pixels other than the background, read back with getImageData), before and after a
+// zoom, the tooltip names what is under the pointer, and the what-if panel changes decisions.
+// Screenshots: visualiser-openb.png and visualiser-openb-zoomed.png in $MLSCHED_SCREENSHOTS.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+import { serve, WASM_DIR, WORKSPACE } from "./helpers.mjs";
+
+const CHROMIUM = process.env.MLSCHED_CHROMIUM || "/usr/bin/chromium";
+const SHOTS = process.env.MLSCHED_SCREENSHOTS || join(WORKSPACE, "artifacts", "wasm-screenshots");
+const CLI = process.env.MLSCHED_CLI || join(WORKSPACE, "target", "release", "mlsched");
+const FIXTURE = join(WASM_DIR, "test", "fixtures", "openb-oasis.json.gz");
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync"];
+
+let server, ctx, profile, page, work;
+let scenario, result, source;
+const pageErrors = [];
+
+/** The openb scenario and its result: from the release CLI if built, else the fixture. */
+function openb() {
+  if (existsSync(CLI)) {
+    const s = join(work, "openb.json"), r = join(work, "result.json");
+    const imp = spawnSync(CLI, ["import", "openb", "--jobs", "all", "--servers", "all", "--quiet", "-o", s], { encoding: "utf8" });
+    assert.equal(imp.status, 0, `mlsched import: ${imp.stderr}`);
+    const run = spawnSync(CLI, ["run", s, "--json", r, "--quiet"], { encoding: "utf8", maxBuffer: 1 << 28 });
+    assert.equal(run.status, 0, `mlsched run: ${run.stderr}`);
+    return { scenario: readFileSync(s, "utf8"), result: readFileSync(r, "utf8"), source: `${CLI} import + run --json` };
+  }
+  const text = gunzipSync(readFileSync(FIXTURE)).toString("utf8");
+  const m = createRequire(import.meta.url)(join(WASM_DIR, "pkg/node/mlsched.js"));
+  return { scenario: text, result: m.run(text), source: "test/fixtures/openb-oasis.json.gz + run() of the npm package" };
+}
+
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p95: q(0.95), max: s[s.length - 1] };
+};
+const ms = (x) => x.toFixed(1);
+
+before(async () => {
+  assert.ok(existsSync(join(WASM_DIR, "www/mlsched/mlsched_bg.wasm")), "run scripts/build.sh first (www/mlsched missing)");
+  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
+  mkdirSync(SHOTS, { recursive: true });
+  work = mkdtempSync(join(tmpdir(), "mlsched-openb-"));
+  ({ scenario, result, source } = openb());
+  server = await serve(join(WASM_DIR, "www"));
+  profile = mkdtempSync(join(tmpdir(), "mlsched-chromium-"));
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1440, height: 1100 },
+  });
+  await ctx.route("**/*", (route) => (route.request().url().startsWith(server.url) ? route.continue() : route.abort()));
+  page = await ctx.newPage();
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") pageErrors.push(m.text()); });
+  await page.goto(server.url + "?scenario=oasis-small");
+  await page.waitForSelector("body[data-ready]", { timeout: 30000 });
+});
+
+after(async () => {
+  await ctx?.close();
+  await server?.close();
+  for (const d of [profile, work]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+/** Counts of drawn (non-background) pixels of each canvas view. */
+const drawn = () => page.evaluate(() => Object.fromEntries(Object.entries(window.mlschedViz.views)
+  .filter(([, v]) => v).map(([k, v]) => [k, v.drawnPixels()])));
+
+test("openb: the whole cluster's result draws, zooms and pans on canvas", { timeout: 300000 }, async () => {
+  const want = JSON.parse(result);
+  console.log(`# scale: openb scenario from ${source}: ${want.jobs.length} jobs, log_hash ${want.log_hash}`);
+  // The page gets the documents first (structured clone), then the clock starts.
+  await page.evaluate(([s, r]) => { window.__openb = [s, r]; }, [scenario, result]);
+  const t = await page.evaluate(async () => {
+    const t0 = performance.now();
+    const ready = window.mlschedViz.replay(window.__openb[0], window.__openb[1], "openb");
+    const t1 = performance.now();
+    await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    const first = Math.max(...Object.values(window.mlschedViz.views).filter(Boolean).map((v) => v.stats.firstDrawAt));
+    return { ready, replay: t1 - t0, firstDraw: first - t0, timings: window.mlschedViz.timings(), error: document.getElementById("error").textContent };
+  });
+  assert.equal(t.ready, "ok", `openb replay shown (error: ${t.error})`);
+  assert.equal(await page.textContent("#log-hash"), want.log_hash);
+  const info = await page.evaluate(() => ({ servers: window.mlschedViz.views.usage.spec.rows, rows: window.mlschedViz.views.timeline.spec.rows,
+    steps: window.mlschedViz.views.timeline.spec.cols, bars: window.mlschedViz.views.timeline.spec.bars }));
+  assert.equal(info.servers, 1523, "every openb server is a heatmap row");
+  console.log(`# scale: ${info.servers} servers, ${info.rows} timeline rows (server lanes), ${info.steps} slots, ${info.bars} bars`);
+  console.log(`# scale: time to first draw ${ms(t.firstDraw)} ms (replay call ${ms(t.replay)} ms: ` +
+    Object.entries(t.timings).map(([k, v]) => `${k} ${ms(v)}`).join(", ") + ")");
+
+  const full = await drawn();
+  for (const [k, v] of Object.entries(full)) assert.ok(v.drawn > v.total * 0.02, `${k}: drawn content (${v.drawn} of ${v.total} px)`);
+  console.log("# scale: drawn pixels " + Object.entries(full).map(([k, v]) => `${k} ${v.drawn}/${v.total}`).join(", "));
+  await page.screenshot({ path: join(SHOTS, "visualiser-openb.png") });
+
+  for (const name of ["timeline", "usage", "price"]) {
+    await page.evaluate((n) => window.mlschedViz.views[n].resetView(), name);
+    const times = await page.evaluate((n) => window.mlschedViz.frames(n, 60), name);
+    const s = stats(times);
+    console.log(`# scale: ${name}: 60 zoom/pan frames, draw median ${ms(s.median)} ms, p95 ${ms(s.p95)} ms, max ${ms(s.max)} ms`);
+  }
+
+  // Real input: wheel zoom around the pointer on the timeline, then drag to pan.
+  await page.evaluate(() => { for (const v of Object.values(window.mlschedViz.views)) v?.resetView(); });
+  const box = await page.locator("#timeline canvas").boundingBox();
+  await page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.3);
+  for (let i = 0; i < 8; i++) await page.mouse.wheel(0, -400);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.35, { steps: 4 });
+  await page.mouse.up();
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  const zoom = await page.evaluate(() => { const v = window.mlschedViz.views.timeline; return { kx: v.vp.kx / v.vp.fitKx, ky: v.vp.ky / v.vp.fitKy, mode: v.stats.mode }; });
+  assert.ok(zoom.kx > 2 && zoom.ky > 2, `wheel zoomed in (${JSON.stringify(zoom)})`);
+  const zoomed = await drawn();
+  assert.ok(zoomed.timeline.drawn > zoomed.timeline.total * 0.02, "zoomed timeline has drawn content");
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.waitForSelector("#timeline .gv-tip:not([hidden])", { timeout: 5000 });
+  const tip = await page.textContent("#timeline .gv-tip");
+  assert.match(tip, /openb-pod-\d+ on |: idle at slot \d+/, "tooltip names the job or the idle server under the pointer");
+  console.log(`# scale: zoomed ${zoom.kx.toFixed(1)}x${zoom.ky.toFixed(1)} (${zoom.mode}); tooltip: ${tip.split("\n")[0]}`);
+  // The same zoom on the heatmaps (keyboard: focus, then +), for the zoomed screenshot.
+  await page.focus("#heat-usage canvas");
+  for (let i = 0; i < 6; i++) await page.keyboard.press("+");
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.locator("main").screenshot({ path: join(SHOTS, "visualiser-openb-zoomed.png") });
+  console.log(`# screenshots: ${join(SHOTS, "visualiser-openb.png")}, ${join(SHOTS, "visualiser-openb-zoomed.png")}`);
+});
+
+test("openb: what-if on the engine (a job added, a capacity cut) changes decisions", { timeout: 300000 }, async () => {
+  const r = await page.evaluate(() => {
+    const t0 = performance.now();
+    const out = window.mlschedViz.whatIf({ job: "openb-pod-0000", capacity: { server: 0, resource: 0, value: 0 } });
+    return { out, ms: performance.now() - t0, error: document.querySelector("#wi-error")?.textContent };
+  });
+  assert.ok(r.out, `what-if ran (error: ${r.error})`);
+  assert.ok(r.out.changed >= 1, "some decision changed");
+  assert.notEqual(r.out.logHash[0], r.out.logHash[1], "another decision log");
+  assert.ok(await page.$$eval("#wi-diff li[data-job]", (l) => l.length) >= 1, "changed jobs listed");
+  console.log(`# scale: what-if (${r.out.edits.join("; ")}): ${r.out.changed} job(s) decided differently; both engine runs ${ms(r.ms)} ms`);
+  await page.locator("#whatif-card").screenshot({ path: join(SHOTS, "visualiser-openb-whatif.png") });
+  assert.deepEqual(pageErrors, [], "no JS errors in the page");
+});
