@@ -88,7 +88,7 @@ const drawn = () => page.evaluate(() => Object.fromEntries(Object.entries(window
 
 test("openb: the whole cluster's result draws, zooms and pans on canvas", { timeout: 300000 }, async () => {
   const want = JSON.parse(result);
-  console.log(`# scale: openb scenario from ${source}: ${want.jobs.length} jobs, log_hash ${want.log_hash}`);
+  console.log(`scale: openb scenario from ${source}: ${want.jobs.length} jobs, log_hash ${want.log_hash}`);
   // The page gets the documents first (structured clone), then the clock starts.
   await page.evaluate(([s, r]) => { window.__openb = [s, r]; }, [scenario, result]);
   const t = await page.evaluate(async () => {
@@ -104,47 +104,62 @@ test("openb: the whole cluster's result draws, zooms and pans on canvas", { time
   const info = await page.evaluate(() => ({ servers: window.mlschedViz.views.usage.spec.rows, rows: window.mlschedViz.views.timeline.spec.rows,
     steps: window.mlschedViz.views.timeline.spec.cols, bars: window.mlschedViz.views.timeline.spec.bars }));
   assert.equal(info.servers, 1523, "every openb server is a heatmap row");
-  console.log(`# scale: ${info.servers} servers, ${info.rows} timeline rows (server lanes), ${info.steps} slots, ${info.bars} bars`);
-  console.log(`# scale: time to first draw ${ms(t.firstDraw)} ms (replay call ${ms(t.replay)} ms: ` +
+  console.log(`scale: ${info.servers} servers, ${info.rows} timeline rows (server lanes), ${info.steps} slots, ${info.bars} bars`);
+  console.log(`scale: time to first draw ${ms(t.firstDraw)} ms (replay call ${ms(t.replay)} ms: ` +
     Object.entries(t.timings).map(([k, v]) => `${k} ${ms(v)}`).join(", ") + ")");
 
   const full = await drawn();
   for (const [k, v] of Object.entries(full)) assert.ok(v.drawn > v.total * 0.02, `${k}: drawn content (${v.drawn} of ${v.total} px)`);
-  console.log("# scale: drawn pixels " + Object.entries(full).map(([k, v]) => `${k} ${v.drawn}/${v.total}`).join(", "));
+  console.log("scale: drawn pixels " + Object.entries(full).map(([k, v]) => `${k} ${v.drawn}/${v.total}`).join(", "));
+  // The busiest slot of the trace on screen: the cursor there, the panels of that slot.
+  await page.evaluate(() => window.mlschedViz.seek(90));
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
   await page.screenshot({ path: join(SHOTS, "visualiser-openb.png") });
 
   for (const name of ["timeline", "usage", "price"]) {
     await page.evaluate((n) => window.mlschedViz.views[n].resetView(), name);
     const times = await page.evaluate((n) => window.mlschedViz.frames(n, 60), name);
     const s = stats(times);
-    console.log(`# scale: ${name}: 60 zoom/pan frames, draw median ${ms(s.median)} ms, p95 ${ms(s.p95)} ms, max ${ms(s.max)} ms`);
+    console.log(`scale: ${name}: 60 zoom/pan frames, draw median ${ms(s.median)} ms, p95 ${ms(s.p95)} ms, max ${ms(s.max)} ms`);
   }
 
   // Real input: wheel zoom around the pointer on the timeline, then drag to pan.
   await page.evaluate(() => { for (const v of Object.values(window.mlschedViz.views)) v?.resetView(); });
   const box = await page.locator("#timeline canvas").boundingBox();
-  await page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.3);
-  for (let i = 0; i < 8; i++) await page.mouse.wheel(0, -400);
+  // Around slot 88 and the 120th row: where the trace's burst of arrivals lands.
+  const at = await page.evaluate(() => { const v = window.mlschedViz.views.timeline; return { x: v.spec.left + v.vp.x(88), y: v.spec.top + v.vp.y(120) }; });
+  await page.mouse.move(box.x + at.x, box.y + at.y);
+  for (let i = 0; i < 6; i++) await page.mouse.wheel(0, -400);
   await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.35, { steps: 4 });
+  await page.mouse.move(box.x + at.x + 40, box.y + at.y + 20, { steps: 4 });
   await page.mouse.up();
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
   const zoom = await page.evaluate(() => { const v = window.mlschedViz.views.timeline; return { kx: v.vp.kx / v.vp.fitKx, ky: v.vp.ky / v.vp.fitKy, mode: v.stats.mode }; });
   assert.ok(zoom.kx > 2 && zoom.ky > 2, `wheel zoomed in (${JSON.stringify(zoom)})`);
   const zoomed = await drawn();
   assert.ok(zoomed.timeline.drawn > zoomed.timeline.total * 0.02, "zoomed timeline has drawn content");
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.mouse.move(box.x + at.x, box.y + at.y + 30);
   await page.waitForSelector("#timeline .gv-tip:not([hidden])", { timeout: 5000 });
   const tip = await page.textContent("#timeline .gv-tip");
   assert.match(tip, /openb-pod-\d+ on |: idle at slot \d+/, "tooltip names the job or the idle server under the pointer");
-  console.log(`# scale: zoomed ${zoom.kx.toFixed(1)}x${zoom.ky.toFixed(1)} (${zoom.mode}); tooltip: ${tip.split("\n")[0]}`);
+  console.log(`scale: zoomed ${zoom.kx.toFixed(1)}x${zoom.ky.toFixed(1)} (${zoom.mode}); tooltip: ${tip.split("\n")[0]}`);
   // The same zoom on the heatmaps (keyboard: focus, then +), for the zoomed screenshot.
-  await page.focus("#heat-usage canvas");
-  for (let i = 0; i < 6; i++) await page.keyboard.press("+");
+  await page.locator("#heat-card").scrollIntoViewIfNeeded();
+  const hb = await page.locator("#heat-usage canvas").boundingBox();
+  const hat = await page.evaluate(() => { const v = window.mlschedViz.views.usage; return { x: v.spec.left + v.vp.x(95), y: v.spec.top + v.vp.y(100) }; });
+  await page.mouse.move(hb.x + hat.x, hb.y + hat.y);
+  for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -400);
+  const hz = await page.evaluate(() => { const v = window.mlschedViz.views.price; return v.vp.kx / v.vp.fitKx; });
+  assert.ok(hz > 2, `wheel on the usage heatmap zooms the linked price heatmap too (${hz})`);
+  await page.locator("#timeline-card").scrollIntoViewIfNeeded();
+  const tb = await page.locator("#timeline canvas").boundingBox();
+  await page.mouse.move(tb.x + at.x, tb.y + at.y + 30);
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
-  await page.locator("main").screenshot({ path: join(SHOTS, "visualiser-openb-zoomed.png") });
-  console.log(`# screenshots: ${join(SHOTS, "visualiser-openb.png")}, ${join(SHOTS, "visualiser-openb-zoomed.png")}`);
+  // The timeline and heatmap cards, zoomed (the page scrolled so that both are in the picture).
+  const top = await page.locator("#timeline-card").boundingBox(), bottom = await page.locator("#heat-card").boundingBox();
+  await page.screenshot({ path: join(SHOTS, "visualiser-openb-zoomed.png"), fullPage: true,
+    clip: { x: top.x, y: top.y + (await page.evaluate(() => scrollY)), width: top.width, height: bottom.y + bottom.height - top.y } });
+  console.log(`screenshots: ${join(SHOTS, "visualiser-openb.png")}, ${join(SHOTS, "visualiser-openb-zoomed.png")}`);
 });
 
 test("openb: what-if on the engine (a job added, a capacity cut) changes decisions", { timeout: 300000 }, async () => {
@@ -157,7 +172,7 @@ test("openb: what-if on the engine (a job added, a capacity cut) changes decisio
   assert.ok(r.out.changed >= 1, "some decision changed");
   assert.notEqual(r.out.logHash[0], r.out.logHash[1], "another decision log");
   assert.ok(await page.$$eval("#wi-diff li[data-job]", (l) => l.length) >= 1, "changed jobs listed");
-  console.log(`# scale: what-if (${r.out.edits.join("; ")}): ${r.out.changed} job(s) decided differently; both engine runs ${ms(r.ms)} ms`);
+  console.log(`scale: what-if (${r.out.edits.join("; ")}): ${r.out.changed} job(s) decided differently, ${r.out.outcomes} with another outcome; both engine runs ${ms(r.ms)} ms`);
   await page.locator("#whatif-card").screenshot({ path: join(SHOTS, "visualiser-openb-whatif.png") });
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
 });

@@ -19,7 +19,7 @@ const state = { bundled: [], scenarioText: "", scenarioName: "", sim: null, tl: 
 
 /** Side panels list at most this many rows (the whole openb cluster has 1,523 servers and
  *  7,064 jobs): the busiest servers and the running jobs first. */
-const PANEL_ROWS = 64;
+const PANEL_ROWS = 30;
 const LEGEND_JOBS = 40;
 
 function el(tag, attrs = {}, ...kids) {

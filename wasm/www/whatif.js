@@ -24,6 +24,12 @@ const short = (v) => {
 };
 /** Changed jobs listed (the count says how many changed in all). */
 const LISTED = 40;
+/** Decision fields that are prices or priced costs: when only these differ, the job got the same
+ *  outcome at other prices (a capacity change moves every OASiS / Zhou price). */
+const PRICED = /cost|price|payoff|dual|lambda/i;
+
+/** True when a field difference is more than a price: admission, slots, servers, workers... */
+export const isOutcome = (d) => !PRICED.test(d.field);
 
 /**
  * Feeds the scenario's arrivals and wake-ups to a new engine slot by slot (the loop of the npm
@@ -236,12 +242,16 @@ export class WhatIf {
     const changed = [];
     for (const id of new Set([...base.byJob.keys(), ...alt.byJob.keys()])) {
       const d = decisionDiff(base.byJob.get(id), alt.byJob.get(id));
-      if (d.length) changed.push({ id, diff: d, added: !base.byJob.has(id) });
+      if (d.length) changed.push({ id, diff: d, added: !base.byJob.has(id), outcome: d.some(isOutcome) });
     }
-    this.status.textContent = `${edited.edits.join("; ")} — ${changed.length} job(s) decided differently (${ms.toFixed(0)} ms for both engine runs)`;
+    // Jobs with another outcome first (stable: decision order otherwise).
+    changed.sort((a, b) => Number(b.outcome) - Number(a.outcome));
+    const outcomes = changed.filter((c) => c.outcome).length;
+    this.status.textContent = `${edited.edits.join("; ")} — ${changed.length} job(s) decided differently: ` +
+      `${outcomes} with another outcome, ${changed.length - outcomes} only at other prices (${ms.toFixed(0)} ms for both engine runs)`;
     this.renderSummary(base.result, alt.result);
     this.renderChanges(changed);
-    return { edits: edited.edits, changed: changed.length, logHash: [base.result.log_hash, alt.result.log_hash] };
+    return { edits: edited.edits, changed: changed.length, outcomes, logHash: [base.result.log_hash, alt.result.log_hash] };
   }
 
   renderSummary(a, b) {
@@ -259,8 +269,10 @@ export class WhatIf {
     const list = el("ol", { class: "decisions wi-changes" });
     for (const c of changed.slice(0, LISTED)) {
       const fields = c.added ? [el("span", { text: " new job: " + c.diff.length + " decision field(s)" })]
-        : c.diff.slice(0, 4).map((d) => el("div", { class: "wi-field", text: `${d.field}: ${short(d.base)} → ${short(d.whatIf)}` }));
-      list.append(el("li", { "data-job": c.id }, el("b", { text: c.id }), ...fields, c.diff.length > 4 && !c.added ? el("div", { class: "hint", text: `… ${c.diff.length - 4} more field(s)` }) : null));
+        : [...c.diff.filter(isOutcome), ...c.diff.filter((d) => !isOutcome(d))].slice(0, 4)
+          .map((d) => el("div", { class: "wi-field", text: `${d.field}: ${short(d.base)} → ${short(d.whatIf)}` }));
+      list.append(el("li", { "data-job": c.id, class: c.outcome ? "outcome" : "priced" }, el("b", { text: c.id }),
+        el("span", { class: "hint", text: c.added ? "" : c.outcome ? " another outcome" : " same outcome, other prices" }), ...fields, c.diff.length > 4 && !c.added ? el("div", { class: "hint", text: `… ${c.diff.length - 4} more field(s)` }) : null));
     }
     if (!changed.length) list.append(el("li", { class: "empty", text: "no decision changed" }));
     if (changed.length > LISTED) list.append(el("li", { class: "hint", text: `… and ${changed.length - LISTED} more job(s)` }));
