@@ -78,7 +78,10 @@ pub(super) fn build(
         let mut runs = cells.iter().peekable();
         while let Some((&(row, a), &units)) = runs.next() {
             let mut b = a + 1;
-            while runs.next_if(|&(&(r2, s2), _)| r2 == row && s2 == b).is_some() {
+            while runs
+                .next_if(|&(&(r2, s2), _)| r2 == row && s2 == b)
+                .is_some()
+            {
                 b += 1;
             }
             first = Some(first.map_or(a, |f| f.min(a)));
