@@ -118,9 +118,10 @@ test("openb: the whole cluster's result draws, zooms and pans on canvas", { time
 
   for (const name of ["timeline", "usage", "price"]) {
     await page.evaluate((n) => window.mlschedViz.views[n].resetView(), name);
-    const times = await page.evaluate((n) => window.mlschedViz.frames(n, 60), name);
-    const s = stats(times);
-    console.log(`scale: ${name}: 60 zoom/pan frames, draw median ${ms(s.median)} ms, p95 ${ms(s.p95)} ms, max ${ms(s.max)} ms`);
+    const f = await page.evaluate((n) => window.mlschedViz.frames(n, 60), name);
+    const s = stats(f.draw), l = stats(f.latency);
+    console.log(`scale: ${name}: 60 zoom/pan frames, draw median ${ms(s.median)} ms, p95 ${ms(s.p95)} ms, max ${ms(s.max)} ms; ` +
+      `input to next frame median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
   }
 
   // Real input: wheel zoom around the pointer on the timeline, then drag to pan.
@@ -163,6 +164,7 @@ test("openb: the whole cluster's result draws, zooms and pans on canvas", { time
 });
 
 test("openb: what-if on the engine (a job added, a capacity cut) changes decisions", { timeout: 300000 }, async () => {
+  assert.equal(await page.textContent("#log-hash"), JSON.parse(result).log_hash, "the openb result is shown (run the whole file)");
   const r = await page.evaluate(() => {
     const t0 = performance.now();
     const out = window.mlschedViz.whatIf({ job: "openb-pod-0000", capacity: { server: 0, resource: 0, value: 0 } });

@@ -675,19 +675,23 @@ window.mlschedViz = {
   timings: () => ({ ...state.timings }),
   /** The canvas views: {timeline, usage, price} (GridView, see canvasview.js). */
   views,
-  /** Runs `n` zoom / pan frames on view `name` and returns each frame's draw time (ms), drawn in
-   *  requestAnimationFrame as interaction draws them. */
+  /** Runs `n` zoom / pan steps on view `name`, each drawn in requestAnimationFrame as interaction
+   *  draws them; returns per step the draw time (ms: the frame's JS and canvas work) and the
+   *  latency from the input to the frame after the drawn one (ms: includes the browser's paint,
+   *  quantised by the display's frame rate). */
   async frames(name, n = 60) {
     const v = views[name];
-    const times = [];
+    const times = [], latency = [];
     const ops = [() => v.vp.zoomAt(v.vp.pw * 0.3, v.vp.ph * 0.4, 1.15), () => v.vp.panBy(-37, -23), () => v.vp.panBy(29, 17), () => v.vp.zoomAt(v.vp.pw * 0.6, v.vp.ph * 0.5, 1 / 1.1)];
     for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
       ops[i % ops.length]();
       v.changed();
       await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+      latency.push(performance.now() - t0);
       times.push(v.stats.lastMs);
     }
-    return times;
+    return { draw: times, latency };
   },
   /** Fills the what-if panel and runs it: `job` = id of a job to copy (arriving at the current
    *  step), `capacity` = {server, resource, value}; returns {edits, changed, logHash} or null. */

@@ -19,7 +19,8 @@ const el = (tag, attrs = {}, ...kids) => {
   return e;
 };
 const short = (v) => {
-  const s = typeof v === "number" && !Number.isInteger(v) ? v.toPrecision(5).replace(/\.?0+$/, "") : JSON.stringify(v);
+  const frac = typeof v === "number" && !Number.isInteger(v);
+  const s = frac ? (Math.abs(v) >= 1000 ? v.toFixed(1) : v.toPrecision(5).replace(/\.?0+$/, "")) : JSON.stringify(v);
   return s === undefined ? "–" : s.length > 40 ? s.slice(0, 39) + "…" : s;
 };
 /** Changed jobs listed (the count says how many changed in all). */
@@ -64,20 +65,23 @@ export function driveEngine(scenarioJson, policy) {
   }
 }
 
-/** Field-level differences of two decision lists of one job: [{field, base, whatIf}]. */
+/** Field-level differences of two decision lists of one job: [{at, field, base, whatIf}], `at`
+ *  naming the decision (record and slot of the base run). */
 export function decisionDiff(base = [], whatIf = []) {
   const out = [];
   for (let i = 0; i < Math.max(base.length, whatIf.length); i++) {
     const a = base[i], b = whatIf[i];
     if (!a || !b || a.record !== b.record) {
-      out.push({ field: `decision ${i + 1}`, base: a ? `${a.record} @${a.slot}` : "none", whatIf: b ? `${b.record} @${b.slot}` : "none" });
+      out.push({ at: `decision ${i + 1}`, field: "record", base: a ? `${a.record} @${a.slot}` : "none", whatIf: b ? `${b.record} @${b.slot}` : "none" });
       continue;
     }
-    if (a.slot !== b.slot) out.push({ field: `${a.record} slot`, base: a.slot, whatIf: b.slot });
+    // A record about one slot (oasis.slot, baseline.slot...) is named by it, else by the event's.
+    const at = typeof a.data?.slot === "number" ? `${a.record}(${a.data.slot})` : `${a.record} @${a.slot}`;
+    if (a.slot !== b.slot) out.push({ at, field: "slot", base: a.slot, whatIf: b.slot });
     const keys = new Set([...Object.keys(a.data || {}), ...Object.keys(b.data || {})]);
     for (const k of keys) {
       const x = JSON.stringify(a.data?.[k]), y = JSON.stringify(b.data?.[k]);
-      if (x !== y) out.push({ field: k, base: a.data?.[k], whatIf: b.data?.[k] });
+      if (x !== y) out.push({ at, field: k, base: a.data?.[k], whatIf: b.data?.[k] });
     }
   }
   return out;
@@ -260,6 +264,7 @@ export class WhatIf {
     for (const k of Object.keys(sa || {})) {
       if (typeof sa[k] === "object" && sa[k] !== null) continue;
       const diff = JSON.stringify(sa[k]) !== JSON.stringify(sb?.[k]);
+      if (typeof sa[k] === "string" && !diff) continue; // notes, e.g. where the prices come from
       t.append(el("tr", { class: diff ? "changed" : "" }, el("td", { text: k.replaceAll("_", " ") }), el("td", { text: short(sa[k]) }), el("td", { text: short(sb?.[k]) })));
     }
     this.out.append(t);
@@ -270,7 +275,7 @@ export class WhatIf {
     for (const c of changed.slice(0, LISTED)) {
       const fields = c.added ? [el("span", { text: " new job: " + c.diff.length + " decision field(s)" })]
         : [...c.diff.filter(isOutcome), ...c.diff.filter((d) => !isOutcome(d))].slice(0, 4)
-          .map((d) => el("div", { class: "wi-field", text: `${d.field}: ${short(d.base)} → ${short(d.whatIf)}` }));
+          .map((d) => el("div", { class: "wi-field", text: `${d.at} ${d.field}: ${short(d.base)} → ${short(d.whatIf)}` }));
       list.append(el("li", { "data-job": c.id, class: c.outcome ? "outcome" : "priced" }, el("b", { text: c.id }),
         el("span", { class: "hint", text: c.added ? "" : c.outcome ? " another outcome" : " same outcome, other prices" }), ...fields, c.diff.length > 4 && !c.added ? el("div", { class: "hint", text: `… ${c.diff.length - 4} more field(s)` }) : null));
     }
