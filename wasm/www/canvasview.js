@@ -163,10 +163,13 @@ export class GridView {
     const c = this.canvas, vp = this.vp, s = this.spec;
     const plotXY = (e) => { const r = c.getBoundingClientRect(); return [e.clientX - r.left - s.left, e.clientY - r.top - s.top]; };
     c.addEventListener("wheel", (e) => {
-      e.preventDefault();
       const [px, py] = plotXY(e);
       const f = Math.exp(-e.deltaY * 0.0015);
+      const before = [vp.kx, vp.ky, vp.x0, vp.y0];
       vp.zoomAt(px, py, f, e.shiftKey ? 1 : f);
+      // A wheel that cannot zoom further (e.g. out of a plot that shows everything) scrolls the page.
+      if (before.every((v, i) => v === [vp.kx, vp.ky, vp.x0, vp.y0][i])) return;
+      e.preventDefault();
       this.changed();
     }, { passive: false });
     let drag = null;
