@@ -178,3 +178,81 @@ test("openb: what-if on the engine (a job added, a capacity cut) changes decisio
   await page.locator("#whatif-card").screenshot({ path: join(SHOTS, "visualiser-openb-whatif.png") });
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
 });
+
+// Thousands of slots: the Zhou et al. import of the whole trace at hour slots (28,672 slots x
+// 1,213 servers x 4 resources, ~140 million numbers dense), run with the FIFO baseline (A_online
+// itself keeps a dense price trace of that size, see docs/visualiser.md). The page holds the
+// usage as change points (`Timeline.usage_series`), never as a dense matrix.
+test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }, async (t) => {
+  if (!existsSync(CLI)) {
+    t.skip(`release CLI not built (${CLI}): cargo build --release -p mlsched-cli to load the 28,672-slot openb result`);
+    return;
+  }
+  const s = join(work, "online.json"), r = join(work, "online-fifo.json");
+  const imp = spawnSync(CLI, ["import", "openb", "--kind", "online", "--jobs", "all", "--servers", "all", "--slot-seconds", "3600", "--quiet", "-o", s], { encoding: "utf8" });
+  assert.equal(imp.status, 0, `mlsched import: ${imp.stderr}`);
+  const run = spawnSync(CLI, ["run", s, "--policy", "fifo", "--json", r, "--quiet"], { encoding: "utf8" });
+  assert.equal(run.status, 0, `mlsched run: ${run.stderr}`);
+  const [sc, res] = [readFileSync(s, "utf8"), readFileSync(r, "utf8")];
+  const want = JSON.parse(res);
+  await page.evaluate(([a, b]) => { window.__hours = [a, b]; }, [sc, res]);
+  const out = await page.evaluate(async () => {
+    const t0 = performance.now();
+    const ready = window.mlschedViz.replay(window.__hours[0], window.__hours[1], "openb-hours");
+    await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    const views = Object.values(window.mlschedViz.views).filter(Boolean);
+    const v = window.mlschedViz.views;
+    return { ready, firstDraw: Math.max(...views.map((x) => x.stats.firstDrawAt)) - t0, timings: window.mlschedViz.timings(),
+      steps: v.timeline.spec.cols, servers: v.usage.spec.rows, bars: v.timeline.spec.bars, price: !!v.price,
+      error: document.getElementById("error").textContent };
+  });
+  assert.equal(out.ready, "ok", `hour-slot replay shown (error: ${out.error})`);
+  assert.equal(await page.textContent("#log-hash"), want.log_hash);
+  assert.equal(out.steps, 28672, "every hour slot is a column");
+  assert.equal(out.servers, 1213, "every openb worker server is a row");
+  console.log(`scale/hours: ${want.jobs.length} jobs, ${out.servers} servers, ${out.steps} slots, ${out.bars} bars (policy ${want.policy}, log_hash ${want.log_hash})`);
+  console.log(`scale/hours: time to first draw ${ms(out.firstDraw)} ms (` + Object.entries(out.timings).map(([k, v]) => `${k} ${ms(v)}`).join(", ") + ")");
+  const full = await drawn();
+  // Jobs of a few hours in a trace of 28,672 hours: the whole timeline is mostly idle (about 1%
+  // of its pixels hold a bar), the heatmap is drawn everywhere.
+  for (const [k, v] of Object.entries(full)) assert.ok(v.drawn > v.total * (k === "timeline" ? 0.005 : 0.02), `${k}: drawn content (${v.drawn} of ${v.total} px)`);
+  console.log("scale/hours: drawn pixels " + Object.entries(full).map(([k, v]) => `${k} ${v.drawn}/${v.total}`).join(", "));
+  // The cursor where most jobs run (the slot with the most bars running).
+  const busy = await page.evaluate(() => {
+    const n = new Int32Array(window.mlschedViz.views.timeline.spec.cols + 1);
+    for (const b of window.mlschedViz.timeline().bars) { n[b.start]++; n[b.end]--; }
+    let best = 0, run = 0, most = -1;
+    n.forEach((d, t) => { run += d; if (run > most) { most = run; best = t; } });
+    return best;
+  });
+  await page.evaluate((t) => window.mlschedViz.seek(t), busy);
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await page.screenshot({ path: join(SHOTS, "visualiser-openb-hours.png") });
+  for (const name of ["timeline", "usage"]) {
+    await page.evaluate((n) => window.mlschedViz.views[n].resetView(), name);
+    const f = await page.evaluate((n) => window.mlschedViz.frames(n, 60), name);
+    const st = stats(f.draw), l = stats(f.latency);
+    console.log(`scale/hours: ${name}: 60 zoom/pan frames, draw median ${ms(st.median)} ms, p95 ${ms(st.p95)} ms, max ${ms(st.max)} ms; ` +
+      `input to next frame median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
+  }
+  // Wheel-zoom the usage heatmap on the busiest slot; the timeline stays whole for contrast.
+  await page.evaluate(() => { for (const v of Object.values(window.mlschedViz.views)) v?.resetView(); });
+  await page.locator("#heat-card").scrollIntoViewIfNeeded();
+  const hb = await page.locator("#heat-usage canvas").boundingBox();
+  const hat = await page.evaluate((t) => { const v = window.mlschedViz.views.usage; return { x: v.spec.left + v.vp.x(t), y: v.spec.top + v.vp.y(300) }; }, busy);
+  await page.mouse.move(hb.x + hat.x, hb.y + hat.y);
+  for (let i = 0; i < 8; i++) await page.mouse.wheel(0, -400);
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  const hz = await page.evaluate(() => { const v = window.mlschedViz.views.usage; return { kx: v.vp.kx / v.vp.fitKx, mode: v.stats.mode }; });
+  assert.ok(hz.kx > 2, `wheel zoomed the usage heatmap (${JSON.stringify(hz)})`);
+  const zoomed = await drawn();
+  assert.ok(zoomed.usage.drawn > zoomed.usage.total * 0.02, `zoomed usage heatmap has drawn content (${zoomed.usage.drawn})`);
+  await page.mouse.move(hb.x + hat.x, hb.y + hat.y + 4);
+  await page.waitForSelector("#heat-usage .gv-tip:not([hidden])", { timeout: 5000 });
+  const tip = await page.textContent("#heat-usage .gv-tip");
+  assert.match(tip, /^h\d+, slot \d+: /, "tooltip names the server and slot under the pointer");
+  console.log(`scale/hours: busiest slot ${busy}; usage zoomed ${hz.kx.toFixed(1)}x (${hz.mode}); tooltip: ${tip.split("\n")[0]}`);
+  await page.locator("#heat-card").screenshot({ path: join(SHOTS, "visualiser-openb-hours-zoomed.png") });
+  console.log(`screenshots: ${join(SHOTS, "visualiser-openb-hours.png")}, ${join(SHOTS, "visualiser-openb-hours-zoomed.png")}`);
+  assert.deepEqual(pageErrors, [], "no JS errors in the page");
+});

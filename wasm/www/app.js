@@ -1,7 +1,7 @@
 // The mlsched visualiser: runs scenarios with the wasm kernel (the CLI's own code) and draws the
 // replayed decisions. No dependencies, no network: everything is in this folder.
 import init, { run, runWith, bundledScenarios, policies, version, Simulation } from "./mlsched/mlsched.js";
-import { GridView, barPainter, heatPainter, colourTable, hslToRgb } from "./canvasview.js";
+import { GridView, barPainter, seriesPainter, forSegments, combineSeries, colourTable, hslToRgb } from "./canvasview.js";
 import { WhatIf } from "./whatif.js";
 
 const $ = (id) => document.getElementById(id);
@@ -327,17 +327,15 @@ function heatColor(x, scheme) {
   return `hsl(${h} ${s}% ${l}%)`;
 }
 
-/** One heatmap (servers x steps) of `matrixFor(s, t)` on a canvas, with its colour bar. */
-function drawHeat(target, matrixFor, scheme) {
+/** One heatmap (servers x steps) of `rows[s]`, server s's values as change points
+ *  (`usage_series` form: never a dense servers x steps matrix), with its colour bar. */
+function drawHeat(target, rows, scheme) {
   const tl = state.tl;
   const ns = tl.servers.length, nt = tl.steps;
-  const values = new Float32Array(ns * nt);
   let max = 0, min = Infinity;
-  for (let s = 0; s < ns; s++) for (let t = 0; t < nt; t++) {
-    const v = matrixFor(s, t);
-    values[s * nt + t] = v;
-    if (v > max) max = v;
-    if (v > 0 && v < min) min = v;
+  for (const x of rows) for (let i = 1; i < x.length; i += 2) {
+    if (x[i] > max) max = x[i];
+    if (x[i] > 0 && x[i] < min) min = x[i];
   }
   // Prices grow exponentially with usage: colour them on a log scale between the smallest
   // positive and the largest price.
@@ -355,33 +353,44 @@ function drawHeat(target, matrixFor, scheme) {
   views[key] = new GridView(plot, {
     label: `${key} heatmap`, rows: ns, cols: nt, colUnit: tl.step_unit, left: 60, rowPx: 18, height: 360,
     rowLabel: (s) => tl.servers[s].id,
-    paint: heatPainter(values, nt, shade, lut, () => state.heatAgg),
+    paint: seriesPainter(rows, nt, shade, lut, () => state.heatAgg),
     tip: (s, t, span) => {
-      const cell = `${tl.servers[s].id}, ${tl.step_unit} ${t}: ${fmt(values[s * nt + t])}`;
+      let v = 0;
+      forSegments(rows[s], nt, t, t + 1, (_a, _b, x) => { v = x; });
+      const cell = `${tl.servers[s].id}, ${tl.step_unit} ${t}: ${fmt(v)}`;
       if (span.r1 - span.r0 <= 1 && span.c1 - span.c0 <= 1) return cell;
-      let agg = state.heatAgg === "mean" ? 0 : -Infinity;
-      for (let r = span.r0; r < span.r1; r++) for (let c = span.c0; c < span.c1; c++) {
-        const v = values[r * nt + c];
-        agg = state.heatAgg === "mean" ? agg + v : Math.max(agg, v);
+      const mean = state.heatAgg === "mean";
+      let agg = mean ? 0 : -Infinity;
+      for (let r = span.r0; r < span.r1; r++) {
+        forSegments(rows[r], nt, span.c0, span.c1, (a, b, x) => { agg = mean ? agg + x * (b - a) : Math.max(agg, x); });
       }
-      if (state.heatAgg === "mean") agg /= (span.r1 - span.r0) * (span.c1 - span.c0);
+      if (mean) agg /= (span.r1 - span.r0) * (span.c1 - span.c0);
       return `${cell}\nthis pixel: ${state.heatAgg} ${fmt(agg)} over servers ${tl.servers[span.r0].id}..${tl.servers[span.r1 - 1].id}, ${tl.step_unit}s ${span.c0}..${span.c1 - 1}`;
     },
   });
 }
 
+/** Server s's series of resource r (or of every resource combined by `f`) from `perR[r][s]`. */
+function seriesOf(perR, r, s, f) {
+  return r >= 0 ? perR[r][s] : combineSeries(perR.map((per) => per[s]), f);
+}
+
 function drawHeatmaps() {
   const tl = state.tl;
   const r = state.heatRes;
-  const util = (s, t) => {
-    const cap = tl.servers[s].capacity;
-    if (r >= 0) return cap[r] > 0 ? tl.usage[r][s][t] / cap[r] : 0;
-    let m = 0;
-    for (let k = 0; k < tl.resources.length; k++) if (cap[k] > 0) m = Math.max(m, tl.usage[k][s][t] / cap[k]);
-    return m;
-  };
+  // Utilisation: used / capacity of the resource, or the dominant share over resources.
+  const util = tl.servers.map((srv, s) => {
+    const cap = srv.capacity;
+    const share = (v, k) => (cap[k] > 0 ? v / cap[k] : 0);
+    if (r >= 0) {
+      const x = Float64Array.from(tl.usage_series[r][s]);
+      for (let i = 1; i < x.length; i += 2) x[i] = share(x[i], r);
+      return x;
+    }
+    return seriesOf(tl.usage_series, r, s, (vals) => vals.reduce((m, v, k) => Math.max(m, share(v, k)), 0));
+  });
   drawHeat($("heat-usage"), util, "usage");
-  const hasPrice = tl.price.length > 0;
+  const hasPrice = tl.price_series.length > 0;
   $("heat-price-box").hidden = !hasPrice;
   views.price?.destroy();
   views.price = null;
@@ -389,7 +398,7 @@ function drawHeatmaps() {
     $("price-note").textContent = (r < 0 ? "sum over resources; " : "") + "log colour scale";
     $("price-note").title = tl.price_note;
     $("price-formula").textContent = tl.price_note;
-    const price = (s, t) => (r >= 0 ? tl.price[r][s][t] : tl.price.reduce((a, pr) => a + pr[s][t], 0));
+    const price = tl.servers.map((_, s) => seriesOf(tl.price_series, r, s, (vals) => vals.reduce((a, v) => a + v, 0)));
     drawHeat($("heat-price"), price, "price");
     // The two heatmaps share their grid: zooming or panning one moves the other.
     views.usage.link(views.price);
@@ -671,6 +680,8 @@ window.mlschedViz = {
   seek(t) { stop(); state.sim?.seek(t); render(); },
   resultJson: () => state.resultJson,
   firstJob: () => state.tl?.jobs[0]?.id,
+  /** The timeline of the result shown (`Simulation.timeline()`). */
+  timeline: () => state.tl,
   /** Where the last result's load went (ms): engine re-run, timeline, panels and canvas set-up. */
   timings: () => ({ ...state.timings }),
   /** The canvas views: {timeline, usage, price} (GridView, see canvasview.js). */

@@ -361,30 +361,69 @@ export class Raster {
 }
 
 /**
- * A heatmap of `values` (Float32Array, row-major rows x cols), coloured by `lut` (256 RGB
- * triples) of `shade(v)` in [0, 1]; buckets covering several cells show their max or mean
- * (`aggregate()` says which).
+ * A heatmap of piecewise-constant rows: `series[r]` is row r as change points
+ * `[t0, v0, t1, v1, ...]` (value v_i over columns t_i .. t_{i+1}, the last up to `cols`), the
+ * form `Simulation.timeline().usage_series` hands over. Coloured by `lut` (256 RGB triples) of
+ * `shade(v)` in [0, 1]; buckets covering several cells show their max or mean (`aggregate()`
+ * says which). A row costs O(its change points in view + buckets), never O(columns), so tens
+ * of thousands of slots draw as fast as a few hundred.
  */
-export function heatPainter(values, cols, shade, lut, aggregate) {
+export function seriesPainter(series, cols, shade, lut, aggregate) {
   return (raster) => {
     const { c0, c1, r0, r1 } = raster.vis, nx = raster.nx, ny = raster.ny;
     const mean = aggregate() === "mean";
     const acc = new Float64Array(nx * ny).fill(mean ? 0 : -Infinity);
-    const cnt = mean ? new Uint32Array(nx * ny) : null;
-    const cb = raster.colBucket;
+    const cb = raster.colBucket, cf = raster.colFirst, rf = raster.rowFirst;
     for (let r = r0; r < r1; r++) {
-      const base = raster.rowBucket[r - r0] * nx, off = r * cols;
-      for (let c = c0; c < c1; c++) {
-        const v = values[off + c], k = base + cb[c - c0];
-        if (mean) { acc[k] += v; cnt[k]++; } else if (v > acc[k]) acc[k] = v;
-      }
+      const base = raster.rowBucket[r - r0] * nx;
+      forSegments(series[r], cols, c0, c1, (s, e, v) => {
+        for (let bx = cb[s - c0], last = cb[e - 1 - c0]; bx <= last; bx++) {
+          const k = base + bx;
+          // mean: the value times the columns of the bucket it covers.
+          if (mean) acc[k] += v * (Math.min(e, c0 + cf[bx + 1]) - Math.max(s, c0 + cf[bx]));
+          else if (v > acc[k]) acc[k] = v;
+        }
+      });
     }
     for (let k = 0; k < acc.length; k++) {
-      const v = mean ? acc[k] / Math.max(1, cnt[k]) : acc[k];
-      const idx = Math.max(0, Math.min(255, Math.round(shade(v) * 255)));
-      raster.set(k % nx, (k / nx) | 0, lut[idx]);
+      const bx = k % nx, by = (k / nx) | 0;
+      const v = mean ? acc[k] / Math.max(1, (cf[bx + 1] - cf[bx]) * (rf[by + 1] - rf[by])) : acc[k];
+      raster.set(bx, by, lut[Math.max(0, Math.min(255, Math.round(shade(v) * 255)))]);
     }
   };
+}
+
+/** Calls `f(start, end, value)` for each constant piece of `series` (change points, see
+ *  `seriesPainter`) clipped to columns `c0 .. c1`. */
+export function forSegments(series, cols, c0, c1, f) {
+  const n = series.length / 2;
+  // The piece holding c0: the last change point at or before it (binary search).
+  let lo = 0, hi = n;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (series[2 * mid] <= c0) lo = mid + 1; else hi = mid; }
+  for (let i = Math.max(0, lo - 1); i < n; i++) {
+    const s = Math.max(series[2 * i], c0);
+    if (s >= c1) break;
+    const e = Math.min(i + 1 < n ? series[2 * i + 2] : cols, c1);
+    if (s < e) f(s, e, series[2 * i + 1]);
+  }
+}
+
+/** One series of `f(values)` from several (e.g. the dominant share over resources): a change
+ *  point wherever any input changes. */
+export function combineSeries(list, f) {
+  const at = list.map(() => 0), vals = list.map((x) => x[1] ?? 0), out = [];
+  for (let t = 0; ;) {
+    let next = Infinity;
+    list.forEach((x, k) => {
+      while (2 * at[k] + 2 < x.length && x[2 * at[k] + 2] <= t) at[k]++;
+      vals[k] = x[2 * at[k] + 1] ?? 0;
+      if (2 * at[k] + 2 < x.length) next = Math.min(next, x[2 * at[k] + 2]);
+    });
+    const v = f(vals);
+    if (out.length === 0 || out[out.length - 1] !== v) out.push(t, v);
+    if (next === Infinity) return Float64Array.from(out);
+    t = next;
+  }
 }
 
 /** A 256-entry colour table of `colour(x)` -> [r, g, b] for x in [0, 1]. */

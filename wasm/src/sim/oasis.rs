@@ -152,6 +152,8 @@ pub(super) fn build(
         servers,
         bars,
         usage,
+        usage_series: Vec::new(),
+        price_series: Vec::new(),
         price,
         price_note,
         decisions,
