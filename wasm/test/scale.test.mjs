@@ -235,24 +235,46 @@ test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }
     console.log(`scale/hours: ${name}: 60 zoom/pan frames, draw median ${ms(st.median)} ms, p95 ${ms(st.p95)} ms, max ${ms(st.max)} ms; ` +
       `input to next frame median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
   }
-  // Wheel-zoom the usage heatmap on the busiest slot; the timeline stays whole for contrast.
+  // Zoom on where the jobs are (the trace's jobs all run in the first slots of the horizon):
+  // the timeline by Shift+wheel (time axis only), the usage heatmap by wheel (both axes), each
+  // around its top-left corner (slot 0, the first servers), so the zoomed view starts at slot 0.
   await page.evaluate(() => { for (const v of Object.values(window.mlschedViz.views)) v?.resetView(); });
+  const row = await page.evaluate((t) => window.mlschedViz.timeline().bars.find((b) => b.start <= t && t < b.end).server, busy);
+  const corner = (k) => page.evaluate((n) => { const v = window.mlschedViz.views[n]; return { x: v.spec.left + v.vp.x(0) + 2, y: v.spec.top + v.vp.y(0) + 2 }; }, k);
+  await page.locator("#timeline-card").scrollIntoViewIfNeeded();
+  const tb = await page.locator("#timeline canvas").boundingBox(), tat = await corner("timeline");
+  await page.mouse.move(tb.x + tat.x, tb.y + tat.y + 200);
+  await page.keyboard.down("Shift");
+  for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -400);
+  await page.keyboard.up("Shift");
   await page.locator("#heat-card").scrollIntoViewIfNeeded();
-  const hb = await page.locator("#heat-usage canvas").boundingBox();
-  const hat = await page.evaluate((t) => { const v = window.mlschedViz.views.usage; return { x: v.spec.left + v.vp.x(t), y: v.spec.top + v.vp.y(300) }; }, busy);
-  await page.mouse.move(hb.x + hat.x, hb.y + hat.y);
-  for (let i = 0; i < 8; i++) await page.mouse.wheel(0, -400);
+  const hb = await page.locator("#heat-usage canvas").boundingBox(), hc = await corner("usage");
+  await page.mouse.move(hb.x + hc.x, hb.y + hc.y);
+  for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -400);
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-  const hz = await page.evaluate(() => { const v = window.mlschedViz.views.usage; return { kx: v.vp.kx / v.vp.fitKx, mode: v.stats.mode }; });
-  assert.ok(hz.kx > 2, `wheel zoomed the usage heatmap (${JSON.stringify(hz)})`);
+  const hat = await page.evaluate(([t, r]) => { const v = window.mlschedViz.views.usage; return { x: v.spec.left + v.vp.x(t + 0.5), y: v.spec.top + v.vp.y(r + 0.5) }; }, [busy, row]);
+  const z = await page.evaluate(() => Object.fromEntries(["timeline", "usage"].map((k) => { const v = window.mlschedViz.views[k]; return [k, { kx: v.vp.kx / v.vp.fitKx, ky: v.vp.ky / v.vp.fitKy, mode: v.stats.mode }]; })));
+  assert.ok(z.timeline.kx > 2 && z.usage.kx > 2, `wheel zoomed both views (${JSON.stringify(z)})`);
   const zoomed = await drawn();
-  assert.ok(zoomed.usage.drawn > zoomed.usage.total * 0.02, `zoomed usage heatmap has drawn content (${zoomed.usage.drawn})`);
-  await page.mouse.move(hb.x + hat.x, hb.y + hat.y + 4);
+  assert.ok(zoomed.timeline.drawn > zoomed.timeline.total * 0.02, `zoomed timeline has drawn content (${zoomed.timeline.drawn})`);
+  // The pointer is on a server busy at the busiest slot: its cells are not the colour of 0.
+  await page.mouse.move(hb.x + hat.x, hb.y + hat.y);
   await page.waitForSelector("#heat-usage .gv-tip:not([hidden])", { timeout: 5000 });
   const tip = await page.textContent("#heat-usage .gv-tip");
   assert.match(tip, /^h\d+, slot \d+: /, "tooltip names the server and slot under the pointer");
-  console.log(`scale/hours: busiest slot ${busy}; usage zoomed ${hz.kx.toFixed(1)}x (${hz.mode}); tooltip: ${tip.split("\n")[0]}`);
-  await page.locator("#heat-card").screenshot({ path: join(SHOTS, "visualiser-openb-hours-zoomed.png") });
+  const used = await page.evaluate(() => {
+    const v = window.mlschedViz.views.usage, ctx = v.canvas.getContext("2d"), d = v.dpr;
+    const px = ctx.getImageData(Math.round(v.spec.left * d), Math.round(v.spec.top * d), Math.round(v.vp.pw * d), Math.round(v.vp.ph * d)).data;
+    let n = 0; // pixels darker than the lightest heat colour (a used cell)
+    for (let i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] < 600) n++;
+    return n;
+  });
+  assert.ok(used > 0, "the zoomed usage heatmap shows used cells");
+  console.log(`scale/hours: busiest slot ${busy}, server ${row}; zoomed timeline ${z.timeline.kx.toFixed(1)}x (${z.timeline.mode}), ` +
+    `usage ${z.usage.kx.toFixed(1)}x${z.usage.ky.toFixed(1)} (${z.usage.mode}), ${used} used-cell px; tooltip: ${tip.split("\n")[0]}`);
+  const top = await page.locator("#timeline-card").boundingBox(), bottom = await page.locator("#heat-card").boundingBox();
+  await page.screenshot({ path: join(SHOTS, "visualiser-openb-hours-zoomed.png"), fullPage: true,
+    clip: { x: top.x, y: top.y + (await page.evaluate(() => scrollY)), width: top.width, height: bottom.y + bottom.height - top.y } });
   console.log(`screenshots: ${join(SHOTS, "visualiser-openb-hours.png")}, ${join(SHOTS, "visualiser-openb-hours-zoomed.png")}`);
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
 });
