@@ -126,7 +126,7 @@ impl Run {
             }
         }
         t.decisions = by_step.into_iter().flatten().collect();
-        t.to_series();
+        t.fill_series();
         Ok(t)
     }
 }
@@ -392,7 +392,7 @@ impl Timeline {
 
     /// Fills the series from the dense matrices a builder made (online builds its usage series
     /// directly) and drops the dense matrices that are too large to hand to JS.
-    fn to_series(&mut self) {
+    fn fill_series(&mut self) {
         let compress = |m: &[Vec<Vec<f64>>]| -> Vec<Vec<Vec<f64>>> {
             m.iter()
                 .map(|per_s| per_s.iter().map(|row| series::compress(row)).collect())
