@@ -391,7 +391,8 @@ impl Timeline {
     }
 
     /// Fills the series from the dense matrices a builder made (online builds its usage series
-    /// directly) and drops the dense matrices that are too large to hand to JS.
+    /// directly and gets its prices as series), and keeps the dense matrices only up to
+    /// [`series::DENSE_MAX`] numbers.
     fn fill_series(&mut self) {
         let compress = |m: &[Vec<Vec<f64>>]| -> Vec<Vec<Vec<f64>>> {
             m.iter()
@@ -405,9 +406,17 @@ impl Timeline {
             self.price_series = compress(&self.price);
         }
         let cells = self.servers.len() * self.steps as usize * self.resources.len();
+        let expand = |m: &[Vec<Vec<f64>>], steps| -> Vec<Vec<Vec<f64>>> {
+            m.iter()
+                .map(|per_s| per_s.iter().map(|x| series::expand(x, steps)).collect())
+                .collect()
+        };
         if cells > series::DENSE_MAX {
             self.usage = Vec::new();
             self.price = Vec::new();
+        } else if self.price.is_empty() {
+            // Prices that came as change points (the kernel's A_online trace).
+            self.price = expand(&self.price_series, self.steps);
         }
     }
 

@@ -148,7 +148,8 @@ pub(super) fn build(
     } else {
         Vec::new()
     };
-    let (price, price_note) = match trace {
+    // The kernel's prices come as change points; `Timeline::fill_series` expands them when small.
+    let (price_series, price_note) = match trace {
         Some(Trace::Online(tr)) if tr.price.iter().all(|per_s| per_s.len() == ns) => (
             tr.price.clone(),
             format!(
@@ -169,8 +170,8 @@ pub(super) fn build(
         bars,
         usage,
         usage_series,
-        price_series: Vec::new(),
-        price,
+        price_series,
+        price: Vec::new(),
         price_note,
         decisions,
         jobs,

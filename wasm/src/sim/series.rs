@@ -59,29 +59,8 @@ pub fn expand(series: &[f64], steps: u32) -> Vec<f64> {
 }
 
 /// The series of a sum of constant amounts `(start, end, amount)` over slots `start..end`,
-/// added in the given order at every slot, so that each value is bit for bit the sum a dense
-/// matrix filled in that order would hold.
-pub fn of_intervals(intervals: &[(u32, u32, f64)], steps: u32) -> Vec<f64> {
-    let mut cuts: Vec<u32> = intervals
-        .iter()
-        .flat_map(|&(a, b, _)| [a, b])
-        .chain([0])
-        .filter(|&t| t < steps)
-        .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut out: Vec<f64> = Vec::new();
-    for t in cuts {
-        let v = intervals
-            .iter()
-            .filter(|&&(a, b, _)| a <= t && t < b)
-            .fold(0.0, |acc, &(_, _, x)| acc + x);
-        if out.last().is_none_or(|last| last.to_bits() != v.to_bits()) {
-            out.extend([t as f64, v]);
-        }
-    }
-    out
-}
+/// added in the given order (the engine's trace builds its prices the same way).
+pub use mlsched_scenario::engine::trace::series_of_intervals as of_intervals;
 
 #[cfg(test)]
 mod tests {
