@@ -180,18 +180,20 @@ test("openb: what-if on the engine (a job added, a capacity cut) changes decisio
 });
 
 // Thousands of slots: the Zhou et al. import of the whole trace at hour slots (28,672 slots x
-// 1,213 servers x 4 resources, ~140 million numbers dense), run with the FIFO baseline (A_online
-// itself keeps a dense price trace of that size, see docs/visualiser.md). The page holds the
-// usage as change points (`Timeline.usage_series`), never as a dense matrix.
-test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }, async (t) => {
+// 1,213 servers x 4 resources, ~140 million numbers dense), run with the FIFO baseline (PS) and
+// with A_online itself (Ring-AllReduce; A_online on PS takes minutes, docs/scale.md). The page
+// holds usage and prices as change points (`Timeline.usage_series`, `price_series`), never as
+// dense matrices.
+async function hourSlots(t, arch, policy) {
+  const tag = arch === "ps" ? "" : `-${arch}`;
   if (!existsSync(CLI)) {
     t.skip(`release CLI not built (${CLI}): cargo build --release -p mlsched-cli to load the 28,672-slot openb result`);
     return;
   }
-  const s = join(work, "online.json"), r = join(work, "online-fifo.json");
-  const imp = spawnSync(CLI, ["import", "openb", "--kind", "online", "--jobs", "all", "--servers", "all", "--slot-seconds", "3600", "--quiet", "-o", s], { encoding: "utf8" });
+  const s = join(work, `online-${arch}.json`), r = join(work, `online-${arch}-${policy ?? "aonline"}.json`);
+  const imp = spawnSync(CLI, ["import", "openb", "--kind", "online", "--jobs", "all", "--servers", "all", "--slot-seconds", "3600", "--architecture", arch, "--quiet", "-o", s], { encoding: "utf8" });
   assert.equal(imp.status, 0, `mlsched import: ${imp.stderr}`);
-  const run = spawnSync(CLI, ["run", s, "--policy", "fifo", "--json", r, "--quiet"], { encoding: "utf8" });
+  const run = spawnSync(CLI, ["run", s, ...(policy ? ["--policy", policy] : []), "--json", r, "--quiet"], { encoding: "utf8", maxBuffer: 1 << 28 });
   assert.equal(run.status, 0, `mlsched run: ${run.stderr}`);
   const [sc, res] = [readFileSync(s, "utf8"), readFileSync(r, "utf8")];
   const want = JSON.parse(res);
@@ -210,13 +212,13 @@ test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }
   assert.equal(await page.textContent("#log-hash"), want.log_hash);
   assert.equal(out.steps, 28672, "every hour slot is a column");
   assert.equal(out.servers, 1213, "every openb worker server is a row");
-  console.log(`scale/hours: ${want.jobs.length} jobs, ${out.servers} servers, ${out.steps} slots, ${out.bars} bars (policy ${want.policy}, log_hash ${want.log_hash})`);
-  console.log(`scale/hours: time to first draw ${ms(out.firstDraw)} ms (` + Object.entries(out.timings).map(([k, v]) => `${k} ${ms(v)}`).join(", ") + ")");
+  console.log(`scale/hours/${arch}: ${want.jobs.length} jobs, ${out.servers} servers, ${out.steps} slots, ${out.bars} bars (policy ${want.policy}, log_hash ${want.log_hash})`);
+  console.log(`scale/hours/${arch}: time to first draw ${ms(out.firstDraw)} ms (` + Object.entries(out.timings).map(([k, v]) => `${k} ${ms(v)}`).join(", ") + ")");
   const full = await drawn();
   // Jobs of a few hours in a trace of 28,672 hours: the whole timeline is mostly idle (about 1%
   // of its pixels hold a bar), the heatmap is drawn everywhere.
   for (const [k, v] of Object.entries(full)) assert.ok(v.drawn > v.total * (k === "timeline" ? 0.005 : 0.02), `${k}: drawn content (${v.drawn} of ${v.total} px)`);
-  console.log("scale/hours: drawn pixels " + Object.entries(full).map(([k, v]) => `${k} ${v.drawn}/${v.total}`).join(", "));
+  console.log(`scale/hours/${arch}: drawn pixels ` + Object.entries(full).map(([k, v]) => `${k} ${v.drawn}/${v.total}`).join(", "));
   // The cursor where most jobs run (the slot with the most bars running).
   const busy = await page.evaluate(() => {
     const n = new Int32Array(window.mlschedViz.views.timeline.spec.cols + 1);
@@ -227,20 +229,22 @@ test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }
   });
   await page.evaluate((t) => window.mlschedViz.seek(t), busy);
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-  await page.screenshot({ path: join(SHOTS, "visualiser-openb-hours.png") });
-  for (const name of ["timeline", "usage"]) {
+  await page.screenshot({ path: join(SHOTS, `visualiser-openb-hours${tag}.png`) });
+  assert.equal(out.price, policy === null, "A_online has prices, FIFO none");
+  for (const name of ["timeline", "usage", ...(out.price ? ["price"] : [])]) {
     await page.evaluate((n) => window.mlschedViz.views[n].resetView(), name);
     const f = await page.evaluate((n) => window.mlschedViz.frames(n, 60), name);
     const st = stats(f.draw), l = stats(f.latency);
-    console.log(`scale/hours: ${name}: 60 zoom/pan frames, draw median ${ms(st.median)} ms, p95 ${ms(st.p95)} ms, max ${ms(st.max)} ms; ` +
+    console.log(`scale/hours/${arch}: ${name}: 60 zoom/pan frames, draw median ${ms(st.median)} ms, p95 ${ms(st.p95)} ms, max ${ms(st.max)} ms; ` +
       `input to next frame median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
   }
-  // Zoom on where the jobs are (the trace's jobs all run in the first slots of the horizon):
-  // the timeline by Shift+wheel (time axis only), the usage heatmap by wheel (both axes), each
-  // around its top-left corner (slot 0, the first servers), so the zoomed view starts at slot 0.
+  // Zoom on where the jobs are (they run in a part of the horizon): the timeline by Shift+wheel
+  // (time axis only), the usage heatmap by wheel (both axes), each around the first slot a job
+  // runs in and the first servers (FIFO: slot 0, so the zoomed view starts there).
   await page.evaluate(() => { for (const v of Object.values(window.mlschedViz.views)) v?.resetView(); });
   const row = await page.evaluate((t) => window.mlschedViz.timeline().bars.find((b) => b.start <= t && t < b.end).server, busy);
-  const corner = (k) => page.evaluate((n) => { const v = window.mlschedViz.views[n]; return { x: v.spec.left + v.vp.x(0) + 2, y: v.spec.top + v.vp.y(0) + 2 }; }, k);
+  const first = await page.evaluate(() => window.mlschedViz.timeline().bars.reduce((m, b) => Math.min(m, b.start), Infinity));
+  const corner = (k) => page.evaluate(([n, c]) => { const v = window.mlschedViz.views[n]; return { x: v.spec.left + v.vp.x(c) + 2, y: v.spec.top + v.vp.y(0) + 2 }; }, [k, first]);
   await page.locator("#timeline-card").scrollIntoViewIfNeeded();
   const tb = await page.locator("#timeline canvas").boundingBox(), tat = await corner("timeline");
   await page.mouse.move(tb.x + tat.x, tb.y + tat.y + 200);
@@ -252,12 +256,20 @@ test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }
   await page.mouse.move(hb.x + hc.x, hb.y + hc.y);
   for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -400);
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-  const hat = await page.evaluate(([t, r]) => { const v = window.mlschedViz.views.usage; return { x: v.spec.left + v.vp.x(t + 0.5), y: v.spec.top + v.vp.y(r + 0.5) }; }, [busy, row]);
+  // A cell of a running job in the zoomed view (the busiest slot's, if it is in view), to hover.
+  const hat = await page.evaluate(([t, r]) => {
+    const v = window.mlschedViz.views.usage, at = (c, row) => ({ x: v.vp.x(c + 0.5), y: v.vp.y(row + 0.5) });
+    const inView = (p) => p.x >= 0 && p.y >= 0 && p.x < v.vp.pw && p.y < v.vp.ph;
+    let p = at(t, r);
+    if (!inView(p)) for (const b of window.mlschedViz.timeline().bars) { p = at(b.start, b.server); if (inView(p)) break; }
+    return { x: v.spec.left + p.x, y: v.spec.top + p.y };
+  }, [busy, row]);
   const z = await page.evaluate(() => Object.fromEntries(["timeline", "usage"].map((k) => { const v = window.mlschedViz.views[k]; return [k, { kx: v.vp.kx / v.vp.fitKx, ky: v.vp.ky / v.vp.fitKy, mode: v.stats.mode }]; })));
   assert.ok(z.timeline.kx > 2 && z.usage.kx > 2, `wheel zoomed both views (${JSON.stringify(z)})`);
   const zoomed = await drawn();
-  assert.ok(zoomed.timeline.drawn > zoomed.timeline.total * 0.02, `zoomed timeline has drawn content (${zoomed.timeline.drawn})`);
-  // The pointer is on a server busy at the busiest slot: its cells are not the colour of 0.
+  // (Most jobs run one hour: even zoomed 6x on the time axis, bars are a few pixels wide.)
+  assert.ok(zoomed.timeline.drawn > zoomed.timeline.total * 0.002, `zoomed timeline has drawn content (${zoomed.timeline.drawn})`);
+  // The zoomed view holds used cells (not the colour of 0), and the tooltip names a cell.
   await page.mouse.move(hb.x + hat.x, hb.y + hat.y);
   await page.waitForSelector("#heat-usage .gv-tip:not([hidden])", { timeout: 5000 });
   const tip = await page.textContent("#heat-usage .gv-tip");
@@ -270,11 +282,14 @@ test("openb at hour slots: 28,672 slots draw, zoom and pan", { timeout: 300000 }
     return n;
   });
   assert.ok(used > 0, "the zoomed usage heatmap shows used cells");
-  console.log(`scale/hours: busiest slot ${busy}, server ${row}; zoomed timeline ${z.timeline.kx.toFixed(1)}x (${z.timeline.mode}), ` +
+  console.log(`scale/hours/${arch}: busiest slot ${busy}, server ${row}; zoomed timeline ${z.timeline.kx.toFixed(1)}x (${z.timeline.mode}), ` +
     `usage ${z.usage.kx.toFixed(1)}x${z.usage.ky.toFixed(1)} (${z.usage.mode}), ${used} used-cell px; tooltip: ${tip.split("\n")[0]}`);
   const top = await page.locator("#timeline-card").boundingBox(), bottom = await page.locator("#heat-card").boundingBox();
-  await page.screenshot({ path: join(SHOTS, "visualiser-openb-hours-zoomed.png"), fullPage: true,
+  await page.screenshot({ path: join(SHOTS, `visualiser-openb-hours${tag}-zoomed.png`), fullPage: true,
     clip: { x: top.x, y: top.y + (await page.evaluate(() => scrollY)), width: top.width, height: bottom.y + bottom.height - top.y } });
-  console.log(`screenshots: ${join(SHOTS, "visualiser-openb-hours.png")}, ${join(SHOTS, "visualiser-openb-hours-zoomed.png")}`);
+  console.log(`screenshots: ${join(SHOTS, `visualiser-openb-hours${tag}.png`)}, ${join(SHOTS, `visualiser-openb-hours${tag}-zoomed.png`)}`);
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
-});
+}
+
+test("openb at hour slots (PS, FIFO): 28,672 slots draw, zoom and pan", { timeout: 300000 }, (t) => hourSlots(t, "ps", "fifo"));
+test("openb at hour slots (Ring, A_online): 28,672 slots with prices draw, zoom and pan", { timeout: 300000 }, (t) => hourSlots(t, "ring", null));
