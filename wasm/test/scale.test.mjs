@@ -184,7 +184,7 @@ test("openb: what-if on the engine (a job added, a capacity cut) changes decisio
 // with A_online itself (Ring-AllReduce; A_online on PS takes minutes, docs/scale.md). The page
 // holds usage and prices as change points (`Timeline.usage_series`, `price_series`), never as
 // dense matrices.
-async function hourSlots(t, arch, policy) {
+async function hourSlots(t, arch, policy, zoomAt) {
   const tag = arch === "ps" ? "" : `-${arch}`;
   if (!existsSync(CLI)) {
     t.skip(`release CLI not built (${CLI}): cargo build --release -p mlsched-cli to load the 28,672-slot openb result`);
@@ -239,12 +239,14 @@ async function hourSlots(t, arch, policy) {
       `input to next frame median ${ms(l.median)} ms, p95 ${ms(l.p95)} ms`);
   }
   // Zoom on where the jobs are (they run in a part of the horizon): the timeline by Shift+wheel
-  // (time axis only), the usage heatmap by wheel (both axes), each around the first slot a job
-  // runs in and the first servers (FIFO: slot 0, so the zoomed view starts there).
+  // (time axis only), the usage heatmap by wheel (both axes), each around the first servers and
+  // `zoomAt`: the first slot a job runs in (FIFO: slot 0, the zoomed view starts there) or the
+  // busiest slot (A_online starts most jobs in its last round).
   await page.evaluate(() => { for (const v of Object.values(window.mlschedViz.views)) v?.resetView(); });
   const row = await page.evaluate((t) => window.mlschedViz.timeline().bars.find((b) => b.start <= t && t < b.end).server, busy);
   const first = await page.evaluate(() => window.mlschedViz.timeline().bars.reduce((m, b) => Math.min(m, b.start), Infinity));
-  const corner = (k) => page.evaluate(([n, c]) => { const v = window.mlschedViz.views[n]; return { x: v.spec.left + v.vp.x(c) + 2, y: v.spec.top + v.vp.y(0) + 2 }; }, [k, first]);
+  const anchor = zoomAt === "first" ? first : busy;
+  const corner = (k) => page.evaluate(([n, c]) => { const v = window.mlschedViz.views[n]; return { x: v.spec.left + v.vp.x(c) + 2, y: v.spec.top + v.vp.y(0) + 2 }; }, [k, anchor]);
   await page.locator("#timeline-card").scrollIntoViewIfNeeded();
   const tb = await page.locator("#timeline canvas").boundingBox(), tat = await corner("timeline");
   await page.mouse.move(tb.x + tat.x, tb.y + tat.y + 200);
@@ -291,5 +293,5 @@ async function hourSlots(t, arch, policy) {
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
 }
 
-test("openb at hour slots (PS, FIFO): 28,672 slots draw, zoom and pan", { timeout: 300000 }, (t) => hourSlots(t, "ps", "fifo"));
-test("openb at hour slots (Ring, A_online): 28,672 slots with prices draw, zoom and pan", { timeout: 300000 }, (t) => hourSlots(t, "ring", null));
+test("openb at hour slots (PS, FIFO): 28,672 slots draw, zoom and pan", { timeout: 300000 }, (t) => hourSlots(t, "ps", "fifo", "first"));
+test("openb at hour slots (Ring, A_online): 28,672 slots with prices draw, zoom and pan", { timeout: 300000 }, (t) => hourSlots(t, "ring", null, "busiest"));
