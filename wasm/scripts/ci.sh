@@ -4,7 +4,9 @@
 #   (wasm-bindgen CLI + wasm-opt) -> tsc --noEmit of a typed usage example against the package's
 #   .d.ts -> npm pack -> node tests (tarball install, native = wasm, Engine event by event) ->
 #   native sim/engine tests
-#   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium).
+#   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium) -> the visualiser on the whole
+#   openb result (Chromium; the release CLI's import if target/release/mlsched is built, else the
+#   gzipped fixture test/fixtures/openb-oasis.json.gz).
 # Needs: cargo + the wasm32-unknown-unknown target, wasm-bindgen-cli (= the version pinned in
 # wasm/Cargo.toml, also provides wasm-bindgen-test-runner), node >= 18 with npm, Chromium
 # (/usr/bin/chromium or $MLSCHED_CHROMIUM). Screenshots: $MLSCHED_SCREENSHOTS
@@ -23,7 +25,7 @@ step() { # step NAME command...
   echo "==> $name"
   if "$@" >"$tmp/log" 2>&1; then
     echo "PASS $name"
-    grep -E '^# (native|page|installed|screenshots|engine)' "$tmp/log" | sed 's/^# /     /' || true
+    grep -E '^# (native|page|installed|screenshots|engine|scale)' "$tmp/log" | sed 's/^# /     /' || true
   else
     cat "$tmp/log"
     echo "FAIL $name"
@@ -54,6 +56,7 @@ step "node: Engine event by event = run, snapshots" node --test test/engine.test
 step "rust: sim + engine + api (native)" sh -c "cd '$ws' && cargo test -q -p mlsched-wasm"
 step "rust: wasm-bindgen-test (wasm32, node)" sh -c "cd '$ws' && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test -p mlsched-wasm --target wasm32-unknown-unknown --tests"
 step "browser: visualiser in Chromium" node --test test/browser.test.mjs
+step "browser: visualiser at cluster scale (whole openb result)" node --test test/scale.test.mjs
 echo "     screenshots in $MLSCHED_SCREENSHOTS"
 
 if [ -n "$failed" ]; then echo "FAIL wasm ci:$failed"; exit 1; fi

@@ -51,6 +51,14 @@ async function open(query = "") {
   return page;
 }
 
+/** Pixels of canvas view `name` other than the plot background, after the next frame. */
+async function drawnPixels(page, name) {
+  return page.evaluate(async (n) => {
+    await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    return window.mlschedViz.views[n].drawnPixels();
+  }, name);
+}
+
 test("every bundled scenario: the page's summary equals the native result", async () => {
   const native = nativeResults().filter((c) => c.policy === null && !c.all_categories);
   assert.ok(native.length >= 6);
@@ -72,7 +80,7 @@ test("every bundled scenario: the page's summary equals the native result", asyn
       if (want.kind === "oasis" || want.kind === "online") {
         assert.equal(await page.isHidden("#heat-price-box"), false, `${c.name}: price heatmap shown`);
         assert.match(await page.textContent("#price-formula"), /the kernel's/, `${c.name}: prices from the kernel`);
-        assert.ok(await page.$$eval("#heat-price svg rect", (r) => r.length) > 0, `${c.name}: price heatmap drawn`);
+        assert.ok((await drawnPixels(page, "price")).drawn > 0, `${c.name}: price heatmap drawn`);
         assert.ok(await page.$$eval("#decisions .src", (l) => l.length) > 0 || want.kind === "online", `${c.name}: kernel records`);
       }
       if (want.kind === "placement" && (want.policy === "has" || want.policy === "jps")) {
@@ -103,7 +111,10 @@ test("saved results of every policy replay and draw", async () => {
     assert.equal(ready, "ok", `${name}: replay shown (error: ${await page.textContent("#error")})`);
     const kind = JSON.parse(c.ok).kind;
     kinds.add(kind);
-    if (kind !== "placement") assert.ok(await page.$$eval("#timeline svg rect", (r) => r.length) > 0, `${name}: timeline drawn`);
+    if (kind !== "placement") {
+      assert.ok((await drawnPixels(page, "timeline")).drawn > 0, `${name}: timeline drawn`);
+      assert.ok((await drawnPixels(page, "usage")).drawn > 0, `${name}: usage heatmap drawn`);
+    }
     const steps = Number(await page.getAttribute("#scrub", "max"));
     await page.evaluate((t) => window.mlschedViz.seek(t), Math.min(6, steps));
     assert.equal(await page.evaluate(() => document.body.dataset.step), String(Math.min(6, steps)));
@@ -118,6 +129,51 @@ test("saved results of every policy replay and draw", async () => {
   await page.click("#play");
   await page.waitForFunction(() => Number(document.body.dataset.step) >= 2, null, { timeout: 10000 });
   await page.click("#play");
+  await page.close();
+  assert.deepEqual(pageErrors, [], "no JS errors in the page");
+});
+
+test("canvas plots: wheel, keys and reset zoom and pan; hover shows a tooltip", async () => {
+  const page = await open("?scenario=oasis-small");
+  const box = await page.locator("#timeline canvas").boundingBox();
+  const zoom = () => page.evaluate(() => { const v = window.mlschedViz.views.timeline; return v.vp.kx / v.vp.fitKx; });
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -500);
+  await page.waitForFunction(() => window.mlschedViz.views.timeline.vp.kx > window.mlschedViz.views.timeline.vp.fitKx * 1.5);
+  const z1 = await zoom();
+  await page.focus("#timeline canvas");
+  await page.keyboard.press("+");
+  assert.ok(await zoom() > z1, "+ zooms in");
+  const step = await page.evaluate(() => document.body.dataset.step);
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.evaluate(() => document.body.dataset.step), step, "arrows in a focused plot pan, not step");
+  await page.click("#timeline .gv-reset");
+  assert.equal(await zoom(), 1, "reset shows everything");
+  await page.mouse.move(box.x + 140, box.y + 40);
+  await page.mouse.move(box.x + 160, box.y + 50);
+  await page.waitForSelector("#timeline .gv-tip:not([hidden])", { timeout: 5000 });
+  assert.ok((await page.textContent("#timeline .gv-tip")).length > 0, "tooltip text");
+  await page.close();
+});
+
+test("what-if: a job added and a capacity changed, on the engine; decisions compared", async () => {
+  const page = await open("?scenario=oasis-small");
+  const added = await page.evaluate(() => window.mlschedViz.whatIf({ job: "resnet-1" }));
+  assert.ok(added && added.changed >= 1, "the added job is a changed decision");
+  assert.ok(await page.$$eval("#wi-diff li[data-job^='what-if-']", (l) => l.length) === 1, "the new job is listed");
+  const cut = await page.evaluate(() => window.mlschedViz.whatIf({ capacity: { server: 0, resource: 0, value: 0 } }));
+  assert.ok(cut, `capacity what-if ran (${await page.textContent("#wi-diff")})`);
+  assert.match(cut.edits[0], /worker_servers\[0\]\[0\] = 0/);
+  await page.click("#wi-show");
+  await page.waitForFunction(() => document.body.dataset.ready === "ok" && /what-if/.test(document.getElementById("status").textContent));
+  const bad = await page.evaluate(() => { window.mlschedViz.whatIf({ capacity: { server: 0, resource: 0, value: -1 } }); return document.querySelector("#wi-error")?.textContent; });
+  assert.match(bad ?? "", /capacit|worker_servers/, "a bad capacity is the engine's error naming the field");
+  for (const name of ["preempt-small", "route-small", "online-ps-small"]) {
+    await page.evaluate((n) => window.mlschedViz.load(n), name);
+    const r = await page.evaluate(() => window.mlschedViz.whatIf({ job: window.mlschedViz.firstJob(), capacity: { server: 0, resource: 0, value: 1 } }));
+    assert.ok(r && r.changed >= 1, `${name}: what-if ran and the added job changed the decisions (${await page.textContent("#wi-diff")})`);
+  }
+  await page.screenshot({ path: join(SHOTS, "whatif-online-ps-small.png"), fullPage: true });
   await page.close();
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
 });

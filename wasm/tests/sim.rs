@@ -322,3 +322,38 @@ fn results_the_engine_does_not_reproduce_are_refused() {
     v["policy"] = Value::String("online".into());
     assert!(Stepper::from_result(text, &v.to_string()).is_err());
 }
+
+/// The change-point series (`usage_series`, `price_series`) are the dense matrices exactly, and
+/// a frame's usage and prices read from them, for every bundled scenario and policy.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn usage_series_are_the_dense_matrices() {
+    use mlsched_wasm::sim::series;
+    for (name, text, policy, all) in cases() {
+        let opts = RunOptions {
+            policy: policy.map(String::from),
+            all_categories: all,
+        };
+        // (Some policies refuse some scenarios, e.g. an exhaustive search too large.)
+        let Ok(run) = Run::new(text, &opts) else {
+            continue;
+        };
+        let t = run.timeline().unwrap();
+        for (dense, sparse) in [(&t.usage, &t.usage_series), (&t.price, &t.price_series)] {
+            assert_eq!(dense.len(), sparse.len(), "{name} {policy:?}");
+            for (d, s) in dense.iter().zip(sparse) {
+                for (row, ser) in d.iter().zip(s) {
+                    assert_eq!(*row, series::expand(ser, t.steps), "{name} {policy:?}");
+                }
+            }
+        }
+        for step in 0..t.steps {
+            let f = t.frame(step);
+            for (s, per_r) in f.usage.iter().enumerate() {
+                for (r, &u) in per_r.iter().enumerate() {
+                    assert_eq!(u, t.usage[r][s][step as usize], "{name} {policy:?}");
+                }
+            }
+        }
+    }
+}

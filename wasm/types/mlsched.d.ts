@@ -204,10 +204,15 @@ export interface Timeline {
   resources: string[];
   servers: Server[];
   bars: Bar[];
-  /** usage[r][s][t] */
+  /** usage[r][s][t]; empty when steps x servers x resources exceeds 2^21 (use `usage_series`) */
   usage: number[][][];
-  /** price[r][s][t]; empty when the kind has no prices */
+  /** usage_series[r][s]: the usage as change points [t0, v0, t1, v1, ...] (t0 = 0; the value is
+   *  v_i from step t_i up to t_{i+1} or the end), for every size */
+  usage_series: number[][][];
+  /** price[r][s][t]; empty when the kind has no prices, or above 2^21 numbers like `usage` */
   price: number[][][];
+  /** price_series[r][s]: the prices as change points, like `usage_series`; empty without prices */
+  price_series: number[][][];
   price_note: string;
   decisions: Decision[];
   jobs: JobInfo[];

@@ -1,6 +1,8 @@
 // The mlsched visualiser: runs scenarios with the wasm kernel (the CLI's own code) and draws the
 // replayed decisions. No dependencies, no network: everything is in this folder.
 import init, { run, runWith, bundledScenarios, policies, version, Simulation } from "./mlsched/mlsched.js";
+import { GridView, barPainter, seriesPainter, forSegments, combineSeries, colourTable, hslToRgb } from "./canvasview.js";
+import { WhatIf } from "./whatif.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -13,7 +15,12 @@ const PAPERS = {
   route: "<b>CSRP</b> — Song et al., 2023: <i>compute-server selection and routing for parameter-server jobs</i>. Each job gets compute nodes and PS→worker paths (optionally aggregated at a switch) minimising network cost under deadlines. The topology shows the chosen paths of running jobs.",
 };
 
-const state = { bundled: [], scenarioText: "", scenarioName: "", sim: null, tl: null, timer: null, heatRes: -1, resultJson: "" };
+const state = { bundled: [], scenarioText: "", scenarioName: "", sim: null, tl: null, timer: null, heatRes: -1, heatAgg: "max", resultJson: "", ji: null };
+
+/** Side panels list at most this many rows (the whole openb cluster has 1,523 servers and
+ *  7,064 jobs): the busiest servers and the running jobs first. */
+const PANEL_ROWS = 30;
+const LEGEND_JOBS = 40;
 
 function el(tag, attrs = {}, ...kids) {
   const e = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -28,9 +35,15 @@ function el(tag, attrs = {}, ...kids) {
 }
 const svgEl = (tag, attrs = {}, ...kids) => el("svg:" + tag, attrs, ...kids);
 
+/** Hue, saturation, lightness of job `i` of `n`: spread evenly over the wheel for a few jobs;
+ *  for many, by the golden angle, so that neighbouring jobs still differ. */
+function jobHsl(i, n) {
+  const h = n <= 24 ? Math.round((i * 360) / Math.max(n, 1) + 210) % 360 : Math.round(210 + i * 137.508) % 360;
+  return [h, 62, n <= 24 ? 52 : 44 + (i % 3) * 8];
+}
 function jobColor(i, n) {
-  const h = Math.round((i * 360) / Math.max(n, 1) + 210) % 360;
-  return `hsl(${h} 62% 52%)`;
+  const [h, s, l] = jobHsl(i, n);
+  return `hsl(${h} ${s}% ${l}%)`;
 }
 function fmt(x) {
   if (typeof x !== "number") return String(x);
@@ -104,14 +117,17 @@ function runCurrent() {
     showRunError(e);
     return;
   }
+  state.timings = {};
   show(sim, result, `${state.scenarioName} — ran in the browser`);
 }
 
 function replayResult(resultText) {
   stop();
   let sim;
+  const t0 = performance.now();
   try {
     sim = Simulation.fromResult(state.scenarioText, resultText);
+    state.timings = { engine_rerun_ms: performance.now() - t0 };
   } catch (e) {
     showRunError(e);
     return;
@@ -127,7 +143,8 @@ function showRunError(e) {
   $("summary").innerHTML = "";
   $("summary").append(el("tr", {}, el("td", { text: "kind" }), el("td", { text: kindOf(state.scenarioText) })),
     el("tr", {}, el("td", { text: "error" }), el("td", { id: "summary-error", text: msg })));
-  for (const id of ["timeline", "heat-usage", "heat-price", "kind-panel", "decisions", "jobs", "legend"]) $(id).innerHTML = "";
+  for (const k of Object.keys(views)) { views[k]?.destroy(); views[k] = null; }
+  for (const id of ["timeline", "heat-usage", "heat-price", "kind-panel", "decisions", "jobs", "legend", "wi-diff"]) if ($(id)) $(id).innerHTML = "";
   $("clock").textContent = "–";
   document.body.dataset.ready = "error";
 }
@@ -135,7 +152,10 @@ function showRunError(e) {
 function show(sim, resultText, label) {
   if (state.sim) state.sim.free();
   state.sim = sim;
+  let t0 = performance.now();
   state.tl = sim.timeline();
+  state.timings = { ...state.timings, timeline_ms: performance.now() - t0 };
+  state.ji = null;
   state.resultJson = resultText;
   showError("");
   setStatus(label, "ok");
@@ -148,9 +168,12 @@ function show(sim, resultText, label) {
   hr.append(el("option", { value: "-1", text: "dominant resource" }));
   tl.resources.forEach((r, i) => hr.append(el("option", { value: String(i), text: r })));
   state.heatRes = -1;
+  t0 = performance.now();
   renderSummary(JSON.parse(resultText));
   renderStatic();
   render();
+  state.whatIf?.reset();
+  state.timings.panels_ms = performance.now() - t0;
   document.body.dataset.ready = "ok";
 }
 
@@ -171,9 +194,12 @@ function renderSummary(res) {
   row("log_hash", el("code", { id: "log-hash", text: res.log_hash }));
 }
 
+/** Job id -> index in `state.tl.jobs` (built once per result). */
 function jobIndex() {
+  if (state.ji) return state.ji;
   const m = new Map();
   state.tl.jobs.forEach((j, i) => m.set(j.id, i));
+  state.ji = m;
   return m;
 }
 
@@ -182,7 +208,8 @@ function renderStatic() {
   const ji = jobIndex();
   const legend = $("legend");
   legend.innerHTML = "";
-  tl.jobs.forEach((j, i) => legend.append(el("span", { style: { "--c": jobColor(i, tl.jobs.length) }, text: j.id + (j.accepted ? "" : " (not run)") })));
+  tl.jobs.slice(0, LEGEND_JOBS).forEach((j, i) => legend.append(el("span", { style: { "--c": jobColor(i, tl.jobs.length) }, text: j.id + (j.accepted ? "" : " (not run)") })));
+  if (tl.jobs.length > LEGEND_JOBS) legend.append(el("em", { class: "hint", text: `… and ${tl.jobs.length - LEGEND_JOBS} more jobs: hover a bar to name it` }));
   $("timeline-hint").textContent = tl.step_unit === "category" ? "x = categories examined (last = chosen)" : "x = time slots";
   drawTimeline(ji);
   drawHeatmaps();
@@ -221,103 +248,161 @@ function lanesOf() {
   return { rows, laneOfBar };
 }
 
+/** The canvas views of the current result (timeline, usage and price heatmaps). */
+const views = { timeline: null, usage: null, price: null };
+
+/** Colour of job `i` of `n` as [r, g, b] (the raster's form of `jobColor`). */
+function jobRgb(i, n) {
+  return hslToRgb(...jobHsl(i, n));
+}
+
 function drawTimeline(ji) {
   const tl = state.tl;
   const { rows, laneOfBar } = lanesOf();
-  const rowH = 22, left = 110, top = 20;
-  const cw = Math.max(6, Math.min(48, Math.floor(820 / tl.steps)));
-  const w = left + cw * tl.steps + 10, h = top + rowH * rows.length + 6;
-  const svg = svgEl("svg", { width: w, height: h, id: "timeline-svg" });
   const rowOf = new Map(rows.map((r, i) => [`${r.server}/${r.lane}`, i]));
-  rows.forEach((r, i) => {
-    svg.append(svgEl("rect", { x: left, y: top + i * rowH, width: cw * tl.steps, height: rowH, fill: r.server % 2 ? "#fafbfd" : "#eef1f7" }));
-    if (r.first && i > 0) svg.append(svgEl("line", { x1: left, x2: left + cw * tl.steps, y1: top + i * rowH, y2: top + i * rowH, stroke: "#d5dae5" }));
-    svg.append(svgEl("text", { x: left - 6, y: top + i * rowH + 15, "text-anchor": "end", "font-size": 11, fill: "#4a5163" }, r.label));
-  });
-  const tick = Math.max(1, Math.ceil(tl.steps / 20));
-  for (let t = 0; t < tl.steps; t += tick) {
-    svg.append(svgEl("text", { x: left + t * cw + cw / 2, y: 13, "text-anchor": "middle", "font-size": 10, fill: "#6b7385" }, String(t)));
-  }
+  const byRow = rows.map(() => []);
   tl.bars.forEach((b, i) => {
     const r = rowOf.get(`${b.server}/${laneOfBar[i]}`) ?? rowOf.get(`${b.server}/0`);
-    if (r === undefined) return;
-    const jx = ji.get(b.job) ?? 0;
-    const g = svgEl("g", { class: "bar", "data-bar": i });
-    g.append(svgEl("rect", { x: left + b.start * cw + 1, y: top + r * rowH + 3, width: Math.max(2, (b.end - b.start) * cw - 2), height: rowH - 6, rx: 4, fill: jobColor(jx, tl.jobs.length) },
-      svgEl("title", {}, `${b.job} on ${tl.servers[b.server].id}: ${tl.step_unit}s ${b.start}..${b.end - 1} (${b.label})`)));
-    if ((b.end - b.start) * cw > 34) svg.append(g, svgEl("text", { x: left + b.start * cw + 5, y: top + r * rowH + 15, "font-size": 10, fill: "#fff", "pointer-events": "none" }, `${b.job} ${b.label}`));
-    else svg.append(g);
+    if (r !== undefined) byRow[r].push(i);
   });
-  svg.append(svgEl("rect", { id: "tl-cursor", x: left, y: top - 2, width: cw, height: rowH * rows.length + 4, fill: "none", stroke: "#e8590c", "stroke-width": 2, rx: 2 }));
-  svg.dataset.left = left; svg.dataset.cw = cw;
-  $("timeline").innerHTML = "";
-  $("timeline").append(svg);
+  const n = tl.jobs.length;
+  const rgb = tl.jobs.map((_, i) => jobRgb(i, n));
+  const jobOf = (i) => ji.get(tl.bars[i].job) ?? 0;
+  const unit = tl.step_unit;
+  views.timeline?.destroy();
+  views.timeline = new GridView($("timeline"), {
+    label: "timeline of jobs per server", bars: tl.bars.length, rows: rows.length, cols: tl.steps, colUnit: unit,
+    rowLabel: (r) => rows[r].label, rowBand: (r) => rows[r].server % 2,
+    paint: barPainter(tl.bars, byRow, (i) => rgb[jobOf(i)]),
+    detail: (ctx, vp, vis) => drawBarsDetail(ctx, vp, vis, rows, byRow, jobOf),
+    tip: (row, col, span) => {
+      for (let r = span.r0; r < span.r1; r++) for (const i of byRow[r]) {
+        const b = tl.bars[i];
+        if (b.start < span.c1 && span.c0 < b.end) {
+          const more = span.r1 - span.r0 > 1 ? ` (this pixel covers ${span.r1 - span.r0} rows)` : "";
+          return `${b.job} on ${tl.servers[b.server].id}: ${unit}s ${b.start}..${b.end - 1} (${b.label})${more}`;
+        }
+      }
+      return `${tl.servers[rows[row].server].id}: idle at ${unit} ${col}`;
+    },
+  });
 }
 
-function heatColor(x, scheme) {
-  // x in [0, 1]; usage: white -> blue -> dark; price: white -> orange -> red.
+/** Timeline bars as vector shapes with labels, when rows and slots are large on screen. */
+function drawBarsDetail(ctx, vp, vis, rows, byRow, jobOf) {
+  const tl = state.tl, n = tl.jobs.length;
+  const pad = Math.min(3, vp.ky / 6);
+  ctx.strokeStyle = "#d5dae5";
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  ctx.textAlign = "left";
+  for (let r = vis.r0; r < vis.r1; r++) {
+    const y = vp.y(r);
+    if (rows[r].first && r > 0) { ctx.beginPath(); ctx.moveTo(vp.x(vis.c0), y + 0.5); ctx.lineTo(vp.x(vis.c1), y + 0.5); ctx.stroke(); }
+    for (const i of byRow[r]) {
+      const b = tl.bars[i];
+      if (b.end <= vis.c0 || b.start >= vis.c1) continue;
+      const x = vp.x(b.start) + 1, w = Math.max(2, (b.end - b.start) * vp.kx - 2);
+      ctx.fillStyle = jobColor(jobOf(i), n);
+      ctx.beginPath();
+      ctx.roundRect(x, y + pad, w, vp.ky - 2 * pad, Math.min(4, vp.ky / 4));
+      ctx.fill();
+      if (w > 34 && vp.ky >= 14) {
+        ctx.fillStyle = "#fff";
+        ctx.fillText(`${b.job} ${b.label}`, Math.max(x, 0) + 4, y + vp.ky / 2, w - 6);
+      }
+    }
+  }
+}
+
+/** Heat colour of x in [0, 1] as hue, saturation, lightness: usage white -> blue -> dark;
+ *  price white -> orange -> red. */
+function heatHsl(x, scheme) {
   const v = Math.max(0, Math.min(1, x));
-  if (scheme === "price") return `hsl(${28 - 24 * v} ${70 + 20 * v}% ${97 - 52 * v}%)`;
-  return `hsl(${215 + 10 * v} ${55 + 25 * v}% ${97 - 60 * v}%)`;
+  if (scheme === "price") return [28 - 24 * v, 70 + 20 * v, 97 - 52 * v];
+  return [215 + 10 * v, 55 + 25 * v, 97 - 60 * v];
+}
+function heatColor(x, scheme) {
+  const [h, s, l] = heatHsl(x, scheme);
+  return `hsl(${h} ${s}% ${l}%)`;
 }
 
-function drawHeat(target, matrixFor, scheme, title) {
+/** One heatmap (servers x steps) of `rows[s]`, server s's values as change points
+ *  (`usage_series` form: never a dense servers x steps matrix), with its colour bar. */
+function drawHeat(target, rows, scheme) {
   const tl = state.tl;
-  const left = 60, top = 18, rowH = 18;
-  const cw = Math.max(3, Math.min(24, Math.floor(320 / tl.steps)));
-  const ns = tl.servers.length;
-  const svg = svgEl("svg", { width: left + cw * tl.steps + 50, height: top + rowH * ns + 8 });
-  let max = 0;
-  const cells = [];
-  for (let s = 0; s < ns; s++) {
-    cells.push([]);
-    for (let t = 0; t < tl.steps; t++) { const v = matrixFor(s, t); cells[s].push(v); if (v > max) max = v; }
+  const ns = tl.servers.length, nt = tl.steps;
+  let max = 0, min = Infinity;
+  for (const x of rows) for (let i = 1; i < x.length; i += 2) {
+    if (x[i] > max) max = x[i];
+    if (x[i] > 0 && x[i] < min) min = x[i];
   }
   // Prices grow exponentially with usage: colour them on a log scale between the smallest
   // positive and the largest price.
-  let min = Infinity;
-  for (const row of cells) for (const v of row) if (v > 0 && v < min) min = v;
   const shade = scheme === "usage" ? (v) => v : (v) => (v <= 0 || max <= min ? (v > 0 ? 1 : 0) : Math.log(v / min) / Math.log(max / min));
-  for (let s = 0; s < ns; s++) {
-    svg.append(svgEl("text", { x: left - 5, y: top + s * rowH + 13, "text-anchor": "end", "font-size": 11, fill: "#4a5163" }, tl.servers[s].id));
-    for (let t = 0; t < tl.steps; t++) {
-      const v = cells[s][t];
-      svg.append(svgEl("rect", { x: left + t * cw, y: top + s * rowH, width: cw, height: rowH - 2, fill: heatColor(shade(v), scheme) },
-        svgEl("title", {}, `${tl.servers[s].id}, ${tl.step_unit} ${t}: ${fmt(v)}`)));
-    }
-  }
-  const tick = Math.max(1, Math.ceil(tl.steps / 10));
-  for (let t = 0; t < tl.steps; t += tick) svg.append(svgEl("text", { x: left + t * cw, y: 12, "font-size": 10, fill: "#6b7385" }, String(t)));
-  // colour bar
-  const bx = left + cw * tl.steps + 10;
-  for (let i = 0; i < 10; i++) svg.append(svgEl("rect", { x: bx, y: top + (9 - i) * ((rowH * ns) / 10), width: 10, height: (rowH * ns) / 10 + 0.5, fill: heatColor(i / 9, scheme) }));
-  svg.append(svgEl("text", { x: bx + 13, y: top + 8, "font-size": 9, fill: "#6b7385" }, scheme === "usage" ? "100%" : fmt(max)));
-  svg.append(svgEl("text", { x: bx + 13, y: top + rowH * ns, "font-size": 9, fill: "#6b7385" }, scheme === "usage" ? "0" : fmt(min === Infinity ? 0 : min)));
-  svg.append(svgEl("rect", { class: "heat-cursor", x: left, y: top - 2, width: cw, height: rowH * ns + 2, fill: "none", stroke: "#e8590c", "stroke-width": 2 }));
-  svg.dataset.left = left; svg.dataset.cw = cw;
+  const lut = colourTable((x) => hslToRgb(...heatHsl(x, scheme)));
+  const key = scheme === "usage" ? "usage" : "price";
+  views[key]?.destroy();
+  const plot = el("div", { class: "plot-canvas" });
+  const bar = el("div", { class: "colorbar" },
+    el("span", { text: scheme === "usage" ? "0" : fmt(min === Infinity ? 0 : min) }),
+    el("i", { style: { background: `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map((x) => heatColor(x, scheme)).join(", ")})` } }),
+    el("span", { text: scheme === "usage" ? "100%" : fmt(max) }));
   target.innerHTML = "";
-  target.append(svg);
+  target.append(plot, bar);
+  views[key] = new GridView(plot, {
+    label: `${key} heatmap`, rows: ns, cols: nt, colUnit: tl.step_unit, left: 60, rowPx: 18, height: 360,
+    rowLabel: (s) => tl.servers[s].id,
+    paint: seriesPainter(rows, nt, shade, lut, () => state.heatAgg),
+    tip: (s, t, span) => {
+      let v = 0;
+      forSegments(rows[s], nt, t, t + 1, (_a, _b, x) => { v = x; });
+      const cell = `${tl.servers[s].id}, ${tl.step_unit} ${t}: ${fmt(v)}`;
+      if (span.r1 - span.r0 <= 1 && span.c1 - span.c0 <= 1) return cell;
+      const mean = state.heatAgg === "mean";
+      let agg = mean ? 0 : -Infinity;
+      for (let r = span.r0; r < span.r1; r++) {
+        forSegments(rows[r], nt, span.c0, span.c1, (a, b, x) => { agg = mean ? agg + x * (b - a) : Math.max(agg, x); });
+      }
+      if (mean) agg /= (span.r1 - span.r0) * (span.c1 - span.c0);
+      return `${cell}\nthis pixel: ${state.heatAgg} ${fmt(agg)} over servers ${tl.servers[span.r0].id}..${tl.servers[span.r1 - 1].id}, ${tl.step_unit}s ${span.c0}..${span.c1 - 1}`;
+    },
+  });
+}
+
+/** Server s's series of resource r (or of every resource combined by `f`) from `perR[r][s]`. */
+function seriesOf(perR, r, s, f) {
+  return r >= 0 ? perR[r][s] : combineSeries(perR.map((per) => per[s]), f);
 }
 
 function drawHeatmaps() {
   const tl = state.tl;
   const r = state.heatRes;
-  const util = (s, t) => {
-    const cap = tl.servers[s].capacity;
-    if (r >= 0) return cap[r] > 0 ? tl.usage[r][s][t] / cap[r] : 0;
-    let m = 0;
-    for (let k = 0; k < tl.resources.length; k++) if (cap[k] > 0) m = Math.max(m, tl.usage[k][s][t] / cap[k]);
-    return m;
-  };
+  // Utilisation: used / capacity of the resource, or the dominant share over resources.
+  const util = tl.servers.map((srv, s) => {
+    const cap = srv.capacity;
+    const share = (v, k) => (cap[k] > 0 ? v / cap[k] : 0);
+    if (r >= 0) {
+      const x = Float64Array.from(tl.usage_series[r][s]);
+      for (let i = 1; i < x.length; i += 2) x[i] = share(x[i], r);
+      return x;
+    }
+    return seriesOf(tl.usage_series, r, s, (vals) => vals.reduce((m, v, k) => Math.max(m, share(v, k)), 0));
+  });
   drawHeat($("heat-usage"), util, "usage");
-  const hasPrice = tl.price.length > 0;
+  const hasPrice = tl.price_series.length > 0;
   $("heat-price-box").hidden = !hasPrice;
+  views.price?.destroy();
+  views.price = null;
   if (hasPrice) {
     $("price-note").textContent = (r < 0 ? "sum over resources; " : "") + "log colour scale";
     $("price-note").title = tl.price_note;
     $("price-formula").textContent = tl.price_note;
-    const price = (s, t) => (r >= 0 ? tl.price[r][s][t] : tl.price.reduce((a, pr) => a + pr[s][t], 0));
+    const price = tl.servers.map((_, s) => seriesOf(tl.price_series, r, s, (vals) => vals.reduce((a, v) => a + v, 0)));
     drawHeat($("heat-price"), price, "price");
+    // The two heatmaps share their grid: zooming or panning one moves the other.
+    views.usage.link(views.price);
+    views.price.link(views.usage);
   }
 }
 
@@ -329,10 +414,7 @@ function render() {
   $("scrub").value = String(st.step);
   $("clock").textContent = `${tl.step_unit} ${st.step} / ${tl.steps - 1}`;
   document.body.dataset.step = String(st.step);
-  for (const svg of document.querySelectorAll("#timeline svg, #heat-usage svg, #heat-price svg")) {
-    const c = svg.querySelector("#tl-cursor, .heat-cursor");
-    if (c) c.setAttribute("x", String(Number(svg.dataset.left) + st.step * Number(svg.dataset.cw)));
-  }
+  for (const v of Object.values(views)) v?.setCursor(st.step);
   renderDecisions(st);
   renderJobs(st);
   renderKind(st);
@@ -358,7 +440,13 @@ function renderJobs(st) {
   const t = $("jobs");
   t.innerHTML = "";
   t.append(el("tr", {}, el("th", { text: "job" }), el("th", { text: "arrives" }), el("th", { text: "runs" }), el("th", { text: "now" })));
-  state.tl.jobs.forEach((j, i) => {
+  const all = state.tl.jobs.map((_, i) => i);
+  // Many jobs: the running ones first, then input order, PANEL_ROWS in all.
+  const shown = all.length <= PANEL_ROWS ? all
+    : all.filter((i) => st.status[i] === "running").concat(all.filter((i) => st.status[i] !== "running")).slice(0, PANEL_ROWS);
+  if (shown.length < all.length) t.append(el("tr", {}, el("td", { colspan: 4, class: "hint", text: `${shown.length} of ${all.length} jobs shown: running first` })));
+  shown.forEach((i) => {
+    const j = state.tl.jobs[i];
     const runs = j.start == null ? "–" : `${j.start}..${j.end - 1}`;
     t.append(el("tr", {}, el("td", {}, el("span", { class: "chip", style: { background: jobColor(i, state.tl.jobs.length) }, text: j.id })),
       el("td", { text: String(j.arrival) }), el("td", { text: runs }), el("td", {}, el("span", { class: "st " + st.status[i], text: state.tl.kind === "placement" ? (j.accepted ? "placed" : "not placed") : st.status[i] }))));
@@ -380,13 +468,23 @@ function renderServersNow(p, st) {
   const t = el("table", { class: "now" });
   const head = el("tr", {}, el("th", { text: "server" }), ...tl.resources.map((r) => el("th", { text: r })), el("th", { text: "jobs now" }));
   t.append(head);
-  tl.servers.forEach((s, i) => {
-    const jobs = st.running.map((b) => tl.bars[b]).filter((b) => b.server === i);
+  const runningOn = tl.servers.map(() => []);
+  for (const b of st.running) runningOn[tl.bars[b].server].push(tl.bars[b]);
+  let list = tl.servers.map((_, i) => i);
+  if (list.length > PANEL_ROWS) {
+    // A whole cluster: the busiest servers now (utilisation, then jobs running), PANEL_ROWS of them.
+    list = list.filter((i) => runningOn[i].length > 0 || st.utilisation[i] > 0)
+      .sort((a, b) => st.utilisation[b] - st.utilisation[a] || runningOn[b].length - runningOn[a].length || a - b).slice(0, PANEL_ROWS);
+  }
+  list.forEach((i) => {
+    const s = tl.servers[i];
+    const jobs = runningOn[i];
     t.append(el("tr", {}, el("td", { text: s.id }),
       ...tl.resources.map((_, r) => el("td", { text: `${fmt(st.usage[i][r])} / ${fmt(s.capacity[r])}` + (st.price.length ? ` · p=${fmt(st.price[i][r])}` : "") })),
       el("td", {}, ...jobs.map((b) => el("span", { class: "chip", style: { background: jobColor(ji.get(b.job), tl.jobs.length) }, text: `${b.job} ${b.label}` })))));
   });
-  p.append(el("h3", { text: `Servers at ${tl.step_unit} ${st.step}: used / capacity${st.price.length ? " · price" : ""}` }), t);
+  const which = list.length < tl.servers.length ? ` — the ${list.length} busiest of ${tl.servers.length} servers` : "";
+  p.append(el("h3", { text: `Servers at ${tl.step_unit} ${st.step}: used / capacity${st.price.length ? " · price" : ""}${which}` }), t);
 }
 
 function renderQueues(p, st) {
@@ -539,6 +637,7 @@ function wire() {
   $("scrub").addEventListener("input", () => { stop(); state.sim?.seek(Number($("scrub").value)); render(); });
   $("speed").addEventListener("change", () => { if (state.timer) { stop(); play(); } });
   $("heat-resource").addEventListener("change", () => { state.heatRes = Number($("heat-resource").value); drawHeatmaps(); render(); });
+  $("heat-agg").addEventListener("change", () => { state.heatAgg = $("heat-agg").value; views.usage?.request(); views.price?.request(); });
   $("file-scenario").addEventListener("change", async (ev) => {
     const f = ev.target.files[0];
     if (!f) return;
@@ -552,7 +651,8 @@ function wire() {
     if (f) replayResult(await f.text());
   });
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
+    // Focused plots take arrows and +/- for zoom and pan (canvasview.js); forms take their keys.
+    if (["SELECT", "INPUT", "TEXTAREA", "CANVAS"].includes(e.target.tagName)) return;
     if (e.key === " ") { e.preventDefault(); play(); }
     if (e.key === "ArrowRight") $("step").click();
     if (e.key === "ArrowLeft") $("back").click();
@@ -565,6 +665,9 @@ async function main() {
   state.bundled = bundledScenarios();
   fillPicker();
   wire();
+  state.whatIf = new WhatIf($("whatif"),
+    () => ({ scenarioText: state.scenarioText, policy: state.tl.policy, tl: state.tl, step: state.sim?.currentStep ?? 0 }),
+    (text, name) => { state.scenarioText = text; state.scenarioName = name; runCurrent(); });
   const want = new URLSearchParams(location.search).get("scenario");
   selectBundled(state.bundled.some((b) => b.name === want) ? want : state.bundled[0].name);
   runCurrent();
@@ -576,6 +679,41 @@ window.mlschedViz = {
   replay(scenarioText, resultText, name = "custom") { state.scenarioText = scenarioText; state.scenarioName = name; fillPolicies(kindOf(scenarioText)); replayResult(resultText); return document.body.dataset.ready; },
   seek(t) { stop(); state.sim?.seek(t); render(); },
   resultJson: () => state.resultJson,
+  firstJob: () => state.tl?.jobs[0]?.id,
+  /** The timeline of the result shown (`Simulation.timeline()`). */
+  timeline: () => state.tl,
+  /** Where the last result's load went (ms): engine re-run, timeline, panels and canvas set-up. */
+  timings: () => ({ ...state.timings }),
+  /** The canvas views: {timeline, usage, price} (GridView, see canvasview.js). */
+  views,
+  /** Runs `n` zoom / pan steps on view `name`, each drawn in requestAnimationFrame as interaction
+   *  draws them; returns per step the draw time (ms: the frame's JS and canvas work) and the
+   *  latency from the input to the frame after the drawn one (ms: includes the browser's paint,
+   *  quantised by the display's frame rate). */
+  async frames(name, n = 60) {
+    const v = views[name];
+    const times = [], latency = [];
+    const ops = [() => v.vp.zoomAt(v.vp.pw * 0.3, v.vp.ph * 0.4, 1.15), () => v.vp.panBy(-37, -23), () => v.vp.panBy(29, 17), () => v.vp.zoomAt(v.vp.pw * 0.6, v.vp.ph * 0.5, 1 / 1.1)];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      ops[i % ops.length]();
+      v.changed();
+      await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+      latency.push(performance.now() - t0);
+      times.push(v.stats.lastMs);
+    }
+    return { draw: times, latency };
+  },
+  /** Fills the what-if panel and runs it: `job` = id of a job to copy (arriving at the current
+   *  step), `capacity` = {server, resource, value}; returns {edits, changed, logHash} or null. */
+  whatIf({ job, capacity } = {}) {
+    const w = state.whatIf;
+    w.jobText.value = "";
+    if (job) { w.template.value = job; w.copyJob(); }
+    w.server.value = capacity ? String(capacity.server) : "";
+    if (capacity) { w.resource.value = String(capacity.resource); w.capacity.value = String(capacity.value); }
+    return w.run();
+  },
 };
 
 main().catch((e) => { setStatus("could not start: " + e.message, "error"); showError(String(e.stack || e)); });

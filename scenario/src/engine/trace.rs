@@ -47,8 +47,10 @@ pub struct OasisTrace {
 /// A_online's usage after the run, priced.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OnlineTrace {
-    /// `price[r][h][t]` = delta_h^r(t) of the final usage (eq. 11). Later rounds place jobs
-    /// only after the current slot, so a slot's prices are final once it has run.
+    /// `price[r][h]` = delta_h^r(t) of the final usage (eq. 11) as change points
+    /// `[t0, p0, t1, p1, ...]` ([`series_of_intervals`]): a dense resources x servers x slots
+    /// grid is 1.1 GB for the openb trace at hour slots. Later rounds place jobs only after the
+    /// current slot, so a slot's prices are final once it has run.
     pub price: Vec<Vec<Vec<f64>>>,
     /// The scheduler's lambda.
     pub lambda: f64,
@@ -137,30 +139,62 @@ pub(crate) fn oasis(s: &OasisScheduler) -> Trace {
 }
 
 pub(crate) fn online(s: &OnlineScheduler<'_>, scn: &OnlineScenario) -> Trace {
-    let (servers, resources, slots) = (&scn.servers, scn.resources as usize, scn.slots);
-    let nh = servers.len();
-    let usage = s.state().usage.dense(slots as usize, nh, resources);
+    let (servers, nr, slots) = (&scn.servers, scn.resources as usize, scn.slots);
+    let usage = &s.state().usage;
+    // Per server and resource, the amounts its reservations hold, in reservation order (the
+    // order the kernel's dense grid adds them in, so every sum is the same to the bit).
+    let mut held: Vec<Vec<(u32, u32, f64)>> = vec![Vec::new(); servers.len() * nr];
+    for (i, x) in usage.resv.iter().enumerate() {
+        for r in 0..nr {
+            let amount = usage.amount.get(i * nr + r).copied().unwrap_or(0.0);
+            if let Some(list) = held.get_mut(x.server as usize * nr + r) {
+                list.push((x.start, x.end, amount));
+            }
+        }
+    }
     let lambda = s.lambda();
-    let price = (0..resources)
+    let price = (0..nr)
         .map(|r| {
             servers
                 .iter()
                 .enumerate()
                 .map(|(h, c)| {
-                    (0..slots as usize)
-                        .map(|t| {
-                            let used = usage
-                                .get((t * nh + h) * resources + r)
-                                .copied()
-                                .unwrap_or(0.0);
-                            zhou_price(lambda, used, c.get(r))
-                        })
-                        .collect()
+                    let mut p = series_of_intervals(&held[h * nr + r], slots);
+                    for v in p.iter_mut().skip(1).step_by(2) {
+                        *v = zhou_price(lambda, *v, c.get(r));
+                    }
+                    p
                 })
                 .collect()
         })
         .collect();
     Trace::Online(OnlineTrace { price, lambda })
+}
+
+/// The sum of constant amounts `(start, end, amount)` over slots `start..end` (within
+/// `0..slots`) as change points `[t0, v0, t1, v1, ...]`: `t0 = 0`, value `v_i` from slot `t_i`
+/// up to `t_{i+1}` (or `slots`). Each value adds the amounts in the given order, so it equals to
+/// the bit the sum a dense grid filled in that order holds.
+pub fn series_of_intervals(intervals: &[(u32, u32, f64)], slots: u32) -> Vec<f64> {
+    let mut cuts: Vec<u32> = intervals
+        .iter()
+        .flat_map(|&(a, b, _)| [a, b])
+        .chain([0])
+        .filter(|&t| t < slots)
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out: Vec<f64> = Vec::new();
+    for t in cuts {
+        let v = intervals
+            .iter()
+            .filter(|&&(a, b, _)| a <= t && t < b)
+            .fold(0.0, |acc, &(_, _, x)| acc + x);
+        if out.last().is_none_or(|last| last.to_bits() != v.to_bits()) {
+            out.extend([t as f64, v]);
+        }
+    }
+    out
 }
 
 pub(crate) fn placement(placer: &Placer, cats: &[&[u32]]) -> Trace {

@@ -12,6 +12,7 @@ mod online;
 mod placement;
 mod preempt;
 mod route;
+pub mod series;
 
 use mlsched_scenario::doc::{self, ScenarioDoc};
 use mlsched_scenario::engine::trace::CategoryMarket;
@@ -125,6 +126,7 @@ impl Run {
             }
         }
         t.decisions = by_step.into_iter().flatten().collect();
+        t.fill_series();
         Ok(t)
     }
 }
@@ -253,11 +255,18 @@ pub struct Timeline {
     pub servers: Vec<Server>,
     /// Gantt bars.
     pub bars: Vec<Bar>,
-    /// `usage[r][s][t]`: amount of resource r used on server s at step t.
+    /// `usage[r][s][t]`: amount of resource r used on server s at step t; only while it holds
+    /// at most [`series::DENSE_MAX`] numbers, else empty (see `usage_series`).
     pub usage: Vec<Vec<Vec<f64>>>,
+    /// `usage_series[r][s]`: the same usage as change points `[t0, v0, t1, v1, ...]`
+    /// ([`series`]), for every size.
+    pub usage_series: Vec<Vec<Vec<f64>>>,
     /// `price[r][s][t]`: resource price (OASiS eq. 22 / Zhou eq. 11) after step t's decisions;
-    /// empty when the kind has no prices or they are not given.
+    /// empty when the kind has no prices or they are not given, or when it would hold more than
+    /// [`series::DENSE_MAX`] numbers (see `price_series`).
     pub price: Vec<Vec<Vec<f64>>>,
+    /// `price_series[r][s]`: the prices as change points, like `usage_series`.
+    pub price_series: Vec<Vec<Vec<f64>>>,
     /// What the price is, e.g. `p_h^r(t) = L (U/L)^(used/cap)`; empty without prices.
     pub price_note: String,
     /// Decisions and their consequences in step order.
@@ -330,10 +339,10 @@ impl Timeline {
         let ns = self.servers.len();
         let at = |m: &Vec<Vec<Vec<f64>>>, s: usize| -> Vec<f64> {
             m.iter()
-                .map(|per_r| per_r.get(s).and_then(|v| v.get(ti)).copied().unwrap_or(0.0))
+                .map(|per_r| per_r.get(s).map_or(0.0, |v| series::at(v, t)))
                 .collect()
         };
-        let usage: Vec<Vec<f64>> = (0..ns).map(|s| at(&self.usage, s)).collect();
+        let usage: Vec<Vec<f64>> = (0..ns).map(|s| at(&self.usage_series, s)).collect();
         let utilisation = usage
             .iter()
             .zip(&self.servers)
@@ -345,10 +354,10 @@ impl Timeline {
                     .fold(0.0, f64::max)
             })
             .collect();
-        let price = if self.price.is_empty() {
+        let price = if self.price_series.is_empty() {
             Vec::new()
         } else {
-            (0..ns).map(|s| at(&self.price, s)).collect()
+            (0..ns).map(|s| at(&self.price_series, s)).collect()
         };
         let running = self
             .bars
@@ -378,6 +387,36 @@ impl Timeline {
             decisions,
             status,
             market,
+        }
+    }
+
+    /// Fills the series from the dense matrices a builder made (online builds its usage series
+    /// directly and gets its prices as series), and keeps the dense matrices only up to
+    /// [`series::DENSE_MAX`] numbers.
+    fn fill_series(&mut self) {
+        let compress = |m: &[Vec<Vec<f64>>]| -> Vec<Vec<Vec<f64>>> {
+            m.iter()
+                .map(|per_s| per_s.iter().map(|row| series::compress(row)).collect())
+                .collect()
+        };
+        if self.usage_series.is_empty() {
+            self.usage_series = compress(&self.usage);
+        }
+        if self.price_series.is_empty() {
+            self.price_series = compress(&self.price);
+        }
+        let cells = self.servers.len() * self.steps as usize * self.resources.len();
+        let expand = |m: &[Vec<Vec<f64>>], steps| -> Vec<Vec<Vec<f64>>> {
+            m.iter()
+                .map(|per_s| per_s.iter().map(|x| series::expand(x, steps)).collect())
+                .collect()
+        };
+        if cells > series::DENSE_MAX {
+            self.usage = Vec::new();
+            self.price = Vec::new();
+        } else if self.price.is_empty() {
+            // Prices that came as change points (the kernel's A_online trace).
+            self.price = expand(&self.price_series, self.steps);
         }
     }
 

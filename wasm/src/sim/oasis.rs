@@ -9,6 +9,7 @@ use mlsched_kernel::oasis::Decision as OasisDecision;
 use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
 use mlsched_scenario::engine::Trace;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// A baseline's slot record (`baseline.slot`).
 #[derive(Deserialize)]
@@ -43,10 +44,16 @@ pub(super) fn build(
     // Per job: first and one-past-last slot it runs.
     let mut spans: Vec<(Option<u32>, Option<u32>)> = vec![(None, None); d.jobs.len()];
     for (i, jd) in d.jobs.iter().enumerate() {
-        let jr = r.jobs.iter().find(|j| j.id == jd.id);
-        // cells[row * steps + slot]: units of this job on a server row in a slot.
-        let st = steps as usize;
-        let mut cells = vec![0u32; ns * st];
+        // Results list jobs in input order (formats.md); the search is only a fallback, as a
+        // search per job is quadratic on a whole trace.
+        let jr = r
+            .jobs
+            .get(i)
+            .filter(|j| j.id == jd.id)
+            .or_else(|| r.jobs.iter().find(|j| j.id == jd.id));
+        // (row, slot) -> units of this job there. Sparse: a job uses a few of the servers x
+        // slots cells, and a dense grid per job is quadratic on a whole cluster.
+        let mut cells: BTreeMap<(usize, u32), u32> = BTreeMap::new();
         for p in jr.iter().flat_map(|j| &j.placements) {
             for (list, offset, demand) in [
                 (&p.workers, 0, &jd.worker_demand),
@@ -60,35 +67,33 @@ pub(super) fn build(
                     for (r, dem) in demand.iter().enumerate().take(nr) {
                         usage[r][row][p.slot as usize] += n as f64 * dem;
                     }
-                    cells[row * st + p.slot as usize] += n;
+                    if n > 0 {
+                        *cells.entry((row, p.slot)).or_insert(0) += n;
+                    }
                 }
             }
         }
         // One bar per maximal run of slots on a row, labelled with its first slot's units.
         let (mut first, mut last) = (None::<u32>, None::<u32>);
-        for (row, line) in cells.chunks(st.max(1)).enumerate() {
-            let mut t = 0;
-            while t < line.len() {
-                if line[t] == 0 {
-                    t += 1;
-                    continue;
-                }
-                let a = t;
-                while t < line.len() && line[t] > 0 {
-                    t += 1;
-                }
-                let (a32, b32) = (a as u32, t as u32);
-                first = Some(first.map_or(a32, |f| f.min(a32)));
-                last = Some(last.map_or(b32, |l| l.max(b32)));
-                bars.push(Bar {
-                    job: jd.id.clone(),
-                    server: row as u32,
-                    lane: 0,
-                    start: a32,
-                    end: b32,
-                    label: format!("{}{}", line[a], if row < nh { "w" } else { "ps" }),
-                });
+        let mut runs = cells.iter().peekable();
+        while let Some((&(row, a), &units)) = runs.next() {
+            let mut b = a + 1;
+            while runs
+                .next_if(|&(&(r2, s2), _)| r2 == row && s2 == b)
+                .is_some()
+            {
+                b += 1;
             }
+            first = Some(first.map_or(a, |f| f.min(a)));
+            last = Some(last.map_or(b, |l| l.max(b)));
+            bars.push(Bar {
+                job: jd.id.clone(),
+                server: row as u32,
+                lane: 0,
+                start: a,
+                end: b,
+                label: format!("{units}{}", if row < nh { "w" } else { "ps" }),
+            });
         }
         spans[i] = (first, last);
         let admitted = jr.is_some_and(|j| j.admitted);
@@ -147,6 +152,8 @@ pub(super) fn build(
         servers,
         bars,
         usage,
+        usage_series: Vec::new(),
+        price_series: Vec::new(),
         price,
         price_note,
         decisions,

@@ -3,7 +3,7 @@
 //! (eq. 11) of A_online's usage; explanations come from the kernel's `online.decision` (or a
 //! baseline's `baseline.start`) records.
 use super::{
-    json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo, Server,
+    json, num, records, series, slot_of, steps_of, Bar, Decision, EngineDecision, JobInfo, Server,
     Timeline,
 };
 use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc, OnlineResult};
@@ -59,7 +59,9 @@ pub(super) fn build(
         .collect();
     let ns = servers.len();
     let ps_types = d.ps_types.as_deref().unwrap_or(&[]);
-    let mut usage = zeros(nr, ns, steps);
+    // Per resource and server, the amounts each placement holds over its slots, in job order
+    // (a dense servers x slots matrix per resource does not fit at hour slots: see `series`).
+    let mut held: Vec<Vec<Vec<(u32, u32, f64)>>> = vec![vec![Vec::new(); ns]; nr];
     let (mut bars, mut decisions, mut jobs) = (Vec::new(), Vec::new(), Vec::new());
     for jd in &d.jobs {
         let jr = r.jobs.iter().find(|j| j.id == jd.id);
@@ -73,12 +75,10 @@ pub(super) fn build(
                 if h >= ns {
                     continue;
                 }
-                for (r, per_s) in usage.iter_mut().enumerate() {
+                for (r, per_s) in held.iter_mut().enumerate() {
                     let e = wt.and_then(|x| x.demand.get(r)).copied().unwrap_or(0.0);
                     let z = pt.and_then(|x| x.demand.get(r)).copied().unwrap_or(0.0);
-                    for t in a..b.min(steps) {
-                        per_s[h][t as usize] += w * e + s * z;
-                    }
+                    per_s[h].push((a, b.min(steps), w * e + s * z));
                 }
                 let label = if d.architecture == ArchitectureDoc::Ring || s == 0.0 {
                     format!("{w}w")
@@ -132,7 +132,24 @@ pub(super) fn build(
             decisions.push(Decision::of(b.slot, steps, &jd.id, "schedule", text, e));
         }
     }
-    let (price, price_note) = match trace {
+    let usage_series: Vec<Vec<Vec<f64>>> = held
+        .iter()
+        .map(|per_s| {
+            per_s
+                .iter()
+                .map(|iv| series::of_intervals(iv, steps))
+                .collect()
+        })
+        .collect();
+    let usage = if nr * ns * steps as usize <= series::DENSE_MAX {
+        let dense =
+            |per_s: &Vec<Vec<f64>>| per_s.iter().map(|x| series::expand(x, steps)).collect();
+        usage_series.iter().map(dense).collect()
+    } else {
+        Vec::new()
+    };
+    // The kernel's prices come as change points; `Timeline::fill_series` expands them when small.
+    let (price_series, price_note) = match trace {
         Some(Trace::Online(tr)) if tr.price.iter().all(|per_s| per_s.len() == ns) => (
             tr.price.clone(),
             format!(
@@ -152,7 +169,9 @@ pub(super) fn build(
         servers,
         bars,
         usage,
-        price,
+        usage_series,
+        price_series,
+        price: Vec::new(),
         price_note,
         decisions,
         jobs,

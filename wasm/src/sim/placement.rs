@@ -150,6 +150,8 @@ pub(super) fn build(
         servers,
         bars,
         usage,
+        usage_series: Vec::new(),
+        price_series: Vec::new(),
         price: Vec::new(),
         price_note: String::new(),
         decisions,

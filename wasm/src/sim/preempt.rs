@@ -228,6 +228,8 @@ pub(super) fn build(d: &PreemptDoc, r: &PreemptResult, ds: &[EngineDecision]) ->
         servers,
         bars,
         usage,
+        usage_series: Vec::new(),
+        price_series: Vec::new(),
         price: Vec::new(),
         price_note: String::new(),
         decisions,

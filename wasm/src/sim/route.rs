@@ -195,6 +195,8 @@ pub(super) fn build(d: &RouteDoc, r: &RouteResult, ds: &[EngineDecision]) -> Tim
         servers,
         bars,
         usage,
+        usage_series: Vec::new(),
+        price_series: Vec::new(),
         price: Vec::new(),
         price_note: String::new(),
         decisions,

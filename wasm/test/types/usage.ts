@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   const sim = new Simulation(first.scenario);
   const tl: Timeline = sim.timeline();
   const heat: number = tl.price.length ? tl.price[0][0][0] : tl.usage[0][0][0];
+  const changes: number = tl.usage_series[0][0].length / 2 + tl.price_series.length;
   while (sim.step()) {
     const st: SimState = sim.state();
     const d: Decision[] = st.decisions;
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   }
   sim.seek(0);
   const again: Simulation = Simulation.fromResult(first.scenario, sim.resultJson());
-  console.log(again.steps, again.currentStep, again.done, again.kind, tl.steps, heat);
+  console.log(again.steps, again.currentStep, again.done, again.kind, tl.steps, heat, changes);
   again.free();
   sim.free();
 
