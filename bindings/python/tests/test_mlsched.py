@@ -209,6 +209,7 @@ def test_compare_rows_are_flat():
     for r in rows:
         assert all(not isinstance(v, (dict, list)) for v in r.values())
         assert r["log_hash"]
+        assert 0.0 <= r["util_gpu"] <= 1.0 and r["unfinished"] == r["jobs"] - r["finished"]
     assert rows[0]["log_hash"] == mlsched.run(SCENARIOS["oasis-small"])["log_hash"]
     timed = mlsched.compare(SCENARIOS["route-small"], ["route", "fifo"], timing=True)
     assert [r["policy"] for r in timed] == ["route", "fifo"] and "wall_ms" in timed[0]
@@ -274,8 +275,9 @@ def test_sweep_local_is_the_cli_sweep():
     want = []
     for row in sw["per_seed"]:
         for m in row["metrics"]:
-            r = {k: v for k, v in m.items() if k != "extra"}
+            r = {k: v for k, v in m.items() if k not in ("extra", "utilisation")}
             r.update(m.get("extra", {}))
+            r.update({f"util_{name}": v for name, v in m.get("utilisation", [])})
             want.append({"seed": row["seed"], **r})
     kw = dict(kind="online", jobs=10, servers=4, progress=False, data_dir=str(ROOT / "data"))
     for workers in (1, 3):

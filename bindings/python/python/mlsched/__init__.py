@@ -210,7 +210,9 @@ def compare(scenario: Scenario, policies: Optional[Iterable[str]] = None, timing
     the same scenario, one flat dict per policy (``pandas.DataFrame(compare(...))``):
     ``policy``, ``status``, ``jobs``, ``admitted``, ``finished``, ``total_utility`` (sum f_i),
     ``total_weighted_completion_time`` (sum w_j (t_j + d_j)), ``weighted_jct``, ``avg_jct``,
-    ``makespan``, ``log_hash``, the kind's extra numbers, and with ``timing=True`` the wall-clock
+    ``makespan``, ``unfinished``, ``jct_p50``/``jct_p90``/``jct_p99``, ``util_<resource>`` (mean
+    utilisation over the busy horizon, kinds oasis and online), ``log_hash``, the kind's extra
+    numbers, and with ``timing=True`` the wall-clock
     ``decisions``, ``latency_p50_us``, ``latency_p99_us``, ``wall_ms`` (not reproducible).
     ``series=True`` adds the lists ``jct`` and ``utilisation``."""
     names = list(policies) if policies is not None else None
@@ -218,8 +220,11 @@ def compare(scenario: Scenario, policies: Optional[Iterable[str]] = None, timing
     rows = []
     for r in reports:
         m = dict(r["metrics"])
-        row = {k: v for k, v in m.items() if k != "extra"}
+        row = {k: v for k, v in m.items() if k not in ("extra", "utilisation")}
         row.update(m.get("extra", {}))
+        # Mean utilisation per resource as flat columns, named as in compare.csv.
+        for name, value in m.get("utilisation", []):
+            row[f"util_{name}"] = value
         if timing and r.get("timing"):
             row.update(r["timing"])
         if series:
@@ -298,8 +303,9 @@ def sweep(source: str, seeds: Union[str, int, Iterable[int]], policies: Optional
     Returns one flat dict per (seed, policy) run, seed-major, policies in order — the records of
     the CLI's ``sweep.json`` ``per_seed`` rows with their seed (``seed``, ``policy``, ``status``,
     ``jobs``, ``admitted``, ``finished``, ``total_utility``, ``total_weighted_completion_time``,
-    ``weighted_jct``, ``avg_jct``, ``makespan``, ``log_hash``, the kind's extra numbers). They
-    do not depend on the backend or the worker count.
+    ``weighted_jct``, ``avg_jct``, ``makespan``, ``unfinished``, the JCT percentiles,
+    ``log_hash``, the kind's extra numbers; the ``utilisation`` pairs flattened to
+    ``util_<resource>`` as in ``compare``). They do not depend on the backend or the worker count.
 
     ``backend="local"``: a thread pool of ``workers`` threads (default: the CPU count; the runs
     release the GIL). ``backend="ray"``: each run a Ray task (one CPU) on the cluster this
