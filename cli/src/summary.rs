@@ -151,31 +151,15 @@ fn online(r: &OnlineResult) -> String {
             t.add_row(row);
             continue;
         }
-        let ty = match (j.worker_type, j.ps_type) {
-            (Some(m), Some(p)) => format!("m{m}/p{p}"),
-            (Some(m), None) => format!("m{m}"),
-            _ => String::new(),
-        };
-        let place: Vec<String> = j
-            .placement
-            .iter()
-            .map(|[h, y, s]| {
-                if *s > 0 {
-                    format!("{y}+{s}ps@{h}")
-                } else {
-                    format!("{y}@{h}")
-                }
-            })
-            .collect();
         t.add_row(vec![
             id,
             j.start_slot.unwrap_or(0).to_string(),
             j.duration.unwrap_or(0).to_string(),
             j.completion_slot.unwrap_or(0).to_string(),
-            ty,
+            j.type_label(),
             u8::from(j.colocated).to_string(),
             j.round.unwrap_or(0).to_string(),
-            place.join(" "),
+            j.placement_label(),
         ]);
     }
     format!("{t}\n")

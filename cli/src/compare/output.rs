@@ -254,6 +254,31 @@ pub fn plots(dir: &Path, kind: &str, reports: &[PolicyReport]) -> Result<Vec<Plo
     Ok(out)
 }
 
+/// One bar series per policy over the shared `keys`, each bar the policy's value for that key
+/// in `values(report)` (0 where the policy has none).
+fn keyed_series(
+    ok: &[&PolicyReport],
+    cols: &[usize],
+    keys: &[String],
+    values: impl Fn(&PolicyReport) -> &Vec<(String, f64)>,
+) -> Vec<BarSeries> {
+    ok.iter()
+        .zip(cols)
+        .map(|(r, &c)| BarSeries {
+            name: r.metrics.policy.clone(),
+            colour: c,
+            per_bar: Vec::new(),
+            values: keys
+                .iter()
+                .map(|k| {
+                    let v = values(r).iter().find(|x| &x.0 == k);
+                    (v.map_or(0.0, |x| x.1), None)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 fn placement_plots(
     dir: &Path,
     ok: &[&PolicyReport],
@@ -262,22 +287,7 @@ fn placement_plots(
     let mut out = Vec::new();
     let jobs: Vec<String> = ok[0].plot.job_jct.iter().map(|j| j.0.clone()).collect();
     if !jobs.is_empty() {
-        let series: Vec<BarSeries> = ok
-            .iter()
-            .zip(cols)
-            .map(|(r, &c)| BarSeries {
-                name: r.metrics.policy.clone(),
-                colour: c,
-                per_bar: Vec::new(),
-                values: jobs
-                    .iter()
-                    .map(|id| {
-                        let v = r.plot.job_jct.iter().find(|j| &j.0 == id);
-                        (v.map_or(0.0, |j| j.1), None)
-                    })
-                    .collect(),
-            })
-            .collect();
+        let series = keyed_series(ok, cols, &jobs, |r| &r.plot.job_jct);
         let title = "JCT of each job under each policy's placement";
         let l = Labels {
             title,
@@ -337,22 +347,7 @@ fn worker_queues(dir: &Path, ok: &[&PolicyReport], cols: &[usize]) -> Result<Vec
     if workers.is_empty() {
         return Ok(Vec::new());
     }
-    let series: Vec<BarSeries> = ok
-        .iter()
-        .zip(cols)
-        .map(|(r, &c)| BarSeries {
-            name: r.metrics.policy.clone(),
-            colour: c,
-            per_bar: Vec::new(),
-            values: workers
-                .iter()
-                .map(|w| {
-                    let v = r.plot.workers.iter().find(|x| &x.0 == w);
-                    (v.map_or(0.0, |x| x.1), None)
-                })
-                .collect(),
-        })
-        .collect();
+    let series = keyed_series(ok, cols, &workers, |r| &r.plot.workers);
     let title = "Chunks queued on each worker per policy";
     let l = Labels {
         title,

@@ -310,3 +310,30 @@ pub struct OnlineJobResult {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub utility: Option<f64>,
 }
+
+impl OnlineJobResult {
+    /// The chosen types as printed in summaries: `m<m>/p<p>` (PS), `m<m>` (ring), empty if none.
+    pub fn type_label(&self) -> String {
+        match (self.worker_type, self.ps_type) {
+            (Some(m), Some(p)) => format!("m{m}/p{p}"),
+            (Some(m), None) => format!("m{m}"),
+            _ => String::new(),
+        }
+    }
+
+    /// The placement as printed in summaries: `y@h` or `y+sps@h` per server, space-separated.
+    pub fn placement_label(&self) -> String {
+        let place: Vec<String> = self
+            .placement
+            .iter()
+            .map(|[h, y, s]| {
+                if *s > 0 {
+                    format!("{y}+{s}ps@{h}")
+                } else {
+                    format!("{y}@{h}")
+                }
+            })
+            .collect();
+        place.join(" ")
+    }
+}

@@ -96,32 +96,16 @@ pub fn summary_text(r: &OnlineResult) -> String {
             ));
             continue;
         }
-        let ty = match (j.worker_type, j.ps_type) {
-            (Some(m), Some(p)) => format!("m{m}/p{p}"),
-            (Some(m), None) => format!("m{m}"),
-            _ => String::new(),
-        };
-        let place: Vec<String> = j
-            .placement
-            .iter()
-            .map(|[h, y, s]| {
-                if *s > 0 {
-                    format!("{y}+{s}ps@{h}")
-                } else {
-                    format!("{y}@{h}")
-                }
-            })
-            .collect();
         t.push_str(&format!(
             "  {:<20} {:>5} {:>4} {:>5}  {:<6} {}  {:>5}  {}\n",
             crate::text::terminal_safe(&j.id),
             j.start_slot.unwrap_or(0),
             j.duration.unwrap_or(0),
             j.completion_slot.unwrap_or(0),
-            ty,
+            j.type_label(),
             u8::from(j.colocated),
             j.round.unwrap_or(0),
-            place.join(" ")
+            j.placement_label()
         ));
     }
     t.push_str(&format!("  log_hash {}", r.log_hash));
