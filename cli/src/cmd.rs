@@ -137,7 +137,8 @@ pub struct CompareArgs {
     /// with --seeds).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Sweep seeds `A..B` (with `import:SOURCE`: a trace window per seed), mean and 95% CI.
+    /// Sweep seeds `A..B` (with `import:SOURCE`: a trace window per seed; with a file path
+    /// holding `{seed}`: that file per seed), mean and 95% CI.
     #[arg(long)]
     seeds: Option<String>,
     /// Worker threads of a sweep (default: all cores); results do not depend on it.
@@ -227,7 +228,8 @@ fn load_with_slot(
         let (text, slot) = import_text(src, map, seed)?;
         return Ok((compare::parse(&text)?, Some(slot)));
     }
-    let path = Path::new(scenario);
+    let file = seeded_path(scenario, seed);
+    let path = Path::new(&file);
     let text = mlsched_cli::input::read_text(path, mlsched_cli::input::Input::Scenario)?;
     let d = compare::parse(&text).map_err(|e| {
         RunError::Input(InputError::new(
@@ -238,6 +240,20 @@ fn load_with_slot(
     })?;
     Ok((d, None))
 }
+
+/// A sweep over scenario files: `{seed}` in the path is the seed (`compare 'dir/s-{seed}.json'
+/// --seeds 1..10`, one generated scenario per seed); other paths are used as given.
+fn seeded_path(scenario: &str, seed: Option<u64>) -> String {
+    match seed {
+        Some(s) if scenario.contains(SEED_PLACEHOLDER) => {
+            scenario.replace(SEED_PLACEHOLDER, &s.to_string())
+        }
+        _ => scenario.to_string(),
+    }
+}
+
+/// The placeholder of [`seeded_path`].
+const SEED_PLACEHOLDER: &str = "{seed}";
 
 pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
     if let Some(seeds) = &a.seeds {
@@ -293,11 +309,13 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     if a.threads == Some(0) {
         return Err(InputError::new("option", "threads", "must be at least 1").into());
     }
-    if !a.scenario.starts_with("import:") {
+    let files = a.scenario.contains(SEED_PLACEHOLDER) && !a.scenario.starts_with("import:");
+    if !a.scenario.starts_with("import:") && !files {
         return Err(InputError::new(
             "option",
             "seeds",
-            "a scenario file is fixed; sweep seeds over `import:SOURCE` (a trace window per seed)",
+            "a scenario file is fixed; sweep seeds over `import:SOURCE` (a trace window per seed) \
+             or over files named with `{seed}` (e.g. 'runs/s-{seed}.json')",
         )
         .into());
     }
@@ -315,7 +333,15 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         .into());
     }
     let src = a.scenario.trim_start_matches("import:");
-    let (first_text, slot_seconds) = import_text(src, &a.map, seeds.first().copied())?;
+    let (first_text, slot_seconds) = if files {
+        let path = seeded_path(&a.scenario, seeds.first().copied());
+        let text =
+            mlsched_cli::input::read_text(Path::new(&path), mlsched_cli::input::Input::Scenario)?;
+        (text, 0.0)
+    } else {
+        import_text(src, &a.map, seeds.first().copied())?
+    };
+    let slot_seconds = (!files).then_some(slot_seconds);
     let first = compare::parse(&first_text)?;
     let policies = compare::parse_policies(&first, a.policies.as_deref())?;
     let runs = seeds.len() * policies.len();
@@ -350,7 +376,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         file.report = Some(report_info(
             &first,
             &a.scenario,
-            Some(slot_seconds),
+            slot_seconds,
             &policies,
             seeds.first().copied(),
         ));
@@ -388,7 +414,7 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
         let info = report_info(
             &first,
             &a.scenario,
-            Some(slot_seconds),
+            slot_seconds,
             &policies,
             seeds.first().copied(),
         );

@@ -124,6 +124,10 @@ enum Command {
         /// Horizon T in slots (kinds online and oasis; default: the paper's).
         #[arg(long)]
         slots: Option<u32>,
+        /// Kind online: let A_online's rounds continue past T (writes
+        /// "rounds_past_horizon": true; the baselines then run to the same extended horizon).
+        #[arg(long)]
+        rounds_past_horizon: bool,
         /// Output file (default stdout).
         #[arg(short, long)]
         out: Option<PathBuf>,
@@ -273,11 +277,12 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             nodes,
             trace,
             slots,
+            rounds_past_horizon,
             out,
         } => {
             eprintln!("seed {seed}");
             let pb = progress::Progress::spinner(format!("generating {kind}"), cli.quiet);
-            let text = mlsched_cli::gen::generate_json(
+            let text = mlsched_cli::gen::generate_json_past(
                 &kind,
                 &GenOptions {
                     seed,
@@ -286,6 +291,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                     trace,
                     slots,
                 },
+                rounds_past_horizon,
             );
             pb.finish();
             let text = text?;

@@ -217,6 +217,20 @@ fn online_malformed() {
         |v| v["jobs"][0]["chunks"] = json!(0),
         "job `j1`, field `chunks`: must be an integer in 1..=4294967295, got 0",
     );
+    case(
+        &b,
+        |v| v["rounds_past_horizon"] = json!(1),
+        "scenario, field `rounds_past_horizon`: invalid type: integer `1`, expected a boolean",
+    );
+    case(
+        &b,
+        |v| {
+            v["rounds_past_horizon"] = json!(true);
+            v["slots"] = json!(262144);
+            v["alpha"] = json!(4);
+        },
+        "scenario, field `rounds_past_horizon`: extends the horizon to 16777216 slots (2 alpha 8 tau_c), more than SLOTS_MAX = 262144; use a smaller slots or alpha",
+    );
     let r = bundled("online-ring-small");
     case(
         &r,

@@ -117,6 +117,48 @@ proptest! {
     }
 }
 
+proptest! {
+    // `rounds_past_horizon`: windows clipped at the extended horizon instead of T, on both
+    // architectures (the reference computes that horizon itself).
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_equals_independent_rounds_past_horizon(seed in any::<u64>()) {
+        for arch in [Architecture::Ps, Architecture::Ring] {
+            let mut scn = varied_instance(seed, arch);
+            scn.rounds_past_horizon = true;
+            agree(&scn, &format!("past T {arch:?} seed {seed}"))?;
+        }
+    }
+}
+
+/// Rounds past T are not vacuous: over fixed seeds some jobs complete after T, every schedule
+/// stays inside the extended horizon, and no job is left that the default setting schedules.
+#[test]
+fn rounds_past_horizon_schedules_past_t() {
+    let (mut past, mut more) = (0, 0);
+    for seed in 0..100 {
+        for arch in [Architecture::Ps, Architecture::Ring] {
+            let mut scn = varied_instance(seed, arch);
+            let clipped = independent::run(&scn).unwrap();
+            scn.rounds_past_horizon = true;
+            let end = scn.horizon();
+            assert!(end > scn.slots);
+            let open = independent::run(&scn).unwrap();
+            let done = |r: &independent::RefRun| r.decisions.iter().filter(|d| d.scheduled).count();
+            for d in open.decisions.iter().filter(|d| d.scheduled) {
+                assert!(
+                    d.completion() <= end,
+                    "seed {seed}: past the extended horizon"
+                );
+                past += usize::from(d.completion() > scn.slots);
+            }
+            more += done(&open).saturating_sub(done(&clipped));
+        }
+    }
+    eprintln!("completions past T {past}, jobs gained {more}");
+    assert!(past > 0 && more > 0);
+}
+
 /// The comparison is not vacuous: over fixed seeds the reference schedules jobs, finds no room
 /// for some, prices some out (a schedule exists but u_j <= 0), and takes q = 0 schedules and
 /// schedules with positive prices.

@@ -85,7 +85,10 @@ pub fn oasis(d: &OasisDoc, res: &OasisResult) -> Usage {
 
 /// Kind "online": one pool; a scheduled job holds its workers and PSs from start to completion.
 pub fn online(d: &OnlineDoc, res: &OnlineResult) -> Usage {
-    let (r, t) = (d.resources.len(), horizon(d.slots));
+    // With `rounds_past_horizon` jobs may run past T: the horizon reaches the last completion.
+    let last = res.jobs.iter().filter_map(|j| j.completion_slot).max();
+    let t = horizon(d.slots).max(last.map_or(0, |c| c as usize));
+    let r = d.resources.len();
     let mut s = pool("servers", &d.servers, r, t);
     let empty: Vec<f64> = Vec::new();
     for jr in &res.jobs {

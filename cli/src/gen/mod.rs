@@ -99,12 +99,28 @@ use crate::error::RunError;
 
 /// Generates a scenario of `kind` as pretty JSON text.
 pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> {
+    generate_json_past(kind, opts, false)
+}
+
+/// [`generate_json`], with `rounds_past_horizon` set in a kind `online` document when `past`
+/// (`mlsched gen online --rounds-past-horizon`); `past` for another kind is an option error.
+pub fn generate_json_past(kind: &str, opts: &GenOptions, past: bool) -> Result<String, RunError> {
     if crate::doc::KINDS.contains(&kind) {
         check_options(kind, opts)?;
     }
+    if past && kind != "online" {
+        return Err(RunError::Input(crate::error::InputError::new(
+            "option",
+            "rounds-past-horizon",
+            format!("applies to kind online, not `{kind}`"),
+        )));
+    }
     let v = match kind {
         "oasis" => serde_json::to_value(oasis::generate(opts)?),
-        "online" => serde_json::to_value(online::generate(opts)?),
+        "online" => serde_json::to_value(crate::doc::online::OnlineDoc {
+            rounds_past_horizon: past.then_some(true),
+            ..online::generate(opts)?
+        }),
         "placement" => serde_json::to_value(placement::generate(opts)?),
         "preempt" => serde_json::to_value(preempt::generate(opts)?),
         "route" => serde_json::to_value(route::generate(opts)?),

@@ -155,6 +155,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
         ps_types: Some(ps_types),
         f: 1.0,
         alpha: Some(ALPHA as f64),
+        rounds_past_horizon: None,
         jobs,
     })
 }

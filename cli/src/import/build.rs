@@ -330,6 +330,7 @@ pub fn to_online(
         }),
         f: 1.0,
         alpha: None,
+        rounds_past_horizon: None,
         jobs: out,
     })
 }

@@ -101,7 +101,8 @@ impl crate::api::Record for OnlineBaselineOutput {
     }
 }
 
-/// Every slot 0..T (the baselines re-decide each slot); arrivals only move the clock.
+/// Every slot 0..T (the baselines re-decide each slot); arrivals only move the clock. With
+/// `rounds_past_horizon` T is [`OnlineScenario::horizon`] here, as for A_online's windows.
 impl crate::api::Scheduler for OnlineBaseline<'_> {
     type Job = u32;
     type Decision<'x> = OnlineBaselineOutput;
@@ -114,7 +115,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
         out: &mut F,
     ) -> Result<(), BaselineError> {
         match event {
-            crate::api::Event::SlotAdvanced if now < self.scn.slots => {
+            crate::api::Event::SlotAdvanced if now < self.scn.horizon() => {
                 self.step_with(now, &mut |o: &OnlineBaselineOutput| out(o))
             }
             _ => Ok(()),
@@ -123,7 +124,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
 
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
         let n = after.map_or(Some(0), |t| t.checked_add(1))?;
-        (n < self.scn.slots).then_some(n)
+        (n < self.scn.horizon()).then_some(n)
     }
 }
 
@@ -163,7 +164,8 @@ impl<'a> OnlineBaseline<'a> {
         let r = scn.resources as usize;
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;
-        let ledger = RollingLedger::new(scn.slots as usize, &scn.servers, &concurrent_bound(scn))?;
+        let ledger =
+            RollingLedger::new(scn.horizon() as usize, &scn.servers, &concurrent_bound(scn))?;
         let n = scn.jobs.len();
         let jobs = scn.jobs.iter().map(|j| config(scn, j)).collect();
         let mut order: Vec<u32> = (0..n as u32).collect();
@@ -204,7 +206,7 @@ impl<'a> OnlineBaseline<'a> {
         &self.jobs
     }
 
-    /// Runs slots 0..T through [`crate::driver::Driver`] (arrivals in (arrival, index) order),
+    /// Runs slots 0..T (T = [`OnlineScenario::horizon`]) through [`crate::driver::Driver`] (arrivals in (arrival, index) order),
     /// reporting every started job's placement to `out`.
     pub fn run<S: LogSink>(
         &mut self,
@@ -263,7 +265,8 @@ impl<'a> OnlineBaseline<'a> {
             // Later starts only finish later: past this point even D_j workers are too late.
             if s.start.is_none() && !s.unschedulable {
                 let job = &self.scn.jobs[j];
-                if t as u64 + duration(self.scn, job, s, job.chunks) as u64 > self.scn.slots as u64
+                if t as u64 + duration(self.scn, job, s, job.chunks) as u64
+                    > self.scn.horizon() as u64
                 {
                     s.unschedulable = true;
                 }
@@ -299,7 +302,7 @@ impl<'a> OnlineBaseline<'a> {
     /// Fits the horizon with n workers when started at t.
     fn in_time(&self, j: usize, n: u32, t: Slot) -> bool {
         let job = &self.scn.jobs[j];
-        t as u64 + duration(self.scn, job, &self.jobs[j], n) as u64 <= self.scn.slots as u64
+        t as u64 + duration(self.scn, job, &self.jobs[j], n) as u64 <= self.scn.horizon() as u64
     }
 
     fn fifo(&mut self, t: Slot) {
@@ -322,7 +325,7 @@ impl<'a> OnlineBaseline<'a> {
 
     fn las(&mut self, t: Slot) {
         let mut n = 0;
-        let span = self.scn.slots as f64 + 1.0;
+        let span = self.scn.horizon() as f64 + 1.0;
         for j in 0..self.jobs.len() {
             if self.waiting(j, t) {
                 self.idx[n] = j as u32;
@@ -545,7 +548,7 @@ impl<'a> OnlineBaseline<'a> {
                 continue;
             }
             let len = duration(self.scn, &self.scn.jobs[j], &s, s.plan);
-            let end = t.saturating_add(len).min(self.scn.slots);
+            let end = t.saturating_add(len).min(self.scn.horizon());
             for h in 0..self.count.len() {
                 let [a, b] = self.count[h];
                 if a > 0 {

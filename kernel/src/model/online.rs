@@ -62,6 +62,30 @@ pub struct OnlineScenario {
     pub f: f64,
     /// alpha of A_dual (default 4).
     pub alpha: u32,
+    /// A_online's rounds continue past T (Algorithm 1 has no horizon): windows are clipped at
+    /// [`OnlineScenario::horizon`] instead of T, and the baselines run to the same horizon.
+    /// False (the default) keeps every window inside T.
+    #[serde(default)]
+    pub rounds_past_horizon: bool,
     /// Jobs in input order.
     pub jobs: Vec<OnlineJob>,
+}
+
+/// With `rounds_past_horizon`, rounds continue this many doublings past the first round whose
+/// batch holds every job (tau_c = the smallest power of two >= T, since every arrival is < T).
+pub const PAST_HORIZON_ROUNDS: u32 = 3;
+
+impl OnlineScenario {
+    /// The last slot (exclusive) any schedule may use: T by default; with
+    /// `rounds_past_horizon`, the end of the last window of round tau_last = tau_c 2^3
+    /// ([`PAST_HORIZON_ROUNDS`]), i.e. 2 alpha tau_last, so that window is never clipped.
+    /// Arrivals stay before T, and eq. (11)'s lambda keeps T.
+    pub fn horizon(&self) -> u32 {
+        if !self.rounds_past_horizon {
+            return self.slots;
+        }
+        let tau_c = (self.slots as u64).next_power_of_two();
+        let end = 2 * self.alpha as u64 * (tau_c << PAST_HORIZON_ROUNDS);
+        end.min(u32::MAX as u64) as u32
+    }
 }

@@ -10,9 +10,11 @@
 //! `crate::order` (`tests/tests/reference_independence.rs` scans this file). Where the paper is
 //! silent, it implements the semantics `docs/online.md` documents, from the document:
 //! - the batch of round i is every unscheduled job that arrived before tau_i = 2^(i-1), rounds
-//!   run while tau_i < T;
+//!   run while tau_i < T (or T' below);
 //! - A_dual's call iota uses the window starting at alpha tau_i + (iota - 1) tau_i, clipped to
 //!   T, and stops once the batch is scheduled; a window needs at least two slots left;
+//! - with `rounds_past_horizon` the clip is T' instead of T: rounds go on through the fourth
+//!   round whose tau_i is at least T, and T' is where that round's last window ends;
 //! - relative slots t- >= 1, a schedule covers [t-, t- + L) with t- + L <= window length;
 //! - unit prices sum_r delta e^r are rounded to multiples of 2^-20 (round half up) and summed as
 //!   integers, so costs and ties are exact;
@@ -108,7 +110,8 @@ pub fn run(scn: &OnlineScenario) -> Result<RefRun, RefError> {
     // Algorithm 1: rounds at tau_i = 2^(i-1) inside the horizon.
     let mut tau: u64 = 1;
     let mut round = 1u32;
-    while tau < scn.slots as u64 {
+    let end = horizon(scn);
+    while tau < end as u64 {
         let mut batch: Vec<usize> = (0..scn.jobs.len())
             .filter(|&j| (scn.jobs[j].arrival as u64) < tau && !st.scheduled[j])
             .collect();
@@ -128,6 +131,22 @@ pub fn run(scn: &OnlineScenario) -> Result<RefRun, RefError> {
         decisions,
         objective,
     })
+}
+
+/// The last slot (exclusive) a schedule may use: T, or with `rounds_past_horizon` the end of
+/// the last A_dual window of the fourth round with tau_i >= T (`docs/online.md`).
+fn horizon(scn: &OnlineScenario) -> u32 {
+    if !scn.rounds_past_horizon {
+        return scn.slots;
+    }
+    let mut tau: u64 = 1;
+    while tau < scn.slots as u64 {
+        tau *= 2;
+    }
+    // tau is now the first round time that sees every arrival; three more doublings.
+    let last = tau * 8;
+    let end = scn.alpha as u64 * last + scn.alpha as u64 * last;
+    end.min(u32::MAX as u64) as u32
 }
 
 /// The shapes the listings index: capacity and demand vectors of length R, times per type.
@@ -177,10 +196,12 @@ impl<'a> State<'a> {
             scn.servers.len(),
             scn.resources as usize,
         );
+        // beta covers every slot a schedule may use; lambda keeps the paper's T.
+        let cells = horizon(scn) as usize;
         State {
             scn,
             lambda: 2.0 * t as f64 * h as f64 * r as f64 * scn.f + 1.0,
-            beta: vec![0.0; t * h * r],
+            beta: vec![0.0; cells * h * r],
             scheduled: vec![false; scn.jobs.len()],
         }
     }
@@ -193,7 +214,7 @@ impl<'a> State<'a> {
 
 /// Algorithm 2: A_maxweight up to alpha times on what is left of the batch.
 fn a_dual(st: &mut State, batch: &[usize], round: u32, tau: u32, out: &mut Vec<RefDecision>) {
-    let (alpha, slots) = (st.scn.alpha as u64, st.scn.slots as u64);
+    let (alpha, slots) = (st.scn.alpha as u64, horizon(st.scn) as u64);
     for iota in 1..=st.scn.alpha {
         // The batch's schedule runs from alpha tau_i on; call iota takes the iota-th window of
         // tau_i slots, clipped to the horizon. Fewer than two slots hold no schedule (t- >= 1).

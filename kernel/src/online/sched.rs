@@ -324,7 +324,8 @@ pub struct OnlineScheduler<'a> {
     decision: OnlineDecision,
 }
 
-/// Largest A_dual window any round can use: max over i of min(tau_i, T - alpha tau_i).
+/// Largest A_dual window any round can use: max over i of min(tau_i, T' - alpha tau_i), where
+/// T' is the scenario's [`OnlineScenario::horizon`].
 fn window_cap(slots: u32, alpha: u32) -> usize {
     let mut best = 0u64;
     for i in 0..ROUNDS_MAX {
@@ -343,6 +344,8 @@ fn validate(scn: &OnlineScenario) -> Result<(), OnlineError> {
     check(Limit::Servers, h, SERVERS_MAX)?;
     check(Limit::Resources, r, RESOURCES_MAX)?;
     check(Limit::Slots, scn.slots as usize, SLOTS_MAX)?;
+    // Rounds past T schedule up to the extended horizon: it obeys the same slot limit.
+    check(Limit::Slots, scn.horizon() as usize, SLOTS_MAX)?;
     check(Limit::Jobs, scn.jobs.len(), JOBS_MAX)?;
     let bad = |what, index: usize| OnlineError::Model {
         what,
@@ -427,9 +430,7 @@ impl<'a> OnlineScheduler<'a> {
         validate(scn)?;
         let (h, r) = (scn.servers.len(), scn.resources as usize);
         let (mm, pp) = (scn.worker_types.len(), scn.ps_types.len());
-        let t = scn.slots as usize;
-        let _ = t;
-        let wcap = window_cap(scn.slots, scn.alpha);
+        let wcap = window_cap(scn.horizon(), scn.alpha);
         check(
             Limit::OnlineWindowCells,
             (mm + pp).saturating_mul(h).saturating_mul(wcap + 1),
@@ -551,14 +552,16 @@ impl<'a> OnlineScheduler<'a> {
             return;
         }
         let alpha = self.scn.alpha;
+        // The window clip: T by default, the extended horizon with `rounds_past_horizon`.
+        let horizon = self.scn.horizon();
         for iota in 1..=alpha {
             let base = alpha as u64 * tau as u64 + (iota as u64 - 1) * tau as u64;
-            if base + 2 > self.scn.slots as u64 {
+            if base + 2 > horizon as u64 {
                 break;
             }
             let w = Window {
                 base: base as u32,
-                len: tau.min(self.scn.slots - base as u32),
+                len: tau.min(horizon - base as u32),
             };
             let mut left = 0;
             for k in 0..self.batch.len() {
@@ -705,15 +708,16 @@ impl Scheduler for OnlineScheduler<'_> {
         Ok(())
     }
 
-    /// The next round time tau_i = 2^(i-1) not run yet, while it is inside the horizon T: the
-    /// rounds are what A_online does on the clock (arrivals come as events).
+    /// The next round time tau_i = 2^(i-1) not run yet, while it is inside the horizon (T, or
+    /// the extended one with `rounds_past_horizon`): the rounds are what A_online does on the
+    /// clock (arrivals come as events).
     fn next_wakeup(&self, _after: Option<Slot>) -> Option<Slot> {
         let i = self.state.next_round;
         if i == 0 || i > ROUNDS_MAX {
             return None;
         }
         let tau = 1u64 << (i - 1);
-        (tau < self.scn.slots as u64).then_some(tau as Slot)
+        (tau < self.scn.horizon() as u64).then_some(tau as Slot)
     }
 }
 
@@ -785,7 +789,7 @@ fn check_usage(
     let (h, r) = (scn.servers.len(), scn.resources as usize);
     ensure(u.amount.len() == u.resv.len() * r, "usage")?;
     for (i, x) in u.resv.iter().enumerate() {
-        let ok = (x.server as usize) < h && x.start < x.end && x.end <= scn.slots;
+        let ok = (x.server as usize) < h && x.start < x.end && x.end <= scn.horizon();
         let amt = &u.amount[i * r..(i + 1) * r];
         if !(ok && amt.iter().all(|a| a.is_finite() && *a >= 0.0)) {
             return Err(invalid_at("usage", i));

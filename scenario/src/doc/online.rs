@@ -31,6 +31,9 @@ pub struct OnlineDoc {
     /// alpha (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
+    /// A_online's rounds continue past T (absent = false: windows clipped at T).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds_past_horizon: Option<bool>,
     /// Jobs.
     pub jobs: Vec<OnlineJobDoc>,
 }
@@ -162,7 +165,7 @@ impl OnlineDoc {
             .iter()
             .map(|j| j.validate(slots, worker_types.len(), updates, architecture))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(OnlineScenario {
+        let scn = OnlineScenario {
             slots,
             architecture,
             resources: r as u32,
@@ -171,8 +174,22 @@ impl OnlineDoc {
             ps_types,
             f,
             alpha,
+            rounds_past_horizon: self.rounds_past_horizon.unwrap_or(false),
             jobs,
-        })
+        };
+        // Rounds past T schedule up to 2 alpha 2^3 tau_c slots (tau_c the first power of two
+        // >= T): that extended horizon must itself be a valid horizon.
+        if scn.horizon() as usize > SLOTS_MAX {
+            return Err(InputError::new(
+                s,
+                "rounds_past_horizon",
+                format!(
+                    "extends the horizon to {} slots (2 alpha 8 tau_c), more than SLOTS_MAX = {SLOTS_MAX}; use a smaller slots or alpha",
+                    scn.horizon()
+                ),
+            ));
+        }
+        Ok(scn)
     }
 }
 

@@ -67,6 +67,7 @@ pub fn small_instance(seed: u64, arch: Architecture) -> OnlineScenario {
         ps_types,
         f: 0.25 + g.below(8) as f64 * 0.5,
         alpha: 1 + g.below(2) as u32,
+        rounds_past_horizon: false,
         jobs,
     }
 }
