@@ -78,12 +78,19 @@ def write_json(path, value):
 
 
 def sweep_plots(binary, template, seeds, policies, out):
-    """`mlsched compare TEMPLATE --seeds A..B --no-timing --out OUT`: the CLI's sweep table,
-    sweep.json / sweep.csv (mean and 95% CI per policy and metric), SVG plots and index.html
-    over the per-seed files TEMPLATE ('dir/s-{seed}.json')."""
+    """`mlsched compare TEMPLATE --seeds A..B --no-timing --out OUT`: the CLI's sweep over the
+    per-seed files TEMPLATE ('dir/s-{seed}.json'): sweep.csv (every seed and policy) and the
+    SVG plots (mean and 95% CI per policy and metric)."""
     cmd = [binary, "compare", template, "--seeds", f"{seeds[0]}..{seeds[-1]}", "--no-timing",
            "--threads", "1", "--quiet", "--policies", ",".join(policies), "--out", out]
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out_text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    # Keep the small files: the per-seed CSV and the SVG plots. index.html and sweep.json
+    # (100 kB and 50 kB a sweep) name the temporary scenario files and repeat the CSV.
+    for big in ("index.html", "sweep.json"):
+        path = os.path.join(out, big)
+        if os.path.exists(path):
+            os.remove(path)
+    return out_text
 
 
 class Timer:
