@@ -11,7 +11,8 @@ Per setting and policy, over the seeds (mean and 95% CI): jobs admitted, jobs fi
 utility; for OASiS also the price signal: the fraction of admitted jobs whose priced cost is at
 the price floor (cost < 1e-280: every price paid within a few decades of the 1e-290 floor that
 a derived L is raised to, docs/oasis.md) and the fraction whose cost is below 1e-6 of their
-utility (prices negligible: payoff = utility). Also the fraction of jobs that could finish
+utility (prices negligible: payoff = utility); and log10 of min_i f_i(T - 1 - a_i), the
+numerator of eq. (25)'s L1, below 1e-290 when L is raised to the floor. Also the fraction of jobs that could finish
 inside T alone (ceil(E_i m_i) slots from their arrival, m_i = M_i (tau_i + 2 comm_i)).
 The sweep plots are the CLI's (`mlsched compare 'DIR/s-{seed}.json' --seeds A..B`).
 
@@ -51,12 +52,26 @@ def alone_fits(doc):
     return n / len(doc["jobs"])
 
 
+def log10_min_utility_at_t(doc):
+    """log10 of min_i f_i(T - 1 - a_i), the numerator of eq. (25)'s floor L1 (sigmoid
+    utilities gamma1 / (1 + exp(gamma2 (t - gamma3)))), computed in the log domain."""
+    best = math.inf
+    for j in doc["jobs"]:
+        s = j["utility"]["sigmoid"]
+        z = s["decay"] * (doc["slots"] - 1 - j["arrival"] - s["target"])
+        log_f = math.log(s["priority"]) - (z + math.log1p(math.exp(-z)) if z > 0
+                                             else math.log1p(math.exp(z)))
+        best = min(best, log_f / math.log(10))
+    return best
+
+
 def one_seed(args, seed, name, path):
     doc = explib.gen(args.bin, "oasis", seed, "--jobs", args.jobs, "--nodes", args.nodes)
     if name == "feasible":
         doc = feasible(doc)
     explib.write_json(path, doc)
-    row = {"alone": alone_fits(doc), "slots": doc["slots"], "per": {}}
+    row = {"alone": alone_fits(doc), "slots": doc["slots"],
+           "log_f_min": log10_min_utility_at_t(doc), "per": {}}
     for p in args.policies:
         r = explib.run(args.bin, path, p)
         adm = [j for j in r["jobs"] if j["admitted"]]
@@ -87,7 +102,8 @@ def summary(name, rows, policies):
     head = ["policy", "admitted", "finished", "total utility",
             "cost at the floor (share of admitted)", "cost < 1e-6 utility (share)"]
     note = (f"T = {explib.fmt([r['slots'] for r in rows], 0)} slots; jobs that fit alone "
-            f"before T: {explib.fmt([r['alone'] for r in rows], 2)} (share)\n\n")
+            f"before T: {explib.fmt([r['alone'] for r in rows], 2)} (share); "
+            f"log10 min_i f_i(T - 1 - a_i): {explib.fmt([r['log_f_min'] for r in rows], 0)}\n\n")
     return f"### {name}\n\n" + note + explib.table(head, out)
 
 

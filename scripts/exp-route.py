@@ -7,7 +7,8 @@ C = 10, fabric links C = 40, background load and per-path demands in the same un
 never gives the unit of eq. (5)'s bottleneck bandwidth BW_b, so the network cost N = l h and with
 it eq. (11) = (J_v / J) (F-score part + network part) depend on it. Each seed's document is run
 as generated (`gbps`), and with every capacity, background load and job bandwidth multiplied
-by 1,000 (`mbps`) and by 1/100 (`100gbps`, i.e. units of 100 Gbps): the same physical network.
+by 1,000 (`mbps`), by 1/100 (`100gbps`: units of 100 Gbps) and by 1/10,000 (`10tbps`: units of
+10 Tbps): the same physical network in four units.
 
 Per unit and policy, over the seeds (mean and 95% CI): eq. (11) cost, mean network cost
 N-bar, deadline-violation rate (%), servers used. The sweep plots are the CLI's
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import explib  # noqa: E402
 
 POLICIES = ["route", "fifo", "fair", "capacity", "deadline", "deadline-preemptive"]
-UNITS = [("gbps", 1.0), ("mbps", 1000.0), ("100gbps", 0.01)]
+UNITS = [("mbps", 1000.0), ("gbps", 1.0), ("100gbps", 0.01), ("10tbps", 0.0001)]
 
 
 def rescale(doc, k):

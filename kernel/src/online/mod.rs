@@ -15,8 +15,10 @@
 //!
 //! Absolute times: a job of round i, A_dual round iota, window start t- runs in slots
 //! [start, start + L_j) with start = alpha tau_i + (iota-1) tau_i + t-, completion = start + L_j,
-//! and completion <= T (a window is clipped to the horizon). Batches of different rounds and
-//! different iota never overlap in time, so one usage ledger over all slots holds every beta.
+//! and completion <= T (a window is clipped to the horizon; with the scenario's
+//! `rounds_past_horizon` to the extended horizon [`OnlineScenario::horizon`] instead).
+//! Batches of different rounds and different iota never overlap in time, so one usage ledger
+//! over all slots holds every beta.
 //!
 //! [R] Costs are exact fixed-point integers ([`common::quantize`]): the fast search
 //! ([`fast`], the default) and the paper-literal one (`reference`, feature `reference`) return
@@ -66,7 +68,7 @@ pub type Placement = alloc::vec::Vec<Placed>;
 pub struct Window {
     /// Absolute slot of relative slot 0: alpha tau_i + (iota - 1) tau_i.
     pub base: u32,
-    /// min(tau_i, T - base).
+    /// min(tau_i, T' - base), T' = [`OnlineScenario::horizon`].
     pub len: u32,
 }
 
