@@ -260,3 +260,42 @@ fn run_summaries_are_tables() {
         out.split("log_hash ").last().unwrap().trim()
     )));
 }
+
+/// `compare 'DIR/s-{seed}.json' --seeds A..B`: one scenario file per seed (here a bundled route
+/// scenario with its seed changed), a sweep over them with route's own metrics plotted
+/// (eq. (11) cost, N-bar, violation rate); a path without `{seed}` is still refused.
+#[test]
+fn sweep_over_seeded_scenario_files() {
+    let dir = tmp("seeded");
+    let text = std::fs::read_to_string(scenario("route-small")).unwrap();
+    for seed in 1..=2 {
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["seed"] = serde_json::json!(seed);
+        std::fs::write(dir.join(format!("s-{seed}.json")), v.to_string()).unwrap();
+    }
+    let out = dir.join("sweep");
+    let template = dir.join("s-{seed}.json");
+    ok(&[
+        "compare",
+        template.to_str().unwrap(),
+        "--seeds",
+        "1..2",
+        "--no-timing",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("2,")), "{csv}");
+    let svgs = files(&out, ".svg");
+    for stem in ["cost", "avg_network_cost", "deadline_violation_rate"] {
+        assert!(svgs.contains(&format!("sweep_{stem}.svg")), "{svgs:?}");
+    }
+    let o = bin()
+        .args(["compare", &scenario("route-small"), "--seeds", "1..2"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("{seed}"));
+}

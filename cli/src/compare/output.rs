@@ -507,6 +507,25 @@ pub fn sweep_metrics(kind: &str) -> Vec<(&'static str, String, String, SweepGet)
             "jobs not finished by the horizon (count)".into(),
             |p| p.unfinished,
         ),
+        // Kind route (sweeps over `{seed}` scenario files).
+        (
+            "cost",
+            "Eq. (11) cost".into(),
+            "eq. (11): F-score part x J_v / J".into(),
+            |p| p.extra("cost"),
+        ),
+        (
+            "avg_network_cost",
+            "Mean network cost N-bar".into(),
+            "N-bar, eqs. (4)-(5) (cost units of the links)".into(),
+            |p| p.extra("avg_network_cost"),
+        ),
+        (
+            "deadline_violation_rate",
+            "Deadline violation rate".into(),
+            "jobs that missed their deadline (fraction)".into(),
+            |p| p.extra("deadline_violation_rate"),
+        ),
     ]
 }
 

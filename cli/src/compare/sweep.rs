@@ -116,6 +116,17 @@ pub struct PolicySummary {
     /// Unfinished jobs.
     #[serde(default)]
     pub unfinished: Option<Stat>,
+    /// Kind-specific numbers ([`Metrics::extra`], e.g. route's eq. (11) cost), in
+    /// [`super::output::EXTRA`] order, where the policy has them (empty for oasis and online).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<(String, Stat)>,
+}
+
+impl PolicySummary {
+    /// The statistic of the kind-specific number `key` ([`Self::extra`]).
+    pub fn extra(&self, key: &str) -> Option<Stat> {
+        self.extra.iter().find(|(k, _)| k == key).map(|(_, s)| *s)
+    }
 }
 
 /// A whole sweep.
@@ -190,6 +201,10 @@ pub fn summarize(policies: &[String], per_seed: Vec<SeedRow>) -> Sweep {
                 finished: col(&|m| Some(m.finished as f64)),
                 makespan: col(&|m| m.makespan.map(f64::from)),
                 unfinished: col(&|m| m.unfinished.map(f64::from)),
+                extra: super::output::EXTRA
+                    .iter()
+                    .filter_map(|k| Some((k.to_string(), col(&|m| m.extra.get(*k).copied())?)))
+                    .collect(),
             }
         })
         .collect();
