@@ -206,8 +206,8 @@ impl<'a> OnlineBaseline<'a> {
         &self.jobs
     }
 
-    /// Runs slots 0..T (T = [`OnlineScenario::horizon`]) through [`crate::driver::Driver`] (arrivals in (arrival, index) order),
-    /// reporting every started job's placement to `out`.
+    /// Runs slots 0..T (T = [`OnlineScenario::horizon`]) through [`crate::driver::Driver`]
+    /// (arrivals in (arrival, index) order), reporting every started job's placement to `out`.
     pub fn run<S: LogSink>(
         &mut self,
         sink: &mut S,

@@ -139,7 +139,7 @@ pub(crate) fn oasis(s: &OasisScheduler) -> Trace {
 }
 
 pub(crate) fn online(s: &OnlineScheduler<'_>, scn: &OnlineScenario) -> Trace {
-    let (servers, nr, slots) = (&scn.servers, scn.resources as usize, scn.slots);
+    let (servers, nr, slots) = (&scn.servers, scn.resources as usize, scn.horizon());
     let usage = &s.state().usage;
     // Per server and resource, the amounts its reservations hold, in reservation order (the
     // order the kernel's dense grid adds them in, so every sum is the same to the bit).
