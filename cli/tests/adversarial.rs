@@ -386,6 +386,28 @@ fn option_cases(cases: &mut Vec<Case>) {
             "nodes",
         ),
         (
+            "gen rounds past the horizon for another kind",
+            vec!["gen".into(), "oasis".into(), "--rounds-past-horizon".into()],
+            2,
+            "rounds-past-horizon",
+        ),
+        (
+            "gen rounds past the horizon beyond SLOTS_MAX",
+            vec![
+                "gen".into(),
+                "online".into(),
+                "--jobs".into(),
+                "3".into(),
+                "--nodes".into(),
+                "3".into(),
+                "--slots".into(),
+                "200000".into(),
+                "--rounds-past-horizon".into(),
+            ],
+            2,
+            "rounds_past_horizon",
+        ),
+        (
             "gen placement too many jobs",
             vec![
                 "gen".into(),

@@ -487,3 +487,34 @@ fn gen_slots_and_zero_counts() {
         );
     }
 }
+
+/// `gen online --rounds-past-horizon` writes `"rounds_past_horizon": true`; A_online and a
+/// baseline then schedule every job, some of them completing after T.
+#[test]
+fn gen_online_rounds_past_horizon() {
+    let dir = tmp("past");
+    let path = dir.join("past.json");
+    let p = path.to_str().unwrap();
+    let args = [
+        "gen", "online", "--jobs", "6", "--nodes", "4", "--slots", "40",
+    ];
+    let o = run(&[&args[..], &["--rounds-past-horizon", "-o", p]].concat());
+    assert!(o.status.success(), "{:?}", text(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(doc["rounds_past_horizon"], serde_json::json!(true));
+    for policy in ["online", "fifo"] {
+        let o = run(&["run", p, "--policy", policy, "--json", "-", "--quiet"]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{policy}: {err}");
+        let res: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+        let jobs = res["jobs"].as_array().unwrap();
+        assert!(jobs
+            .iter()
+            .all(|j| j["scheduled"] == serde_json::json!(true)));
+        let late = jobs
+            .iter()
+            .filter(|j| j["completion_slot"].as_u64().unwrap() > 40);
+        assert!(late.count() > 0, "{policy}: no job completes after T");
+    }
+}
