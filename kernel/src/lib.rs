@@ -48,6 +48,7 @@ pub mod logfile;
 pub mod num;
 pub mod order;
 pub mod resources;
+pub mod restart;
 pub mod rng;
 #[cfg(feature = "alloc")]
 pub mod rolling;

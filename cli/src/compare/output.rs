@@ -67,6 +67,7 @@ pub const EXTRA: &[&str] = &[
     "avg_network_cost",
     "deadline_violation_rate",
     "servers_used",
+    "restarts",
 ];
 
 /// The metric columns between `makespan` and the latency (JCT statistics, unfinished jobs,

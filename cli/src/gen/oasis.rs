@@ -84,6 +84,7 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
         worker_servers,
         ps_servers,
         prices: None,
+        restart_slots: None,
         jobs,
     })
 }
