@@ -457,14 +457,17 @@ impl<'a> OasisBaseline<'a> {
         for _ in 0..n {
             if let Some(h) = self.workers.place(&job.worker_demand) {
                 self.jobs[j].workers += 1;
-                self.restarts.place(j, 0, h);
+                // What the policy decides is x_i(t), z_i(t): its round-robin placement is
+                // re-derived from server 0 every slot (bookkeeping, not a migration), so the
+                // restart fingerprint counts units, not servers (docs/restart.md).
+                self.restarts.place(j, 0, 0);
                 out(&OasisBaselineOutput::Unit(unit(false, h)));
             }
         }
         for _ in 0..z {
             if let Some(k) = self.ps.place(&job.ps_demand) {
                 self.jobs[j].ps += 1;
-                self.restarts.place(j, 1, k);
+                self.restarts.place(j, 1, 0);
                 out(&OasisBaselineOutput::Unit(unit(true, k)));
             }
         }
