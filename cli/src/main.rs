@@ -124,6 +124,13 @@ enum Command {
         /// Horizon T in slots (kinds online and oasis; default: the paper's).
         #[arg(long)]
         slots: Option<u32>,
+        /// Kind oasis: the cost of preemption in seconds (a job whose allocation changes, or
+        /// that resumes after a pause, makes no progress for this long), written as
+        /// restart_slots = S / 3600 (one generated slot is an hour). Default 30, the
+        /// Pollux/AdaptDL simulator's; 0 turns it off (no field). Other kinds have none. See
+        /// docs/restart.md.
+        #[arg(long)]
+        restart_seconds: Option<f64>,
         /// Output file (default stdout).
         #[arg(short, long)]
         out: Option<PathBuf>,
@@ -273,11 +280,16 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             nodes,
             trace,
             slots,
+            restart_seconds,
             out,
         } => {
             eprintln!("seed {seed}");
             let pb = progress::Progress::spinner(format!("generating {kind}"), cli.quiet);
-            let text = mlsched_cli::gen::generate_json(
+            let restart = match (kind.as_str(), restart_seconds) {
+                ("oasis", None) => Some(mlsched_cli::gen::GEN_RESTART_SECONDS),
+                (_, r) => r,
+            };
+            let text = mlsched_cli::gen::generate_json_restart(
                 &kind,
                 &GenOptions {
                     seed,
@@ -286,6 +298,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                     trace,
                     slots,
                 },
+                restart,
             );
             pb.finish();
             let text = text?;

@@ -99,6 +99,39 @@ use crate::error::RunError;
 
 /// Generates a scenario of `kind` as pretty JSON text.
 pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> {
+    generate_json_restart(kind, opts, None)
+}
+
+/// The restart time `mlsched gen oasis` writes by default, in seconds (the peer simulator's;
+/// `docs/restart.md`). Kind oasis is the one generated kind with a slot length in seconds (1 h)
+/// whose policies move or stop jobs.
+pub const GEN_RESTART_SECONDS: f64 = 30.0;
+
+/// [`generate_json`] with the cost of preemption: kind "oasis" gets `restart_slots` =
+/// `restart_seconds` / 3600 (one slot is an hour) when it is > 0. `None` writes no field
+/// (today's documents); another kind with `Some` is refused (it has no restart time).
+pub fn generate_json_restart(
+    kind: &str,
+    opts: &GenOptions,
+    restart_seconds: Option<f64>,
+) -> Result<String, RunError> {
+    if let Some(r) = restart_seconds {
+        let bad = |problem: String| {
+            Err(RunError::Input(crate::error::InputError::new(
+                "option",
+                "restart-seconds",
+                problem,
+            )))
+        };
+        if !r.is_finite() || r < 0.0 {
+            return bad(format!("must be a finite number >= 0, got {r}"));
+        }
+        if kind != "oasis" {
+            return bad(format!(
+                "kind `{kind}` has no restart time (only kind oasis; see docs/restart.md)"
+            ));
+        }
+    }
     if crate::doc::KINDS.contains(&kind) {
         check_options(kind, opts)?;
     }
@@ -120,6 +153,10 @@ pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> 
         }
     }
     .map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
+    let mut v = v;
+    if let Some(r) = restart_seconds.filter(|&r| r > 0.0) {
+        v["restart_slots"] = serde_json::json!(r / oasis::SLOT_SECONDS);
+    }
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
     refuse_what_run_refuses(&s)?;
