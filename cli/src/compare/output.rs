@@ -585,6 +585,7 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
         "jct_p50",
         "jct_p90",
         "jct_p99",
+        "restarts",
     ])
     .map_err(|e| io(path, e))?;
     for row in &sw.per_seed {
@@ -604,6 +605,7 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
                 f(m.jct_p50),
                 f(m.jct_p90),
                 f(m.jct_p99),
+                f(m.extra.get("restarts").copied()),
             ])
             .map_err(|e| io(path, e))?;
         }

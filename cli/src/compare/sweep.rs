@@ -116,6 +116,9 @@ pub struct PolicySummary {
     /// Unfinished jobs.
     #[serde(default)]
     pub unfinished: Option<Stat>,
+    /// Restarts (only when the scenarios set a restart time; `docs/restart.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<Stat>,
 }
 
 /// A whole sweep.
@@ -190,6 +193,7 @@ pub fn summarize(policies: &[String], per_seed: Vec<SeedRow>) -> Sweep {
                 finished: col(&|m| Some(m.finished as f64)),
                 makespan: col(&|m| m.makespan.map(f64::from)),
                 unfinished: col(&|m| m.unfinished.map(f64::from)),
+                restarts: col(&|m| m.extra.get("restarts").copied()),
             }
         })
         .collect();

@@ -349,7 +349,7 @@ fn stat_cell(s: &Option<Stat>) -> String {
 pub fn sweep_rows(kind: &str, sw: &Sweep) -> (Vec<String>, Vec<Vec<String>>) {
     let u = jct_unit(kind);
     type Get = fn(&super::sweep::PolicySummary) -> &Option<Stat>;
-    let all: [(String, Get); 7] = [
+    let all: [(String, Get); 8] = [
         ("utility".into(), |p| &p.total_utility),
         ("w.compl.time".into(), |p| &p.total_weighted_completion_time),
         (format!("w.JCT ({u})"), |p| &p.weighted_jct),
@@ -357,6 +357,7 @@ pub fn sweep_rows(kind: &str, sw: &Sweep) -> (Vec<String>, Vec<Vec<String>>) {
         ("admitted".into(), |p| &p.admitted),
         ("finished".into(), |p| &p.finished),
         ("unfinished".into(), |p| &p.unfinished),
+        ("restarts".into(), |p| &p.restarts),
     ];
     let used: Vec<&(String, Get)> = all
         .iter()
