@@ -360,6 +360,9 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
                 .insert("preemptions".into(), res.summary.preemptions as f64);
             m.extra
                 .insert("cloud_chunks".into(), res.summary.cloud_chunks as f64);
+            if let Some(n) = res.summary.restarts {
+                m.extra.insert("restarts".into(), n as f64);
+            }
         }
         (ScenarioDoc::Route(_), ResultDoc::Route(res)) => {
             m.policy = res.policy.clone();

@@ -315,3 +315,117 @@ fn random_instances_baselines_never_earlier() {
         "restarts {restarted}, later {later}"
     );
 }
+
+/// Kind preempt: a chunk split on an edge worker (a preemption) resumes `restart_slots` later.
+mod preempt {
+    use super::*;
+    use mlsched_scenario::doc::preempt::PreemptResult;
+
+    const POLICIES: [&str; 4] = ["preempt", "all-cloud", "edge-fifo", "random"];
+
+    fn run(v: &Value, policy: &str) -> (PreemptResult, String) {
+        let d = mlsched_cli::doc::parse(&v.to_string()).expect("scenario parses");
+        let mut sink = HashSink::new();
+        let opts = RunOptions {
+            policy: Some(policy.into()),
+            all_categories: false,
+        };
+        match run_doc(&d, &opts, &mut sink).expect("runs") {
+            ResultDoc::Preempt(r) => (
+                r,
+                format!("{}:{}", sink.hash().records(), sink.hash().hex()),
+            ),
+            other => panic!("not a preempt result: {other:?}"),
+        }
+    }
+
+    fn small() -> Value {
+        let p = mlsched_tests::repo_root().join("scenarios/preempt-small.json");
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
+    fn generated(seed: u64) -> Value {
+        let opts = GenOptions {
+            seed,
+            jobs: Some(8),
+            nodes: Some(2),
+            trace: None,
+            slots: None,
+        };
+        serde_json::from_str(&generate_json("preempt", &opts).expect("gen preempt")).unwrap()
+    }
+
+    #[test]
+    fn zero_restart_time_keeps_every_log_byte_identical() {
+        for v in [small(), generated(3)] {
+            for p in POLICIES {
+                let (plain, h0) = run(&v, p);
+                let (zero, h1) = run(&with_restart(&v, 0.0), p);
+                assert_eq!(h0, h1, "{p}");
+                assert_eq!(plain.summary.restarts, None, "{p}");
+                assert_eq!(zero.summary.restarts, Some(zero.summary.preemptions), "{p}");
+                let mut z = zero.clone();
+                z.summary.restarts = None;
+                assert_eq!(plain, z, "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn preempt_small_by_hand() {
+        // j1's chunks are split twice (by j2 and j3, docs/preempt.md); each tail resumes 2
+        // slots later, so j1 ends in slot 62 instead of 60; j2 and j3 preempt nobody.
+        let (plain, _) = run(&small(), "preempt");
+        let (cost, _) = run(&with_restart(&small(), 2.0), "preempt");
+        let end =
+            |r: &PreemptResult| -> Vec<u32> { r.jobs.iter().map(|j| j.completion_slot).collect() };
+        assert_eq!(end(&plain), vec![60, 57, 44]);
+        assert_eq!(end(&cost), vec![62, 57, 44]);
+        assert_eq!(
+            (cost.summary.preemptions, cost.summary.restarts),
+            (2, Some(2))
+        );
+    }
+
+    #[test]
+    fn fractional_or_negative_restart_times_are_refused() {
+        for bad in [json!(0.5), json!(-1.0), json!("2")] {
+            let mut v = small();
+            v["restart_slots"] = bad.clone();
+            let err = match mlsched_cli::doc::parse(&v.to_string()) {
+                Err(e) => e.to_string(),
+                Ok(d) => match run_doc(&d, &RunOptions::default(), &mut HashSink::new()) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => panic!("restart_slots = {bad} accepted"),
+                },
+            };
+            assert!(err.contains("restart_slots"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn random_instances_never_earlier() {
+        let (mut restarted, mut later) = (0u64, 0u32);
+        for seed in 0..200u64 {
+            let v = generated(seed);
+            let p = POLICIES[(seed % 4) as usize];
+            let (plain, _) = run(&v, p);
+            let (with, _) = run(&with_restart(&v, 1.0 + (seed % 3) as f64), p);
+            restarted += with.summary.restarts.unwrap_or(0);
+            for (a, b) in plain.jobs.iter().zip(&with.jobs) {
+                later += u32::from(a.completion_slot != b.completion_slot);
+                assert!(
+                    b.completion_slot >= a.completion_slot,
+                    "seed {seed} {p}: {} ends {} with the cost, {} without",
+                    a.id,
+                    b.completion_slot,
+                    a.completion_slot
+                );
+            }
+        }
+        assert!(
+            restarted > 0 && later > 0,
+            "restarts {restarted}, later {later}"
+        );
+    }
+}
