@@ -37,8 +37,8 @@ Columns of the tables (CSV column names in brackets):
                   last slot anything runs): use / capacity of all servers, percent, in the
                   order of the header (oasis, online) [util_<resource>, a fraction]
   restarts        allocation changes after a job's start, resumes included, each costing the
-                  scenario's restart time (kind oasis, when it sets restart_slots; see
-                  docs/restart.md) [restarts]
+                  scenario's restart time (kinds oasis and preempt, when it sets
+                  restart_slots; see docs/restart.md) [restarts]
   preemptions     chunks preempted on edge workers (preempt) [preemptions]
   cloud chunks    chunks sent to the cloud (preempt) [cloud_chunks]
   cost            the route paper's objective, eq. (11): (J_v / J) x (F-score part + network
