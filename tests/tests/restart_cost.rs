@@ -429,3 +429,65 @@ mod preempt {
         );
     }
 }
+
+/// The restart time is configuration, not snapshot state: a preempt scheduler restored into
+/// one built with the same restart time continues exactly as an uninterrupted run.
+mod preempt_snapshot {
+    use mlsched_kernel::api::{Event, Scheduler};
+    use mlsched_kernel::model::preempt::PreemptScenario;
+    use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptScheduler};
+    use mlsched_kernel::snapshot::Snapshot;
+
+    fn build(scn: &PreemptScenario) -> PreemptScheduler {
+        PreemptScheduler::new(scn, Policy::Greedy)
+            .unwrap()
+            .with_restart(2)
+    }
+
+    fn run(scn: &PreemptScenario, cut: Option<u64>) -> Vec<PreemptDecision> {
+        let mut s = build(scn);
+        let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
+        order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));
+        let mut out = Vec::new();
+        let (mut next, mut t, mut events) = (0usize, 0u32, 0u64);
+        let mut step = |s: &mut PreemptScheduler, now, ev, out: &mut Vec<PreemptDecision>| {
+            if Some(events) == cut {
+                let bytes = s.snapshot().unwrap();
+                *s = build(scn);
+                s.restore_snapshot(&bytes).unwrap();
+            }
+            events += 1;
+            s.on_event(now, ev, &mut |d| out.push(*d)).unwrap();
+        };
+        loop {
+            while let Some(&j) = order.get(next) {
+                if scn.jobs[j as usize].arrival != t {
+                    break;
+                }
+                step(&mut s, t, Event::JobArrived(j), &mut out);
+                next += 1;
+            }
+            step(&mut s, t, Event::SlotAdvanced, &mut out);
+            t += 1;
+            if next >= order.len() && t >= s.horizon_end() {
+                return out;
+            }
+            assert!(t < 100_000, "unbounded run");
+        }
+    }
+
+    #[test]
+    fn restored_runs_keep_the_restart_time() {
+        let p = mlsched_tests::repo_root().join("scenarios/preempt-small.json");
+        let text = std::fs::read_to_string(p).unwrap();
+        let mlsched_cli::doc::ScenarioDoc::Preempt(d) = mlsched_cli::doc::parse(&text).unwrap()
+        else {
+            unreachable!()
+        };
+        let scn = d.validate().unwrap();
+        let want = run(&scn, None);
+        for cut in 0..want.len() as u64 {
+            assert_eq!(run(&scn, Some(cut)), want, "cut before event {cut}");
+        }
+    }
+}
