@@ -63,6 +63,12 @@ pub struct MapArgs {
     /// pai-nodes / gavel: where the jobs come from (philly or openb).
     #[arg(long, default_value = "philly")]
     jobs_from: String,
+    /// Kind oasis: the cost of preemption, in seconds: a job whose allocation changes, or that
+    /// resumes after a pause, makes no progress for this long (written as the scenario's
+    /// restart_slots). Default 30, the Pollux/AdaptDL simulator's; 0 turns it off (no field
+    /// written: today's model). See docs/restart.md.
+    #[arg(long, default_value_t = import::RESTART_SECONDS_DEFAULT)]
+    restart_seconds: f64,
 }
 
 /// A count option: a whole number, or `all` ([`import::ALL`]).
@@ -102,6 +108,7 @@ impl MapArgs {
             target_factor: self.target_factor,
             epochs: self.epochs,
             jobs_from: Source::parse(&self.jobs_from)?,
+            restart_seconds: self.restart_seconds,
             ..ImportOptions::default()
         })
     }

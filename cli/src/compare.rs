@@ -272,6 +272,9 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
             m.policy = res.policy.clone();
             m.admitted = Some(res.summary.admitted);
             m.total_utility = Some(res.summary.total_utility);
+            if let Some(n) = res.summary.restarts {
+                m.extra.insert("restarts".into(), n as f64);
+            }
             let scn = d.validate().ok();
             for (i, (jd, jr)) in d.jobs.iter().zip(&res.jobs).enumerate() {
                 if let (true, Some(c)) = (jr.admitted, jr.completion_slot) {
@@ -357,6 +360,9 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
                 .insert("preemptions".into(), res.summary.preemptions as f64);
             m.extra
                 .insert("cloud_chunks".into(), res.summary.cloud_chunks as f64);
+            if let Some(n) = res.summary.restarts {
+                m.extra.insert("restarts".into(), n as f64);
+            }
         }
         (ScenarioDoc::Route(_), ResultDoc::Route(res)) => {
             m.policy = res.policy.clone();

@@ -128,6 +128,13 @@ enum Command {
         /// "rounds_past_horizon": true; the baselines then run to the same extended horizon).
         #[arg(long)]
         rounds_past_horizon: bool,
+        /// Kind oasis: the cost of preemption in seconds (a job whose allocation changes, or
+        /// that resumes after a pause, makes no progress for this long), written as
+        /// restart_slots = S / 3600 (one generated slot is an hour). Default: none, as in the
+        /// OASiS paper's model (`import` writes the Pollux/AdaptDL simulator's 30 s by
+        /// default). Other kinds have none. See docs/restart.md.
+        #[arg(long)]
+        restart_seconds: Option<f64>,
         /// Output file (default stdout).
         #[arg(short, long)]
         out: Option<PathBuf>,
@@ -278,11 +285,12 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             trace,
             slots,
             rounds_past_horizon,
+            restart_seconds,
             out,
         } => {
             eprintln!("seed {seed}");
             let pb = progress::Progress::spinner(format!("generating {kind}"), cli.quiet);
-            let text = mlsched_cli::gen::generate_json_past(
+            let text = mlsched_cli::gen::generate_json_with(
                 &kind,
                 &GenOptions {
                     seed,
@@ -291,7 +299,10 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                     trace,
                     slots,
                 },
-                rounds_past_horizon,
+                &mlsched_cli::gen::GenExtras {
+                    rounds_past_horizon,
+                    restart_seconds,
+                },
             );
             pb.finish();
             let text = text?;

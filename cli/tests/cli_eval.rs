@@ -518,3 +518,80 @@ fn gen_online_rounds_past_horizon() {
         assert!(late.count() > 0, "{policy}: no job completes after T");
     }
 }
+
+/// `--restart-seconds` (docs/restart.md): `import --kind oasis` writes 30 s by default (`gen oasis` only
+/// when asked) as `restart_slots`, 0 writes no field, bad values and kinds without a restart time
+/// are refused naming the option; compare then shows a `restarts` column.
+#[test]
+fn restart_seconds_defaults_off_switch_and_errors() {
+    let slots = |args: &[&str]| -> Option<f64> {
+        let o = run(args);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{args:?}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.get("restart_slots").and_then(|x| x.as_f64())
+    };
+    assert_eq!(slots(&["gen", "oasis", "--jobs", "3", "--nodes", "2"]), None);
+    assert_eq!(
+        slots(&["gen", "oasis", "--jobs", "3", "--restart-seconds", "30"]),
+        Some(30.0 / 3600.0)
+    );
+    assert_eq!(
+        slots(&["gen", "oasis", "--jobs", "3", "--restart-seconds", "0"]),
+        None
+    );
+    assert_eq!(
+        slots(&[
+            "import",
+            "philly",
+            "--jobs",
+            "5",
+            "--slot-seconds",
+            "60",
+            "--quiet"
+        ]),
+        Some(0.5)
+    );
+    assert_eq!(
+        slots(&[
+            "import",
+            "philly",
+            "--jobs",
+            "5",
+            "--restart-seconds",
+            "0",
+            "--quiet"
+        ]),
+        None
+    );
+    for args in [
+        &["gen", "oasis", "--restart-seconds", "nan"][..],
+        &["gen", "online", "--restart-seconds", "30"][..],
+        &["import", "philly", "--restart-seconds", "inf"][..],
+        &["import", "philly", "--restart-seconds", "x"][..],
+    ] {
+        let o = run(args);
+        let (_, err) = text(&o);
+        assert!(
+            !o.status.success() && err.contains("restart-seconds"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = run(&[
+        "compare",
+        "import:philly",
+        "--jobs",
+        "8",
+        "--slot-seconds",
+        "60",
+        "--slots",
+        "300",
+        "--policies",
+        "las",
+        "--no-timing",
+        "--quiet",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("| restarts |"), "{out}");
+}

@@ -13,6 +13,9 @@
 //! | [`route`] | Song et al. 2023 (CSRP) | job start times, compute nodes and network paths (PSO) |
 //! | [`baseline`] | the papers' comparisons | FIFO, DRF, Tiresias-LAS, Optimus |
 //!
+//! [`restart`] is the cost of preemption (a restart time per allocation change) that the
+//! policies which move or stop jobs share when a scenario sets one (`docs/restart.md`).
+//!
 //! Every one of them (each algorithm, each baseline, each placement method and route policy)
 //! implements [`api::Scheduler`]; [`driver::Driver`] feeds any of them events in the one
 //! documented order and writes every event and decision record through one [`log::LogSink`].
@@ -48,6 +51,7 @@ pub mod logfile;
 pub mod num;
 pub mod order;
 pub mod resources;
+pub mod restart;
 pub mod rng;
 #[cfg(feature = "alloc")]
 pub mod rolling;

@@ -317,6 +317,11 @@ pub struct PreemptScheduler {
     pub preemptions: u64,
     /// Slots in which a running job found no PS.
     pub ps_misses: u64,
+    /// Restart time in slots a preempted (split) chunk pays before it resumes
+    /// (`docs/restart.md`; 0 = none). Configuration, not state: not in a snapshot, kept by
+    /// the scheduler a snapshot is restored into.
+    #[serde(skip)]
+    restart: u32,
 }
 
 impl PreemptScheduler {
@@ -391,7 +396,15 @@ impl PreemptScheduler {
             now: 0,
             preemptions: 0,
             ps_misses: 0,
+            restart: 0,
         })
+    }
+
+    /// Every preemption (a chunk split on an edge worker) costs `slots` of restart time: the
+    /// rest of the chunk resumes that much later ([`plan::Plans::insert_restart`]).
+    pub fn with_restart(mut self, slots: u32) -> Self {
+        self.restart = slots;
+        self
     }
 
     /// Restores every build-time reservation (pools and scratch). `clone` and a serde restore

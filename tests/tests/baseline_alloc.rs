@@ -29,13 +29,20 @@ fn oasis_baseline_slots_allocate_nothing() {
         unreachable!()
     };
     let scn = d.validate().unwrap();
-    for p in Policy::OASIS {
-        let mut r = OasisBaseline::new(p, &scn).unwrap();
+    // With and without the cost of preemption (docs/restart.md): its bookkeeping is sized
+    // when the runner is built.
+    let cost = mlsched_kernel::restart::RestartCost::slots(0.5).unwrap();
+    for (p, restart) in Policy::OASIS
+        .into_iter()
+        .flat_map(|p| [(p, false), (p, true)])
+    {
+        let r = OasisBaseline::new(p, &scn).unwrap();
+        let mut r = if restart { r.with_restart(cost) } else { r };
         let mut sink = HashSink::new();
         let mut units = 0u64;
         for t in 0..scn.slots {
             let n = counted(|| r.step(t, &mut sink, &mut |_| units += 1).unwrap());
-            assert_eq!(n, 0, "{p:?} slot {t}");
+            assert_eq!(n, 0, "{p:?} (restart {restart}) slot {t}");
         }
         assert!(units > 0, "{p:?} placed nothing");
     }

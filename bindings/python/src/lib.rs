@@ -91,7 +91,7 @@ fn gen_json(
 #[pyo3(signature = (source, kind="oasis".to_string(), data_dir=None, jobs=None, start=Some(0),
     seed=None, slots=None, slot_seconds=None, servers=None, ps_servers=None, max_scale=None,
     comm_ratio=None, target_factor=None, epochs=None, server_bw=None, worker_bw=None,
-    ps_bw=None, jobs_from=None, architecture=None))]
+    ps_bw=None, jobs_from=None, architecture=None, restart_seconds=None))]
 #[allow(clippy::too_many_arguments)]
 fn import_json(
     py: Python<'_>,
@@ -114,6 +114,7 @@ fn import_json(
     ps_bw: Option<f64>,
     jobs_from: Option<&str>,
     architecture: Option<String>,
+    restart_seconds: Option<f64>,
 ) -> PyResult<String> {
     let src = Source::parse(source).map_err(|e| err(e.into()))?;
     // As `mlsched import`: slots absent with slot_seconds > 0 sizes the horizon from the
@@ -164,6 +165,7 @@ fn import_json(
         ps_bw: ps_bw.unwrap_or(d.ps_bw),
         jobs_from,
         architecture: architecture.unwrap_or(d.architecture.clone()),
+        restart_seconds: restart_seconds.unwrap_or(d.restart_seconds),
     };
     py.allow_threads(|| import::import_json(src, &o))
         .map_err(err)

@@ -190,6 +190,10 @@ def test_import_trace():
     doc = mlsched.import_trace("philly", jobs=6, slots=60)
     assert doc["kind"] == "oasis" and len(doc["jobs"]) == 6
     assert mlsched.run(doc)["kind"] == "oasis"
+    # the cost of preemption: 30 s by default, none with restart_seconds=0 (docs/restart.md)
+    assert doc["restart_slots"] > 0 and "restarts" in mlsched.run(doc)["summary"]
+    assert "restart_slots" not in mlsched.import_trace("philly", jobs=6, slots=60,
+                                                       restart_seconds=0)
     online = mlsched.import_trace("philly", kind="online", jobs=4, slots=40, epochs=3)
     assert online["kind"] == "online"
     ring = mlsched.import_trace("philly", kind="online", architecture="ring", jobs=4,

@@ -67,6 +67,7 @@ pub const EXTRA: &[&str] = &[
     "avg_network_cost",
     "deadline_violation_rate",
     "servers_used",
+    "restarts",
 ];
 
 /// The metric columns between `makespan` and the latency (JCT statistics, unfinished jobs,
@@ -603,6 +604,7 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
         "jct_p50",
         "jct_p90",
         "jct_p99",
+        "restarts",
     ])
     .map_err(|e| io(path, e))?;
     for row in &sw.per_seed {
@@ -622,6 +624,7 @@ fn write_sweep_csv(path: &Path, sw: &Sweep) -> Result<(), RunError> {
                 f(m.jct_p50),
                 f(m.jct_p90),
                 f(m.jct_p99),
+                f(m.extra.get("restarts").copied()),
             ])
             .map_err(|e| io(path, e))?;
         }

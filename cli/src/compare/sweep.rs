@@ -116,8 +116,12 @@ pub struct PolicySummary {
     /// Unfinished jobs.
     #[serde(default)]
     pub unfinished: Option<Stat>,
+    /// Restarts (only when the scenarios set a restart time; `docs/restart.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<Stat>,
     /// Kind-specific numbers ([`Metrics::extra`], e.g. route's eq. (11) cost), in
-    /// [`super::output::EXTRA`] order, where the policy has them (empty for oasis and online).
+    /// [`super::output::EXTRA`] order, where the policy has them (empty for oasis and online;
+    /// restarts have their own field).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<(String, Stat)>,
 }
@@ -201,8 +205,10 @@ pub fn summarize(policies: &[String], per_seed: Vec<SeedRow>) -> Sweep {
                 finished: col(&|m| Some(m.finished as f64)),
                 makespan: col(&|m| m.makespan.map(f64::from)),
                 unfinished: col(&|m| m.unfinished.map(f64::from)),
+                restarts: col(&|m| m.extra.get("restarts").copied()),
                 extra: super::output::EXTRA
                     .iter()
+                    .filter(|k| **k != "restarts")
                     .filter_map(|k| Some((k.to_string(), col(&|m| m.extra.get(*k).copied())?)))
                     .collect(),
             }

@@ -36,6 +36,9 @@ Columns of the tables (CSV column names in brackets):
   util %          mean utilisation of each resource type over the busy horizon (slots 0 to the
                   last slot anything runs): use / capacity of all servers, percent, in the
                   order of the header (oasis, online) [util_<resource>, a fraction]
+  restarts        allocation changes after a job's start, resumes included, each costing the
+                  scenario's restart time (kinds oasis and preempt, when it sets
+                  restart_slots; see docs/restart.md) [restarts]
   preemptions     chunks preempted on edge workers (preempt) [preemptions]
   cloud chunks    chunks sent to the cloud (preempt) [cloud_chunks]
   cost            the route paper's objective, eq. (11): (J_v / J) x (F-score part + network
@@ -123,11 +126,16 @@ fn utilisation(m: &Metrics) -> String {
 struct Known {
     seconds: bool,
     util: Option<Vec<String>>,
+    /// Some report counts restarts (the scenario sets a restart time).
+    restarts: bool,
 }
 
 fn known(reports: &[PolicyReport]) -> Known {
     Known {
         seconds: reports.iter().any(|r| r.metrics.slot_seconds.is_some()),
+        restarts: reports
+            .iter()
+            .any(|r| r.metrics.extra.contains_key("restarts")),
         util: reports
             .iter()
             .find(|r| !r.metrics.utilisation.is_empty())
@@ -144,7 +152,11 @@ fn known(reports: &[PolicyReport]) -> Known {
 /// The columns of `kind` (see [`LEGEND`]).
 fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
     let u = jct_unit(kind);
-    let Known { seconds, util } = k;
+    let Known {
+        seconds,
+        util,
+        restarts,
+    } = k;
     let mut c = vec![col("admitted", |r: &PolicyReport| {
         let m = &r.metrics;
         m.admitted.map_or("-".into(), |a| format!("{a}/{}", m.jobs))
@@ -207,6 +219,11 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
             format!("util % ({})", names.join("/")),
             |r: &PolicyReport| utilisation(&r.metrics),
         ));
+    }
+    if restarts {
+        c.push(col("restarts", |r: &PolicyReport| {
+            extra(&r.metrics, "restarts", 1.0, 0)
+        }));
     }
     if kind == "preempt" {
         c.push(col("preemptions", |r: &PolicyReport| {
@@ -332,7 +349,7 @@ fn stat_cell(s: &Option<Stat>) -> String {
 pub fn sweep_rows(kind: &str, sw: &Sweep) -> (Vec<String>, Vec<Vec<String>>) {
     let u = jct_unit(kind);
     type Get = fn(&super::sweep::PolicySummary) -> &Option<Stat>;
-    let all: [(String, Get); 7] = [
+    let all: [(String, Get); 8] = [
         ("utility".into(), |p| &p.total_utility),
         ("w.compl.time".into(), |p| &p.total_weighted_completion_time),
         (format!("w.JCT ({u})"), |p| &p.weighted_jct),
@@ -340,6 +357,7 @@ pub fn sweep_rows(kind: &str, sw: &Sweep) -> (Vec<String>, Vec<Vec<String>>) {
         ("admitted".into(), |p| &p.admitted),
         ("finished".into(), |p| &p.finished),
         ("unfinished".into(), |p| &p.unfinished),
+        ("restarts".into(), |p| &p.restarts),
     ];
     let used: Vec<&(String, Get)> = all
         .iter()
@@ -423,7 +441,7 @@ mod tests {
     #[test]
     fn every_header_has_a_legend_entry() {
         let entries = legend_entries();
-        assert_eq!(entries.len(), 20, "{entries:?}");
+        assert_eq!(entries.len(), 21, "{entries:?}");
         for kind in ["oasis", "online", "placement", "preempt", "route"] {
             let header: Vec<String> = std::iter::once("policy".to_string())
                 .chain(
@@ -433,6 +451,7 @@ mod tests {
                         Known {
                             seconds: true,
                             util: Some(vec!["gpu".into()]),
+                            restarts: true,
                         },
                     )
                     .into_iter()

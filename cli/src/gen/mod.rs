@@ -99,43 +99,84 @@ use crate::error::RunError;
 
 /// Generates a scenario of `kind` as pretty JSON text.
 pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> {
-    generate_json_past(kind, opts, false)
+    generate_json_with(kind, opts, &GenExtras::default())
 }
 
-/// [`generate_json`], with `rounds_past_horizon` set in a kind `online` document when `past`
-/// (`mlsched gen online --rounds-past-horizon`); `past` for another kind is an option error.
-pub fn generate_json_past(kind: &str, opts: &GenOptions, past: bool) -> Result<String, RunError> {
+/// Options of `mlsched gen` that set optional document fields (absent by default, so
+/// [`generate_json`] writes today's documents).
+#[derive(Clone, Debug, Default)]
+pub struct GenExtras {
+    /// Kind online: write `rounds_past_horizon: true` (`--rounds-past-horizon`).
+    pub rounds_past_horizon: bool,
+    /// Kind oasis: the cost of preemption in seconds (`--restart-seconds`), written as
+    /// `restart_slots` = seconds / 3600 (one generated slot is an hour) when > 0.
+    pub restart_seconds: Option<f64>,
+}
+
+/// The restart time the importers write by default, in seconds (the peer simulator's;
+/// `docs/restart.md`). `mlsched gen` writes none unless asked: its generators follow the
+/// papers' settings, which charge nothing for a reallocation.
+pub const GEN_RESTART_SECONDS: f64 = 30.0;
+
+/// [`generate_json`] with the optional fields of [`GenExtras`]; an extra for a kind that has
+/// no such field is an option error naming it.
+pub fn generate_json_with(
+    kind: &str,
+    opts: &GenOptions,
+    extras: &GenExtras,
+) -> Result<String, RunError> {
+    let bad = |field: &str, problem: String| {
+        Err(RunError::Input(crate::error::InputError::new(
+            "option", field, problem,
+        )))
+    };
+    if let Some(r) = extras.restart_seconds {
+        if !r.is_finite() || r < 0.0 {
+            return bad(
+                "restart-seconds",
+                format!("must be a finite number >= 0, got {r}"),
+            );
+        }
+        if kind != "oasis" {
+            return bad(
+                "restart-seconds",
+                format!("kind `{kind}` has no restart time (only kind oasis; see docs/restart.md)"),
+            );
+        }
+    }
     if crate::doc::KINDS.contains(&kind) {
         check_options(kind, opts)?;
     }
-    if past && kind != "online" {
-        return Err(RunError::Input(crate::error::InputError::new(
-            "option",
+    if extras.rounds_past_horizon && kind != "online" {
+        return bad(
             "rounds-past-horizon",
             format!("applies to kind online, not `{kind}`"),
-        )));
+        );
     }
     let v = match kind {
         "oasis" => serde_json::to_value(oasis::generate(opts)?),
         "online" => serde_json::to_value(crate::doc::online::OnlineDoc {
-            rounds_past_horizon: past.then_some(true),
+            rounds_past_horizon: extras.rounds_past_horizon.then_some(true),
             ..online::generate(opts)?
         }),
         "placement" => serde_json::to_value(placement::generate(opts)?),
         "preempt" => serde_json::to_value(preempt::generate(opts)?),
         "route" => serde_json::to_value(route::generate(opts)?),
         other => {
-            return Err(RunError::Input(crate::error::InputError::new(
-                "option",
+            return bad(
                 "kind",
                 format!(
                     "unknown kind `{other}`; expected one of {}",
                     crate::doc::KINDS.join(", ")
                 ),
-            )))
+            )
         }
     }
     .map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
+    let mut v = v;
+    if let Some(r) = extras.restart_seconds.filter(|&r| r > 0.0) {
+        v["restart_slots"] = serde_json::json!(r / oasis::SLOT_SECONDS);
+    }
     let mut s = serde_json::to_string_pretty(&v).map_err(|e| RunError::runtime(e.to_string()))?;
     s.push('\n');
     refuse_what_run_refuses(&s)?;

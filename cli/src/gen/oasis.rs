@@ -22,7 +22,8 @@ use crate::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
 use crate::error::RunError;
 use mlsched_kernel::rng::SplitMix64;
 
-const SLOT_SECONDS: f64 = 3600.0;
+/// One generated slot, in seconds (the paper's hour).
+pub const SLOT_SECONDS: f64 = 3600.0;
 
 fn round4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
@@ -84,6 +85,7 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
         worker_servers,
         ps_servers,
         prices: None,
+        restart_slots: None,
         jobs,
     })
 }

@@ -75,6 +75,7 @@ pub fn generate(opts: &GenOptions) -> Result<PreemptDoc, RunError> {
         slots: (last + 1).max(100) as f64,
         seed: Some(opts.seed as f64),
         servers,
+        restart_slots: None,
         jobs,
     })
 }

@@ -244,6 +244,8 @@ pub fn to_oasis(
         worker_servers: workers.iter().map(|s| s.to_vec()).collect(),
         ps_servers: ps.iter().map(|s| s.to_vec()).collect(),
         prices: None,
+        // The restart time in this import's slots (docs/restart.md); 0 s writes nothing.
+        restart_slots: (opts.restart_seconds > 0.0).then(|| opts.restart_seconds / h.slot_seconds),
         jobs: out,
     })
 }

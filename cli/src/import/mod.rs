@@ -122,7 +122,14 @@ pub struct ImportOptions {
     pub ps_bw: f64,
     /// `pai-nodes` / `gavel`: where the jobs come from (philly or openb).
     pub jobs_from: Source,
+    /// Kind "oasis": the cost of preemption in seconds, written as the scenario's
+    /// `restart_slots` (this / the slot length); 0 = not modelled (no field written).
+    pub restart_seconds: f64,
 }
+
+/// The restart time the importers write by default, in seconds: the peer simulator's (Pollux /
+/// AdaptDL charges every reallocation 30 s; `docs/restart.md`).
+pub const RESTART_SECONDS_DEFAULT: f64 = 30.0;
 
 impl Default for ImportOptions {
     fn default() -> Self {
@@ -145,6 +152,7 @@ impl Default for ImportOptions {
             worker_bw: 1.0,
             ps_bw: 5.0,
             jobs_from: Source::Philly,
+            restart_seconds: RESTART_SECONDS_DEFAULT,
         }
     }
 }
@@ -480,6 +488,7 @@ fn check_options(opts: &ImportOptions) -> Result<(), RunError> {
         ("comm-ratio", opts.comm_ratio, 0.0),
         ("slot-seconds", opts.slot_seconds, 0.0),
         ("target-factor", opts.target_factor, f64::MIN_POSITIVE),
+        ("restart-seconds", opts.restart_seconds, 0.0),
     ];
     for (field, v, min) in reals {
         if !v.is_finite() || v < min {

@@ -10,6 +10,7 @@ use crate::model::oasis::{OasisJob, OasisScenario};
 use crate::num::{canon, ceil_u32, floor_eps};
 use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
+use crate::restart::{RestartCost, Restarts};
 use crate::Slot;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -143,6 +144,8 @@ pub struct OasisBaseline<'a> {
     replan: bool,
     /// RRH: the ranked candidates of the last decision point are `idx[..run_len]`.
     run_len: usize,
+    /// The cost of preemption ([`crate::restart`]; off unless [`Self::with_restart`]).
+    restarts: Restarts,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -191,7 +194,20 @@ impl<'a> OasisBaseline<'a> {
             arrivals: Vec::with_capacity(n),
             replan: false,
             run_len: 0,
+            restarts: Restarts::default(),
         })
+    }
+
+    /// Charges every restart `cost` slots of lost progress and counts restarts
+    /// ([`crate::restart`]); without this call nothing is tracked (today's model).
+    pub fn with_restart(mut self, cost: RestartCost) -> Self {
+        self.restarts = Restarts::new(self.jobs.len(), Some(cost));
+        self
+    }
+
+    /// The restart bookkeeping (off unless [`Self::with_restart`]).
+    pub fn restarts(&self) -> &Restarts {
+        &self.restarts
     }
 
     /// Per-job state, input order.
@@ -258,6 +274,7 @@ impl<'a> OasisBaseline<'a> {
     ) -> Result<(), BaselineError> {
         self.workers.reset();
         self.ps.reset();
+        self.restarts.begin_slot();
         for s in self.jobs.iter_mut() {
             s.workers = 0;
             s.ps = 0;
@@ -440,12 +457,17 @@ impl<'a> OasisBaseline<'a> {
         for _ in 0..n {
             if let Some(h) = self.workers.place(&job.worker_demand) {
                 self.jobs[j].workers += 1;
+                // What the policy decides is x_i(t), z_i(t): its round-robin placement is
+                // re-derived from server 0 every slot (bookkeeping, not a migration), so the
+                // restart fingerprint counts units, not servers (docs/restart.md).
+                self.restarts.place(j, 0, 0);
                 out(&OasisBaselineOutput::Unit(unit(false, h)));
             }
         }
         for _ in 0..z {
             if let Some(k) = self.ps.place(&job.ps_demand) {
                 self.jobs[j].ps += 1;
+                self.restarts.place(j, 1, 0);
                 out(&OasisBaselineOutput::Unit(unit(true, k)));
             }
         }
@@ -454,12 +476,15 @@ impl<'a> OasisBaseline<'a> {
     fn progress(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
         let mut finished = false;
         for j in 0..self.jobs.len() {
+            // Every job, held or not: a pause is what makes the next allocation a restart.
+            let usable = self.restarts.usable(j);
             let s = &mut self.jobs[j];
             if s.workers == 0 {
                 continue;
             }
             let job = &self.scn.jobs[j];
-            let can = floor_eps(s.workers as f64 / job.chunk_time());
+            // usable = 1 exactly without a restart, so x * 1 / m keeps today's bits.
+            let can = floor_eps(s.workers as f64 * usable / job.chunk_time());
             let can = if can >= s.remaining as f64 {
                 s.remaining
             } else {

@@ -244,7 +244,9 @@ impl PreemptScheduler {
             pc.gamma = gamma;
             pc.inv_d = inv_d;
         }
-        let pre = self.plans.insert(gw as usize, c, t_star, len)?;
+        let pre = self
+            .plans
+            .insert_restart(gw as usize, c, t_star, len, self.restart)?;
         self.preemptions += pre as u64;
         if let Some(p) = self.place.get_mut(c as usize) {
             *p = Placement {

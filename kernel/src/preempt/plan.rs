@@ -270,6 +270,20 @@ impl Plans {
         t_star: Slot,
         len: u32,
     ) -> Result<u32, PlanError> {
+        self.insert_restart(w, chunk, t_star, len, 0)
+    }
+
+    /// [`Plans::insert`] where a split chunk pays `restart` slots of restart time
+    /// (`docs/restart.md`): its tail resumes after the new chunk `restart` slots longer, and
+    /// every later segment moves `len + restart` slots. 0 is [`Plans::insert`] exactly.
+    pub fn insert_restart(
+        &mut self,
+        w: usize,
+        chunk: u32,
+        t_star: Slot,
+        len: u32,
+        restart: u32,
+    ) -> Result<u32, PlanError> {
         let wl = *self.workers.get(w).ok_or(PlanError::OutOfRange)?;
         let new_end = t_star
             .checked_add(len)
@@ -304,6 +318,11 @@ impl Plans {
             if p.end > t_star {
                 let tail = self.push(Segment {
                     start: t_star,
+                    // The restart time runs on the worker before the chunk resumes.
+                    end: p
+                        .end
+                        .checked_add(restart)
+                        .ok_or(too_long(p.end as u64 + restart as u64))?,
                     next: cur,
                     ..p
                 })?;
@@ -326,6 +345,10 @@ impl Plans {
             }
         }
         self.shift_from(tail_first, len)?;
+        if splits > 0 && restart > 0 {
+            // Everything after the lengthened tail moves by the restart time too.
+            self.shift_from(cur, restart)?;
+        }
         if let Some(c) = self.chunks.get_mut(chunk as usize) {
             c.end = new_end;
         }
@@ -690,6 +713,21 @@ mod tests {
             Err(SnapshotError::Invalid { field: f, .. }) => assert_eq!(f, field),
             other => panic!("expected Invalid({field}), got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_split_chunk_pays_the_restart_time() {
+        // Chunk 0 runs [0, 4); chunk 1 preempts it at 2 for 3 slots: its tail resumes at 5 for
+        // its 2 slots left plus 2 of restart (ends 9, not 7); chunk 2 behind it moves by 3 + 2.
+        let mut p = Plans::new(1, 3);
+        p.insert(0, 0, 0, 4).unwrap();
+        p.insert(0, 2, 4, 1).unwrap();
+        assert_eq!(p.insert_restart(0, 1, 2, 3, 2).unwrap(), 1);
+        assert_eq!(
+            [p.chunks[0].end, p.chunks[1].end, p.chunks[2].end],
+            [9, 5, 10]
+        );
+        assert_eq!(p.max_end, 10);
     }
 
     #[test]

@@ -95,7 +95,9 @@ impl Snapshot for PreemptScheduler {
     fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), SnapshotError> {
         let s: PreemptScheduler = snapshot::decode(Self::KIND, bytes)?;
         self.check_restored(&s)?;
+        let restart = self.restart;
         *self = s;
+        self.restart = restart;
         // serde keeps lengths, not the build-time reservations: make them again here, once.
         self.reserve();
         debug_assert!(

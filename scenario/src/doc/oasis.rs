@@ -3,6 +3,7 @@ use super::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{JOBS_MAX, PS_SERVERS_MAX, SERVERS_MAX, SLOTS_MAX};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
+use mlsched_kernel::restart::RestartCost;
 use serde::{Deserialize, Serialize};
 
 /// The `"oasis"` scenario as written.
@@ -22,6 +23,10 @@ pub struct OasisDoc {
     /// U1, U2, L1, L2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prices: Option<PricesDoc>,
+    /// The cost of preemption in slots (`docs/restart.md`): absent = not modelled (today's
+    /// results, byte for byte); set (even 0) = restarts are counted in the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_slots: Option<f64>,
     /// Jobs.
     pub jobs: Vec<OasisJobDoc>,
 }
@@ -97,6 +102,7 @@ impl OasisDoc {
     pub fn validate(&self) -> Result<OasisScenario, InputError> {
         let s = "scenario";
         let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
+        self.restart()?;
         check::resources(&self.resources)?;
         let r = self.resources.len();
         check::count_limit(
@@ -143,6 +149,19 @@ impl OasisDoc {
             prices,
             jobs,
         })
+    }
+}
+
+impl OasisDoc {
+    /// The validated `restart_slots` (`None` when absent).
+    pub fn restart(&self) -> Result<Option<RestartCost>, InputError> {
+        self.restart_slots
+            .map(|v| {
+                let v = check::non_negative("scenario", "restart_slots", v)?;
+                RestartCost::slots(v)
+                    .map_err(|e| InputError::new("scenario", "restart_slots", e.to_string()))
+            })
+            .transpose()
     }
 }
 
@@ -286,6 +305,9 @@ pub struct OasisSummary {
     /// whole job list by eqs. (23)-(26), an offline-knowledge estimate.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub prices: Option<String>,
+    /// Restarts over all jobs (only when the scenario sets `restart_slots`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub restarts: Option<u64>,
 }
 
 /// The note `summary.prices` carries when the price bounds were derived.
@@ -317,6 +339,9 @@ pub struct OasisJobResult {
     /// Per-slot placement (admitted only).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub placements: Vec<OasisPlacement>,
+    /// Restarts of this job (only when the scenario sets `restart_slots`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub restarts: Option<u32>,
 }
 
 /// One slot of an admitted schedule.

@@ -20,6 +20,10 @@ pub struct PreemptDoc {
     pub seed: Option<f64>,
     /// Servers.
     pub servers: Vec<PreemptServerDoc>,
+    /// Restart time a preempted chunk pays, whole slots (`docs/restart.md`): absent = not
+    /// modelled (today's results byte for byte); set, even to 0, = restarts are counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_slots: Option<f64>,
     /// Jobs.
     pub jobs: Vec<PreemptJobDoc>,
 }
@@ -66,10 +70,22 @@ pub struct PreemptJobDoc {
 }
 
 impl PreemptDoc {
+    /// The validated `restart_slots`: whole slots, 0 up to the plan horizon (`None` when
+    /// absent).
+    pub fn restart(&self) -> Result<Option<u32>, InputError> {
+        self.restart_slots
+            .map(|v| {
+                let max = mlsched_kernel::limits::PREEMPT_PLAN_SLOTS_MAX as u64;
+                check::int("scenario", "restart_slots", v, 0, max)
+            })
+            .transpose()
+    }
+
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<PreemptScenario, InputError> {
         let s = "scenario";
         let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
+        self.restart()?;
         check::count_limit(
             s,
             "servers",
@@ -310,6 +326,10 @@ pub struct PreemptSummary {
     /// Last slot + 1 in which any chunk ran (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub makespan: Option<u32>,
+    /// Restarts: the preemptions, each paying the scenario's `restart_slots` (only when it
+    /// sets one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<u64>,
 }
 
 /// One job.

@@ -10,7 +10,9 @@ use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineOutput};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
+use mlsched_kernel::num::floor_eps;
 use mlsched_kernel::oasis::{OasisError, OasisOutput, OasisScheduler};
+use mlsched_kernel::restart::{Alloc, RestartCost, RestartState};
 use mlsched_kernel::Slot;
 use std::collections::BTreeMap;
 
@@ -70,7 +72,16 @@ struct Rows {
     admitted: u32,
     /// Summed in decision order, as the run always did (float sums depend on their order).
     total: f64,
+    /// The cost of preemption (`None`: not modelled) and, when set, each job's plan as
+    /// (slot, planned chunks, workers, allocation) for [`execute_plan`].
+    restart: Option<RestartCost>,
+    plans: Vec<Vec<PlanSlot>>,
+    /// Job indices in decision order (for the re-summed utility under the restart cost).
+    decided: Vec<usize>,
 }
+
+/// One slot of an admitted plan: (slot, planned chunks, workers, allocation fingerprint).
+type PlanSlot = (u32, u64, u32, Alloc);
 
 impl Algorithm {
     fn new(doc: &OasisDoc, scn: OasisScenario) -> Result<Self, RunError> {
@@ -92,6 +103,9 @@ impl Algorithm {
                 last: 0,
                 admitted: 0,
                 total: 0.0,
+                restart: doc.restart()?,
+                plans: Vec::new(),
+                decided: Vec::new(),
             },
             scn,
             driver: Driver::new(s),
@@ -105,6 +119,7 @@ impl Rows {
             OasisOutput::Decision(d) => {
                 let i = d.job as usize;
                 self.last = i;
+                self.decided.push(i);
                 if d.admitted {
                     self.admitted += 1;
                     self.total += d.utility;
@@ -118,9 +133,13 @@ impl Rows {
                     payoff: d.admitted.then_some(d.payoff),
                     reason: (!d.admitted).then(|| d.reason.text().to_string()),
                     placements: Vec::new(),
+                    restarts: None,
                 });
             }
             OasisOutput::Slot(sp) => {
+                if self.restart.is_some() {
+                    self.plan_slot(sp);
+                }
                 if let Some(j) = self.jobs.get_mut(self.last).and_then(Option::as_mut) {
                     j.placements.push(OasisPlacement {
                         slot: sp.slot,
@@ -130,6 +149,58 @@ impl Rows {
                 }
             }
         }
+    }
+
+    /// Keeps one planned slot of the job being decided, for [`execute_plan`].
+    fn plan_slot(&mut self, sp: &mlsched_kernel::oasis::OasisSlotRecord<'_>) {
+        if self.plans.len() < self.jobs.len() {
+            self.plans.resize(self.jobs.len(), Vec::new());
+        }
+        let mut a = Alloc::NONE;
+        let mut x: u32 = 0;
+        for &[h, y] in sp.workers {
+            a.add_n(0, h, y);
+            x = x.saturating_add(y);
+        }
+        for &[k, z] in sp.ps {
+            a.add_n(1, k, z);
+        }
+        if let Some(p) = self.plans.get_mut(self.last) {
+            p.push((sp.slot, sp.chunks, x, a));
+        }
+    }
+
+    /// Under a restart cost, every admitted plan is executed as decided (the DP does not know
+    /// the cost): completion, utility and payoff follow [`execute_plan`], a job the plan can
+    /// no longer finish is reported unfinished (utility 0), and the total is re-summed in
+    /// decision order.
+    fn apply_restarts(&mut self, scn: &OasisScenario) -> Option<u64> {
+        let cost = self.restart?;
+        let mut restarts: u64 = 0;
+        self.total = 0.0;
+        for &i in &self.decided {
+            let (Some(row), Some(job)) = (self.jobs[i].as_mut(), scn.jobs.get(i)) else {
+                continue;
+            };
+            let plan = self.plans.get(i).map_or(&[][..], Vec::as_slice);
+            let (done, n) = execute_plan(plan, job.chunk_time(), job.workload(), cost);
+            row.restarts = Some(n);
+            restarts += n as u64;
+            if !row.admitted {
+                continue;
+            }
+            if done != row.completion_slot {
+                let utility = done.map_or(0.0, |t| job.utility.at(t - job.arrival));
+                row.payoff = row.cost.map(|c| utility - c);
+                row.utility = Some(utility);
+                row.reason = done.is_none().then(|| {
+                    "the restart cost left chunks unprocessed by the end of its plan".to_string()
+                });
+                row.completion_slot = done;
+            }
+            self.total += row.utility.unwrap_or(0.0);
+        }
+        Some(restarts)
     }
 
     /// The kernel's error with the job being decided (the first arrived without a decision).
@@ -187,6 +258,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
             out.emit(|| oasis_decision(o))
         });
         r.map_err(|e| self.rows.error(e))?;
+        let restarts = self.rows.apply_restarts(&self.scn);
         let rows = &self.rows;
         Ok(ResultDoc::Oasis(OasisResult {
             kind: "oasis".into(),
@@ -200,6 +272,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
                     .prices
                     .is_none()
                     .then(|| crate::doc::oasis::PRICES_DERIVED.to_string()),
+                restarts,
             },
             jobs: rows.jobs.iter().flatten().cloned().collect(),
             log_hash: sink.hash().hex().to_string(),
@@ -209,6 +282,40 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
     fn trace(&self, _result: Option<&ResultDoc>) -> Option<super::Trace> {
         Some(super::trace::oasis(self.driver.scheduler()))
     }
+}
+
+/// Executes one admitted plan under the restart cost ([`mlsched_kernel::restart`]): each
+/// planned slot's workers process floor(usable x / m_i) chunks, never more than the plan has
+/// scheduled up to that slot (slack later in the plan can catch up a loss, nothing runs ahead
+/// of it). Returns the slot of the last chunk (`None`: unfinished) and the restarts.
+pub(crate) fn execute_plan(
+    plan: &[PlanSlot],
+    chunk_time: f64,
+    workload: u64,
+    cost: RestartCost,
+) -> (Option<u32>, u32) {
+    let mut st = RestartState::default();
+    let (mut planned, mut done) = (0u64, 0u64);
+    let mut prev: Option<u32> = None;
+    for &(t, chunks, x, a) in plan {
+        if prev.is_some_and(|p| t > p + 1) {
+            st.step(Alloc::NONE, cost); // a pause in the plan
+        }
+        prev = Some(t);
+        let usable = st.step(a, cost);
+        planned = planned.saturating_add(chunks);
+        let can = floor_eps(x as f64 * usable / chunk_time);
+        let can = if can >= (planned - done) as f64 {
+            planned - done
+        } else {
+            can as u64
+        };
+        done += can;
+        if done >= workload {
+            return (Some(t), st.restarts);
+        }
+    }
+    (None, st.restarts)
 }
 
 self_cell::self_cell!(
@@ -240,8 +347,16 @@ impl Baselines {
         p: mlsched_kernel::baseline::Policy,
     ) -> Result<Self, RunError> {
         let n = scn.jobs.len();
-        let cell = BaselineCell::try_new(scn, |scn| OasisBaseline::new(p, scn).map(Driver::new))
-            .map_err(baseline_error)?;
+        let cost = doc.restart()?;
+        let cell = BaselineCell::try_new(scn, |scn| {
+            OasisBaseline::new(p, scn)
+                .map(|b| match cost {
+                    Some(c) => b.with_restart(c),
+                    None => b,
+                })
+                .map(Driver::new)
+        })
+        .map_err(baseline_error)?;
         Ok(Baselines {
             ids: job_ids(doc),
             policy: crate::exec::baseline::policy_name(p).into(),
@@ -307,14 +422,17 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             .map_err(|e| from_driver(e, |m| m))?;
         let per_job = std::mem::take(&mut self.per_job);
         let ids = &self.ids;
-        let (jobs, admitted, total) = self.cell.with_dependent(|scn, d| {
+        let (jobs, admitted, total, restarts) = self.cell.with_dependent(|scn, d| {
             let mut jobs = Vec::with_capacity(scn.jobs.len());
             let (mut admitted, mut total) = (0u32, 0.0f64);
-            for ((id, job), (st, slots)) in ids
+            let rs = d.scheduler().restarts();
+            for (i, ((id, job), (st, slots))) in ids
                 .iter()
                 .zip(&scn.jobs)
                 .zip(d.scheduler().jobs().iter().zip(per_job))
+                .enumerate()
             {
+                let restarts = rs.job(i).map(|r| r.restarts);
                 if st.rejected {
                     jobs.push(OasisJobResult {
                         id: id.clone(),
@@ -328,6 +446,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                                 .into(),
                         ),
                         placements: Vec::new(),
+                        restarts,
                     });
                     continue;
                 }
@@ -359,9 +478,10 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                         )
                     }),
                     placements,
+                    restarts,
                 });
             }
-            (jobs, admitted, total)
+            (jobs, admitted, total, rs.total())
         });
         let n = jobs.len() as u32;
         Ok(ResultDoc::Oasis(OasisResult {
@@ -372,6 +492,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 rejected: n - admitted,
                 total_utility: total,
                 prices: None,
+                restarts,
             },
             jobs,
             log_hash: sink.hash().hex().to_string(),

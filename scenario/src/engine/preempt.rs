@@ -45,6 +45,7 @@ impl Kind for Preempt {
             ));
         };
         let sched = PreemptScheduler::new(&scn, policy).map_err(|e| kernel_error(doc, e))?;
+        let sched = sched.with_restart(doc.restart()?.unwrap_or(0));
         let jobs = doc
             .jobs
             .iter()
@@ -184,6 +185,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 cloud_chunks,
                 ps_unassigned: Some(sched.ps_misses),
                 makespan: Some(sched.horizon_end()),
+                restarts: self.doc.restart_slots.map(|_| sched.preemptions),
             },
             jobs,
             log_hash: sink.hash().hex().to_string(),
