@@ -1,6 +1,7 @@
 //! Baselines on OASiS scenarios: every job admitted, per-slot worker / PS counts chosen by the
 //! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
 //! docs of [`crate::baseline`]).
+pub mod dorm;
 mod rrh;
 
 use super::pool::Pool;
@@ -143,6 +144,8 @@ pub struct OasisBaseline<'a> {
     replan: bool,
     /// RRH: the ranked candidates of the last decision point are `idx[..run_len]`.
     run_len: usize,
+    /// Dorm: the solver's buffers and the allocation kept between events (empty otherwise).
+    dorm: dorm::DormState,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -191,6 +194,7 @@ impl<'a> OasisBaseline<'a> {
             arrivals: Vec::with_capacity(n),
             replan: false,
             run_len: 0,
+            dorm: dorm::DormState::new(policy, n, r),
         })
     }
 
@@ -269,6 +273,7 @@ impl<'a> OasisBaseline<'a> {
             Policy::Drf => self.drf(t, out),
             Policy::Optimus => self.optimus(t, out),
             Policy::Rrh => self.rrh(t, out),
+            Policy::Dorm => self.dorm(t, out)?,
             // Refused by `new` (an online-only policy).
             Policy::AntMan => {}
         }
@@ -495,6 +500,7 @@ pub(crate) fn policy_code(p: Policy) -> u8 {
         Policy::Optimus => 4,
         Policy::Rrh => 5,
         Policy::AntMan => 6,
+        Policy::Dorm => 7,
     }
 }
 

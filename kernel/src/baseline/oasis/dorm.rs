@@ -1,0 +1,586 @@
+//! Dorm on OASiS scenarios, as the OASiS paper's comparison describes it (section V, scheme
+//! (iv), after Sun et al.'s Dorm): every job is admitted; upon a job arrival or completion the
+//! numbers and placement of workers / parameter servers of the unfinished jobs are recomputed
+//! by an MILP that maximises resource utilisation subject to fairness and adjustment-overhead
+//! constraints. Between events the allocation stays.
+//!
+//! The MILP and our readings are in `docs/oasis.md` ("The Dorm baseline"). In short, over the
+//! active jobs J (arrived, unfinished) with worker counts X_j in 0..=hi_j and
+//! Z_j = ceil(X_j b_j / B_j) parameter servers:
+//! - maximise sum_j sum_r (w_j^r X_j + s_j^r Z_j) / C^r (C^r: the cluster's total of resource r);
+//! - the per-server capacities hold;
+//! - fairness loss sum_j max(0, f_j - sigma_j(X_j)) <= [`DORM_FAIRNESS_LOSS_MAX`] (f_j the
+//!   dominant-resource-fair share, sigma_j the dominant share of X_j workers and Z_j PSs);
+//! - at most [`DORM_ADJUST_MAX`] jobs that held workers before the event change their count.
+//!
+//! **Decomposition.** The worker counts are solved exactly; the placement is the round-robin
+//! packing of the other baselines (jobs in index order, workers then PSs), and a count vector
+//! is feasible only if that packing places every unit. The objective depends on the counts
+//! only, so this gives up exactly the count vectors that fit the servers by some other
+//! placement but not by round-robin (`tests/tests/dorm.rs` measures the gap by brute force).
+//!
+//! **Solver.** Depth-first branch and bound over the jobs (largest possible contribution first,
+//! ties by index), each job's count tried from high to low. A node is pruned when the aggregate
+//! capacity, the fairness loss (what is lost so far plus the least the remaining jobs can
+//! lose), the adjustment count, or the bound (what is gained so far plus, per resource, the
+//! smaller of the free capacity and the remaining jobs' largest use) rules it out; a leaf
+//! replaces the incumbent only if it is better by more than 1e-9 and its packing succeeds, so
+//! among equal optima the first in this fixed order wins. If no allocation meets both bounds,
+//! the adjustment bound is lifted, then the fairness bound (the zero allocation is always
+//! feasible), each a further exact solve; [`DormStats`] counts these relaxations. Every node
+//! counts against [`DORM_NODES_MAX`]: beyond it the run fails with
+//! [`BaselineError::DormNodes`], never with an approximate answer. All buffers are allocated
+//! when the runner is built.
+use super::{ps_for, useful_workers, OasisBaseline, OasisBaselineOutput};
+use crate::baseline::pool::Pool;
+use crate::baseline::{
+    dominant_share, BaselineError, Policy, DORM_ADJUST_MAX, DORM_FAIRNESS_LOSS_MAX,
+};
+use crate::limits::{DORM_ACTIVE_MAX, DORM_NODES_MAX, RESOURCES_MAX};
+use crate::model::oasis::{OasisJob, OasisScenario};
+use crate::order::sort_indices_by_keys;
+use crate::resources::ResourceVec;
+use crate::Slot;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Objective and constraint comparisons tolerate this much floating-point noise.
+const EPS: f64 = 1e-9;
+
+/// Counters of Dorm's solves over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DormStats {
+    /// Arrival / completion events solved.
+    pub events: u32,
+    /// Events where no allocation met the adjustment bound (it was lifted).
+    pub relaxed_adjust: u32,
+    /// Events where no allocation met the fairness bound either (it was lifted too).
+    pub relaxed_fair: u32,
+    /// Branch-and-bound nodes over all events.
+    pub nodes: u64,
+    /// Most nodes of one event.
+    pub nodes_event_max: u64,
+}
+
+/// Dorm's allocation and solver buffers (all empty for the other policies).
+#[derive(Clone, Debug, Default)]
+pub(super) struct DormState {
+    /// Resources R.
+    r: usize,
+    /// X_j: the worker count kept between events, per job.
+    x: Vec<u32>,
+    /// X_j before the event (capped at hi_j), per job.
+    old: Vec<u32>,
+    /// hi_j: the most workers job j can use and fit on the idle cluster, per job.
+    hi: Vec<u32>,
+    /// f_j: dominant-resource-fair share of the event, per job.
+    fair: Vec<f64>,
+    /// Sort keys, per job.
+    keys: Vec<f64>,
+    /// A leaf's counts, per job (for the packing check).
+    cand: Vec<u32>,
+    /// Active jobs in index order (the packing order).
+    pack: Vec<u32>,
+    /// Active jobs in branching order.
+    act: Vec<u32>,
+    /// Sort scratch.
+    scratch: Vec<u32>,
+    /// Next count to try at each depth (-1: exhausted).
+    next: Vec<i64>,
+    /// Count chosen at each depth on the current path, and in the incumbent.
+    val: Vec<u32>,
+    best: Vec<u32>,
+    /// Per depth: objective, fairness loss and adjustments of the path so far.
+    obj: Vec<f64>,
+    loss: Vec<f64>,
+    adj: Vec<u32>,
+    /// Per depth: the least fairness loss the jobs from this depth on can have.
+    min_loss: Vec<f64>,
+    /// Per depth, 2R values: free worker-pool then PS-pool capacity after the path.
+    rem: Vec<f64>,
+    /// Per depth, 2R values: the largest worker-pool then PS-pool use of the jobs from this
+    /// depth on.
+    suf: Vec<f64>,
+    /// Node bound of one event (at most [`DORM_NODES_MAX`]).
+    nodes_max: u64,
+    stats: DormStats,
+}
+
+impl DormState {
+    /// Buffers for `n` jobs over `r` resources if `policy` is Dorm, nothing otherwise.
+    pub(super) fn new(policy: Policy, n: usize, r: usize) -> Self {
+        if policy != Policy::Dorm {
+            return DormState::default();
+        }
+        let cap = n.min(DORM_ACTIVE_MAX);
+        DormState {
+            r,
+            x: vec![0; n],
+            old: vec![0; n],
+            hi: vec![0; n],
+            fair: vec![0.0; n],
+            keys: vec![0.0; n],
+            cand: vec![0; n],
+            pack: vec![0; cap],
+            act: vec![0; cap],
+            scratch: vec![0; cap],
+            next: vec![0; cap + 1],
+            val: vec![0; cap],
+            best: vec![0; cap],
+            obj: vec![0.0; cap + 1],
+            loss: vec![0.0; cap + 1],
+            adj: vec![0; cap + 1],
+            min_loss: vec![0.0; cap + 1],
+            rem: vec![0.0; (cap + 1) * 2 * r],
+            suf: vec![0.0; (cap + 1) * 2 * r],
+            nodes_max: DORM_NODES_MAX,
+            stats: DormStats::default(),
+        }
+    }
+}
+
+/// The problem of one event: the scenario, the cluster totals and the pools to pack into.
+struct Ctx<'s> {
+    scn: &'s OasisScenario,
+    /// C^r: worker plus PS capacity.
+    total: &'s ResourceVec,
+    workers: &'s mut Pool,
+    ps: &'s mut Pool,
+}
+
+impl Ctx<'_> {
+    /// (utilisation term, dominant share) of job j holding v workers and z PSs.
+    fn usage(&self, job: &OasisJob, v: u32, z: u32) -> (f64, f64) {
+        let mut a = job.worker_demand;
+        let mut util = 0.0;
+        for (r, x) in a.as_mut_slice().iter_mut().enumerate() {
+            *x = *x * v as f64 + job.ps_demand.get(r) * z as f64;
+            let c = self.total.get(r);
+            if c > 0.0 {
+                util += *x / c;
+            }
+        }
+        (util, dominant_share(&a, self.total))
+    }
+
+    /// Round-robin packing of the counts `cand` of the jobs `pack` (index order): `true` if
+    /// every unit is placed. The pools are left reset.
+    fn packs(&mut self, pack: &[u32], cand: &[u32]) -> bool {
+        self.workers.reset();
+        self.ps.reset();
+        let mut ok = true;
+        'jobs: for &j in pack {
+            let job = &self.scn.jobs[j as usize];
+            let v = cand[j as usize];
+            for _ in 0..v {
+                if self.workers.place(&job.worker_demand).is_none() {
+                    ok = false;
+                    break 'jobs;
+                }
+            }
+            for _ in 0..ps_for(job, v) {
+                if self.ps.place(&job.ps_demand).is_none() {
+                    ok = false;
+                    break 'jobs;
+                }
+            }
+        }
+        self.workers.reset();
+        self.ps.reset();
+        ok
+    }
+}
+
+impl OasisBaseline<'_> {
+    /// One Dorm slot: re-solve on an arrival at `t` or a completion in `t - 1`, then place the
+    /// kept allocation (the same round-robin packing the solve checked).
+    pub(super) fn dorm(
+        &mut self,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineOutput),
+    ) -> Result<(), BaselineError> {
+        let arrival = self.scn.jobs.iter().any(|j| j.arrival == t);
+        if arrival || self.replan {
+            self.replan = false;
+            self.dorm_solve(t)?;
+        }
+        for j in 0..self.jobs.len() {
+            let x = self.dorm.x[j];
+            if x > 0 && self.arrived(j, t) {
+                let z = ps_for(&self.scn.jobs[j], x);
+                self.place(j, x, z, t, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Dorm's worker count per job (input order) since the last event.
+    pub fn dorm_allocation(&self) -> &[u32] {
+        &self.dorm.x
+    }
+
+    /// The dominant-resource-fair share f_j of each job at the last event (0 for jobs that
+    /// were not active).
+    pub fn dorm_fair_shares(&self) -> &[f64] {
+        &self.dorm.fair
+    }
+
+    /// Dorm's solver counters so far.
+    pub fn dorm_stats(&self) -> DormStats {
+        self.dorm.stats
+    }
+
+    /// Lowers the node bound of one event (it never exceeds [`DORM_NODES_MAX`]).
+    pub fn set_dorm_nodes_max(&mut self, max: u64) {
+        self.dorm.nodes_max = max.min(DORM_NODES_MAX);
+    }
+
+    /// Solves the event at `t` and keeps its allocation in `dorm.x`.
+    fn dorm_solve(&mut self, t: Slot) -> Result<(), BaselineError> {
+        let n = self.jobs.len();
+        let mut m = 0usize;
+        for j in 0..n {
+            self.dorm.fair[j] = 0.0;
+            if !self.arrived(j, t) {
+                self.dorm.x[j] = 0;
+                continue;
+            }
+            if m < self.dorm.pack.len() {
+                self.dorm.pack[m] = j as u32;
+            }
+            m += 1;
+        }
+        if m > self.dorm.pack.len() {
+            return Err(BaselineError::DormActive {
+                slot: t,
+                active: m as u32,
+            });
+        }
+        let r = self.dorm.r;
+        let mut wcap = [0.0; RESOURCES_MAX];
+        let mut pcap = [0.0; RESOURCES_MAX];
+        let (wt, pt) = (self.workers.total(r)?, self.ps.total(r)?);
+        for k in 0..r {
+            wcap[k] = wt.get(k);
+            pcap[k] = pt.get(k);
+        }
+        let mut ctx = Ctx {
+            scn: self.scn,
+            total: &self.total,
+            workers: &mut self.workers,
+            ps: &mut self.ps,
+        };
+        let d = &mut self.dorm;
+        for k in 0..m {
+            let j = d.pack[k] as usize;
+            let job = &ctx.scn.jobs[j];
+            d.hi[j] = hi_alone(&ctx, job, useful_workers(job, &self.jobs[j]));
+            d.old[j] = d.x[j].min(d.hi[j]);
+        }
+        fair_shares(d, &ctx, m);
+        order_and_bounds(d, &ctx, m, &wcap, &pcap);
+        let mut nodes = 0u64;
+        let passes = [
+            (DORM_FAIRNESS_LOSS_MAX, DORM_ADJUST_MAX),
+            (DORM_FAIRNESS_LOSS_MAX, u32::MAX),
+            (f64::INFINITY, u32::MAX),
+        ];
+        let mut found = false;
+        for (p, &(theta, amax)) in passes.iter().enumerate() {
+            if branch_and_bound(d, &mut ctx, m, theta, amax, &mut nodes, t)? {
+                d.stats.relaxed_adjust += u32::from(p >= 1);
+                d.stats.relaxed_fair += u32::from(p >= 2);
+                found = true;
+                break;
+            }
+        }
+        d.stats.events += 1;
+        d.stats.nodes += nodes;
+        d.stats.nodes_event_max = d.stats.nodes_event_max.max(nodes);
+        for k in 0..m {
+            let j = d.act[k] as usize;
+            d.x[j] = if found { d.best[k] } else { 0 };
+        }
+        Ok(())
+    }
+}
+
+/// The most workers job j can use (`useful`) that fit, with their PSs, on the idle pools.
+fn hi_alone(ctx: &Ctx<'_>, job: &OasisJob, useful: u32) -> u32 {
+    let mut v = ctx.workers.room(&job.worker_demand, useful);
+    while v > 0 && ctx.ps.room(&job.ps_demand, ps_for(job, v)) < ps_for(job, v) {
+        v -= 1;
+    }
+    v
+}
+
+/// f_j by continuous dominant-resource fairness (water-filling): every active job's dominant
+/// share rises at the same rate, each capped at the share of its hi_j workers, until some
+/// resource of the whole cluster is used up. A worker's bundle counts its b_j / B_j share of
+/// a PS.
+fn fair_shares(d: &mut DormState, ctx: &Ctx<'_>, m: usize) {
+    let r = d.r;
+    let mut n = 0;
+    for k in 0..m {
+        let j = d.pack[k] as usize;
+        let dj = bundle_share(ctx, &ctx.scn.jobs[j]);
+        if dj > 0.0 && d.hi[j] > 0 {
+            d.keys[j] = dj * d.hi[j] as f64;
+            d.act[n] = j as u32;
+            n += 1;
+        }
+    }
+    sort_indices_by_keys(&mut d.act[..n], &d.keys, &mut d.scratch[..n]);
+    // Use of resource r at level l: fixed[r] (capped jobs) + l * slope[r] (rising jobs).
+    let mut fixed = [0.0f64; RESOURCES_MAX];
+    let mut slope = [0.0f64; RESOURCES_MAX];
+    let mut level = f64::INFINITY;
+    let mut prev = 0.0;
+    for k in 0..n {
+        let job = &ctx.scn.jobs[d.act[k] as usize];
+        let dj = bundle_share(ctx, job);
+        for (q, s) in slope.iter_mut().enumerate().take(r) {
+            *s += bundle(job, q) / dj;
+        }
+    }
+    for k in 0..n {
+        let j = d.act[k] as usize;
+        let job = &ctx.scn.jobs[j];
+        let cap = d.keys[j];
+        let mut reach = f64::INFINITY;
+        for q in 0..r {
+            if slope[q] > 0.0 {
+                reach = reach.min((ctx.total.get(q) - fixed[q]) / slope[q]);
+            }
+        }
+        if reach < cap {
+            level = reach.max(prev);
+            break;
+        }
+        let dj = bundle_share(ctx, job);
+        for q in 0..r {
+            let per = bundle(job, q) / dj;
+            fixed[q] += cap * per;
+            slope[q] -= per;
+        }
+        prev = cap;
+    }
+    for k in 0..n {
+        let j = d.act[k] as usize;
+        d.fair[j] = d.keys[j].min(level);
+    }
+}
+
+/// Resource q of one worker's bundle: its demand plus its b_j / B_j share of a PS.
+fn bundle(job: &OasisJob, q: usize) -> f64 {
+    job.worker_demand.get(q) + job.ps_demand.get(q) * job.worker_bw / job.ps_bw
+}
+
+/// Dominant share of one worker's bundle over the cluster.
+fn bundle_share(ctx: &Ctx<'_>, job: &OasisJob) -> f64 {
+    let mut s: f64 = 0.0;
+    for q in 0..ctx.total.len() {
+        let c = ctx.total.get(q);
+        if c > 0.0 {
+            s = s.max(bundle(job, q) / c);
+        }
+    }
+    s
+}
+
+/// Branching order (largest utilisation at hi_j first, ties by index) and the per-depth
+/// suffix bounds: least fairness loss and largest use of the jobs from each depth on.
+fn order_and_bounds(
+    d: &mut DormState,
+    ctx: &Ctx<'_>,
+    m: usize,
+    wcap: &[f64; RESOURCES_MAX],
+    pcap: &[f64; RESOURCES_MAX],
+) {
+    let r = d.r;
+    for k in 0..m {
+        let j = d.pack[k] as usize;
+        let job = &ctx.scn.jobs[j];
+        d.act[k] = j as u32;
+        d.keys[j] = -ctx.usage(job, d.hi[j], ps_for(job, d.hi[j])).0;
+    }
+    sort_indices_by_keys(&mut d.act[..m], &d.keys, &mut d.scratch[..m]);
+    let w2 = 2 * r;
+    d.min_loss[m] = 0.0;
+    for q in 0..w2 {
+        d.suf[m * w2 + q] = 0.0;
+    }
+    for k in (0..m).rev() {
+        let j = d.act[k] as usize;
+        let job = &ctx.scn.jobs[j];
+        let (v, z) = (d.hi[j], ps_for(job, d.hi[j]));
+        let short = (d.fair[j] - ctx.usage(job, v, z).1).max(0.0);
+        d.min_loss[k] = d.min_loss[k + 1] + short;
+        for q in 0..r {
+            d.suf[k * w2 + q] = d.suf[(k + 1) * w2 + q] + job.worker_demand.get(q) * v as f64;
+            d.suf[k * w2 + r + q] = d.suf[(k + 1) * w2 + r + q] + job.ps_demand.get(q) * z as f64;
+        }
+    }
+    for q in 0..r {
+        d.rem[q] = wcap[q];
+        d.rem[r + q] = pcap[q];
+    }
+    d.obj[0] = 0.0;
+    d.loss[0] = 0.0;
+    d.adj[0] = 0;
+}
+
+/// Exact depth-first branch and bound for fairness bound `theta` and adjustment bound `amax`;
+/// `true` if a feasible allocation was found (in `d.best`, by depth). `nodes` counts across
+/// the passes of one event.
+fn branch_and_bound(
+    d: &mut DormState,
+    ctx: &mut Ctx<'_>,
+    m: usize,
+    theta: f64,
+    amax: u32,
+    nodes: &mut u64,
+    t: Slot,
+) -> Result<bool, BaselineError> {
+    let mut best: Option<f64> = None;
+    let mut depth = 0usize;
+    if m > 0 {
+        d.next[0] = top(d, ctx, 0) as i64;
+    }
+    loop {
+        if depth == m {
+            if best.is_none_or(|b| d.obj[m] > b + EPS) && leaf_packs(d, ctx, m) {
+                best = Some(d.obj[m]);
+                d.best[..m].copy_from_slice(&d.val[..m]);
+            }
+            if depth == 0 {
+                break;
+            }
+            depth -= 1;
+            continue;
+        }
+        let v = d.next[depth];
+        if v < 0 {
+            if depth == 0 {
+                break;
+            }
+            depth -= 1;
+            continue;
+        }
+        d.next[depth] = v - 1;
+        *nodes += 1;
+        if *nodes > d.nodes_max {
+            return Err(BaselineError::DormNodes {
+                slot: t,
+                max: d.nodes_max,
+            });
+        }
+        match child(d, ctx, depth, v as u32, theta, amax, best) {
+            Step::Descend => {
+                d.val[depth] = v as u32;
+                depth += 1;
+                if depth < m {
+                    d.next[depth] = top(d, ctx, depth) as i64;
+                }
+            }
+            Step::Skip => {}
+            // Fewer workers only lose more fairness and bound no higher: none is better.
+            Step::Cut => d.next[depth] = -1,
+        }
+    }
+    Ok(best.is_some())
+}
+
+/// The largest count worth trying at `depth`: hi_j, and no more workers than the free
+/// worker-pool capacity holds.
+fn top(d: &DormState, ctx: &Ctx<'_>, depth: usize) -> u32 {
+    let j = d.act[depth] as usize;
+    let job = &ctx.scn.jobs[j];
+    let base = depth * 2 * d.r;
+    let mut v = d.hi[j];
+    for q in 0..d.r {
+        let w = job.worker_demand.get(q);
+        if w > 0.0 {
+            let fit = libm::floor((d.rem[base + q].max(0.0) + EPS) / w);
+            if fit < v as f64 {
+                v = fit as u32;
+            }
+        }
+    }
+    v
+}
+
+/// What to do with one tentative count.
+enum Step {
+    /// Feasible and promising: go one job deeper.
+    Descend,
+    /// Infeasible (capacity or adjustments): try the next lower count.
+    Skip,
+    /// Neither this count nor any lower one can beat the incumbent or meet the fairness bound.
+    Cut,
+}
+
+/// Evaluates count `v` for the job at `depth`, writing the path state of `depth + 1`.
+fn child(
+    d: &mut DormState,
+    ctx: &Ctx<'_>,
+    depth: usize,
+    v: u32,
+    theta: f64,
+    amax: u32,
+    best: Option<f64>,
+) -> Step {
+    let r = d.r;
+    let w2 = 2 * r;
+    let j = d.act[depth] as usize;
+    let job = &ctx.scn.jobs[j];
+    let z = ps_for(job, v);
+    let (base, nb) = (depth * w2, (depth + 1) * w2);
+    let mut fits = true;
+    for q in 0..r {
+        let a = d.rem[base + q] - job.worker_demand.get(q) * v as f64;
+        let b = d.rem[base + r + q] - job.ps_demand.get(q) * z as f64;
+        fits &= a >= -EPS && b >= -EPS;
+        d.rem[nb + q] = a;
+        d.rem[nb + r + q] = b;
+    }
+    if !fits {
+        return Step::Skip;
+    }
+    let (g, sigma) = ctx.usage(job, v, z);
+    let loss = d.loss[depth] + (d.fair[j] - sigma).max(0.0);
+    if loss + d.min_loss[depth + 1] > theta + EPS {
+        return Step::Cut;
+    }
+    let adj = d.adj[depth] + u32::from(d.old[j] > 0 && v != d.old[j]);
+    if adj > amax {
+        return Step::Skip;
+    }
+    let obj = d.obj[depth] + g;
+    if let Some(b) = best {
+        let mut bound = obj;
+        for q in 0..r {
+            let c = ctx.total.get(q);
+            if c > 0.0 {
+                let w = d.rem[nb + q].max(0.0).min(d.suf[nb + q]);
+                let p = d.rem[nb + r + q].max(0.0).min(d.suf[nb + r + q]);
+                bound += (w + p) / c;
+            }
+        }
+        if bound <= b + EPS {
+            return Step::Cut;
+        }
+    }
+    d.obj[depth + 1] = obj;
+    d.loss[depth + 1] = loss;
+    d.adj[depth + 1] = adj;
+    Step::Descend
+}
+
+/// Whether the path's counts pack round-robin on the servers.
+fn leaf_packs(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize) -> bool {
+    for k in 0..m {
+        d.cand[d.act[k] as usize] = d.val[k];
+    }
+    ctx.packs(&d.pack[..m], &d.cand)
+}
