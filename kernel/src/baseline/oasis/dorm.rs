@@ -443,10 +443,8 @@ fn order_and_bounds(
             d.suf[k * w2 + r + q] = d.suf[(k + 1) * w2 + r + q] + job.ps_demand.get(q) * z as f64;
         }
     }
-    for q in 0..r {
-        d.rem[q] = wcap[q];
-        d.rem[r + q] = pcap[q];
-    }
+    d.rem[..r].copy_from_slice(&wcap[..r]);
+    d.rem[r..w2].copy_from_slice(&pcap[..r]);
     d.obj[0] = 0.0;
     d.loss[0] = 0.0;
     d.adj[0] = 0;
