@@ -10,7 +10,7 @@ use mlsched_cli::doc::{self, ScenarioDoc};
 use mlsched_cli::run::{policies, run_json, RunOptions};
 use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline, Unit};
 use mlsched_kernel::baseline::online::OnlineBaseline;
-use mlsched_kernel::baseline::{BaselineError, Policy, DORM_FAIRNESS_LOSS_MAX};
+use mlsched_kernel::baseline::{BaselineError, Policy, DORM_ADJUST_MAX, DORM_FAIRNESS_LOSS_MAX};
 use mlsched_kernel::limits::DORM_NODES_MAX;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario};
@@ -252,30 +252,30 @@ fn split(d: &[f64], left: u32, h: usize, caps: &mut [Vec<f64>], rest: &[(Vec<f64
     false
 }
 
-/// The full MILP's optimum at the first event (every job arriving at slot 0, no previous
-/// allocation, so no adjustment is counted): every worker-count vector within each job's
-/// useful workers, its fairness loss against `fair` at most `theta`, packed onto the servers
-/// in any way. Returns (objective, counts).
-fn brute_force(scn: &OasisScenario, fair: &[f64], theta: f64) -> (f64, Vec<u32>) {
+/// The full MILP's optimum at an event: every worker-count vector of the active jobs within
+/// their useful workers `hi` (0 for the others), its fairness loss against `fair` at most
+/// `theta`, at most `amax` of the jobs with a previous count `old > 0` changed, packed onto the
+/// servers in any way. Returns (objective, counts).
+fn brute_force(
+    scn: &OasisScenario,
+    hi: &[u32],
+    old: &[u32],
+    fair: &[f64],
+    theta: f64,
+    amax: u32,
+) -> (f64, Vec<u32>) {
     let n = scn.jobs.len();
-    let hi: Vec<u32> = scn
-        .jobs
-        .iter()
-        .map(|j| {
-            let w = (j.workload() as f64 * j.chunk_time() - 1e-9).ceil() as u32;
-            w.clamp(1, j.chunks.max(1))
-        })
-        .collect();
     let mut best = (f64::NEG_INFINITY, vec![]);
     let mut x = vec![0u32; n];
     loop {
-        let (mut obj, mut loss) = (0.0, 0.0);
+        let (mut obj, mut loss, mut adj) = (0.0, 0.0, 0);
         for (i, job) in scn.jobs.iter().enumerate() {
             let (u, s) = usage(scn, job, x[i], ps_for(job, x[i]));
             obj += u;
             loss += (fair[i] - s).max(0.0);
+            adj += u32::from(old[i] > 0 && x[i] != old[i]);
         }
-        if loss <= theta + 1e-9 && obj > best.0 + 1e-9 {
+        if loss <= theta + 1e-9 && adj <= amax && obj > best.0 + 1e-9 {
             let w: Vec<(Vec<f64>, u32)> = scn
                 .jobs
                 .iter()
@@ -315,6 +315,33 @@ fn brute_force(scn: &OasisScenario, fair: &[f64], theta: f64) -> (f64, Vec<u32>)
     }
 }
 
+/// Useful workers of each job with `remaining` chunks left (0 when done or not yet arrived
+/// by `t`): min(N_j, ceil(remaining m_j)).
+fn useful(scn: &OasisScenario, remaining: &[u64], t: u32) -> Vec<u32> {
+    scn.jobs
+        .iter()
+        .zip(remaining)
+        .map(|(j, &rem)| {
+            if j.arrival > t || rem == 0 {
+                return 0;
+            }
+            let w = (rem as f64 * j.chunk_time() - 1e-9).ceil() as u32;
+            w.clamp(1, j.chunks.max(1))
+        })
+        .collect()
+}
+
+/// Dorm's objective and fairness loss for counts `x`.
+fn objective(scn: &OasisScenario, x: &[u32], fair: &[f64]) -> (f64, f64) {
+    let (mut obj, mut loss) = (0.0, 0.0);
+    for (i, job) in scn.jobs.iter().enumerate() {
+        let (u, s) = usage(scn, job, x[i], ps_for(job, x[i]));
+        obj += u;
+        loss += (fair[i] - s).max(0.0);
+    }
+    (obj, loss)
+}
+
 /// Dorm's objective at slot 0 against the brute-force optimum of the full MILP with the
 /// fairness bound Dorm's solve used: never above it, equal with one worker and one PS server
 /// (where round-robin packing loses nothing), and the gap elsewhere is reported.
@@ -344,19 +371,17 @@ fn solver_matches_brute_force_on_tiny_instances() {
         cases += 1;
         let x = r.dorm_allocation().to_vec();
         let fair = r.dorm_fair_shares().to_vec();
-        let theta = st.theta_max;
+        let theta = st.theta_last;
         assert!(theta >= DORM_FAIRNESS_LOSS_MAX);
-        let (mut obj, mut loss) = (0.0, 0.0);
-        for (i, job) in scn.jobs.iter().enumerate() {
-            let (u, s) = usage(&scn, job, x[i], ps_for(job, x[i]));
-            obj += u;
-            loss += (fair[i] - s).max(0.0);
-        }
+        let (obj, loss) = objective(&scn, &x, &fair);
         assert!(
             loss <= theta + 1e-9,
             "dorm's answer breaks its fairness bound"
         );
-        let (opt, opt_x) = brute_force(&scn, &fair, theta);
+        let full: Vec<u64> = scn.jobs.iter().map(|j| j.workload()).collect();
+        let hi = useful(&scn, &full, 0);
+        let none = vec![0; scn.jobs.len()];
+        let (opt, opt_x) = brute_force(&scn, &hi, &none, &fair, theta, u32::MAX);
         assert!(
             obj <= opt + 1e-9,
             "dorm {obj} above the optimum {opt}: {x:?} vs {opt_x:?}"
@@ -384,6 +409,77 @@ fn solver_matches_brute_force_on_tiny_instances() {
     // gap, the worst 20.4% below the optimum); the instance stream is deterministic.
     assert!(gaps * 20 <= cases, "{gaps} gaps in {cases}");
     assert!(worst <= 0.25, "worst relative gap {worst}");
+}
+
+/// The second event, with the adjustment bound in play: four to six jobs running from slot 0,
+/// one more (with bigger workers) arriving at slot 1; on one server per pool Dorm's counts at slot 1 reach the
+/// brute-force optimum of the full MILP with the previous counts and at most
+/// `DORM_ADJUST_MAX` (or 1) of them changed.
+#[test]
+fn second_event_matches_brute_force_with_adjustments() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = (
+        (4u32..14, 8u32..40),
+        4u32..40,
+        prop::collection::vec((10u32..30, 1u32..5, 5u32..10, 1u32..3, 1u32..4), 5..8),
+    );
+    let (mut cases, mut bound_binds) = (0, 0);
+    while cases < 300 {
+        let (server, ps, jobs) = strategy.new_tree(&mut runner).unwrap().current();
+        let last = jobs.len() - 1;
+        let jobs: Vec<_> = jobs
+            .iter()
+            .enumerate()
+            // The late job has the biggest workers, so making room for it moves many others.
+            .map(|(i, &(e, n, tau, g, bw))| {
+                let late = i == last;
+                (u32::from(late), e, n, tau, if late { 3 } else { g }, bw, 3)
+            })
+            .collect();
+        let scn = oasis(&oasis_doc(&[server], &[ps], &jobs, 8));
+        let mut r = OasisBaseline::new(Policy::Dorm, &scn).unwrap();
+        // Every other instance with the tightest adjustment bound, so that it binds often.
+        let amax = if cases % 2 == 0 { DORM_ADJUST_MAX } else { 1 };
+        r.set_dorm_adjust_max(amax);
+        let mut sink = HashSink::new();
+        r.step(0, &mut sink, &mut |_| {}).unwrap();
+        let x0 = r.dorm_allocation().to_vec();
+        let rem: Vec<u64> = r.jobs().iter().map(|s| s.remaining).collect();
+        r.step(1, &mut sink, &mut |_| {}).unwrap();
+        let st = r.dorm_stats();
+        if st.events != 2 || st.relaxed_all > 0 {
+            continue;
+        }
+        cases += 1;
+        let hi = useful(&scn, &rem, 1);
+        let old: Vec<u32> = x0.iter().zip(&hi).map(|(&a, &h)| a.min(h)).collect();
+        let x = r.dorm_allocation().to_vec();
+        let fair = r.dorm_fair_shares().to_vec();
+        let (obj, loss) = objective(&scn, &x, &fair);
+        assert!(loss <= st.theta_last + 1e-9);
+        let changed = (0..x.len())
+            .filter(|&i| old[i] > 0 && x[i] != old[i])
+            .count();
+        assert!(changed <= amax as usize, "{changed} adjusted");
+        let (opt, opt_x) = brute_force(&scn, &hi, &old, &fair, st.theta_last, amax);
+        assert!(
+            (obj - opt).abs() <= 1e-9,
+            "dorm {obj} vs optimum {opt}: {x:?} vs {opt_x:?} (old {old:?})"
+        );
+        let (free, _) = brute_force(&scn, &hi, &old, &fair, st.theta_last, u32::MAX);
+        let mut binds = free > opt + 1e-9;
+        if st.theta_last > DORM_FAIRNESS_LOSS_MAX {
+            // Dorm doubled the fairness bound: at half of it nothing met the adjustment
+            // bound (the solver's infeasibility proofs are exact too).
+            let half = st.theta_last / 2.0;
+            let (tight, _) = brute_force(&scn, &hi, &old, &fair, half, amax);
+            assert_eq!(tight, f64::NEG_INFINITY, "feasible at {half}: {x:?}");
+            binds |= brute_force(&scn, &hi, &old, &fair, half, u32::MAX).0 > f64::NEG_INFINITY;
+        }
+        bound_binds += usize::from(binds);
+    }
+    eprintln!("second event: 300 instances, the adjustment bound binds in {bound_binds}");
+    assert!(bound_binds >= 20, "the adjustment bound must be exercised");
 }
 
 #[test]

@@ -60,6 +60,8 @@ pub struct DormStats {
     pub relaxed_all: u32,
     /// The largest fairness bound an event used (infinite after a lifted event).
     pub theta_max: f64,
+    /// The fairness bound the latest event used (infinite if it lifted both bounds).
+    pub theta_last: f64,
     /// Branch-and-bound nodes over all events.
     pub nodes: u64,
     /// Most nodes of one event.
@@ -105,8 +107,23 @@ pub(super) struct DormState {
     /// Per depth, 2R values: the largest worker-pool then PS-pool use of the jobs from this
     /// depth on.
     suf: Vec<f64>,
+    /// Knapsack bounds, per value kind (0: utilisation, 1: fairness gain min(f_j, sigma_j)),
+    /// pool resource q (worker pool r, then PS pool r) and depth: the most value per unit of
+    /// q the job at that depth can get at any count.
+    dens: Vec<f64>,
+    /// Per kind and depth: the most value the job can get (at hi_j).
+    vmax: Vec<f64>,
+    /// Per kind and pool resource: the depths in decreasing density (ties by depth).
+    kord: Vec<u32>,
+    /// Sort keys by depth.
+    dkeys: Vec<f64>,
+    /// Per depth: the sum of f_j and of the most fairness gain of the jobs from it on.
+    fsuf: Vec<f64>,
+    gsuf: Vec<f64>,
     /// Node bound of one event (at most [`DORM_NODES_MAX`]).
     nodes_max: u64,
+    /// The adjustment bound ([`DORM_ADJUST_MAX`] unless set).
+    adjust_max: u32,
     stats: DormStats,
 }
 
@@ -137,7 +154,14 @@ impl DormState {
             min_loss: vec![0.0; cap + 1],
             rem: vec![0.0; (cap + 1) * 2 * r],
             suf: vec![0.0; (cap + 1) * 2 * r],
+            dens: vec![0.0; 2 * 2 * r * cap],
+            vmax: vec![0.0; 2 * cap],
+            kord: vec![0; 2 * 2 * r * cap],
+            dkeys: vec![0.0; cap],
+            fsuf: vec![0.0; cap + 1],
+            gsuf: vec![0.0; cap + 1],
             nodes_max: DORM_NODES_MAX,
+            adjust_max: DORM_ADJUST_MAX,
             stats: DormStats::default(),
         }
     }
@@ -239,6 +263,12 @@ impl OasisBaseline<'_> {
         self.dorm.nodes_max = max.min(DORM_NODES_MAX);
     }
 
+    /// Sets the adjustment bound (default [`DORM_ADJUST_MAX`]): at most `max` jobs that held
+    /// workers before an event change their count.
+    pub fn set_dorm_adjust_max(&mut self, max: u32) {
+        self.dorm.adjust_max = max;
+    }
+
     /// Solves the event at `t` and keeps its allocation in `dorm.x`.
     fn dorm_solve(&mut self, t: Slot) -> Result<(), BaselineError> {
         let n = self.jobs.len();
@@ -283,6 +313,7 @@ impl OasisBaseline<'_> {
         }
         fair_shares(d, &ctx, m);
         order_and_bounds(d, &ctx, m, &wcap, &pcap);
+        knapsack_items(d, &ctx, m);
         let mut nodes = 0u64;
         let found = solve_passes(d, &mut ctx, m, &mut nodes, t)?;
         d.stats.events += 1;
@@ -310,11 +341,12 @@ fn solve_passes(
     let total_fair: f64 = (0..m).map(|k| d.fair[d.pack[k] as usize]).sum();
     let mut theta = DORM_FAIRNESS_LOSS_MAX;
     loop {
-        if branch_and_bound(d, ctx, m, theta, DORM_ADJUST_MAX, nodes, t)? {
+        if branch_and_bound(d, ctx, m, theta, d.adjust_max, nodes, t)? {
             if theta > DORM_FAIRNESS_LOSS_MAX {
                 d.stats.relaxed_fair += 1;
             }
             d.stats.theta_max = d.stats.theta_max.max(theta);
+            d.stats.theta_last = theta;
             return Ok(true);
         }
         if theta > total_fair + EPS {
@@ -324,6 +356,7 @@ fn solve_passes(
     }
     d.stats.relaxed_all += 1;
     d.stats.theta_max = f64::INFINITY;
+    d.stats.theta_last = f64::INFINITY;
     branch_and_bound(d, ctx, m, f64::INFINITY, u32::MAX, nodes, t)
 }
 
@@ -450,6 +483,101 @@ fn order_and_bounds(
     d.adj[0] = 0;
 }
 
+/// The knapsack items of each job: for each value kind and pool resource q, the largest value
+/// per unit of q over its counts 1..=hi_j (infinite if it uses none of q), and its largest
+/// value; then each (kind, q)'s depths in decreasing density. Any allocation of the jobs from
+/// a depth on gets at most the fractional knapsack over these items with q's free capacity.
+fn knapsack_items(d: &mut DormState, ctx: &Ctx<'_>, m: usize) {
+    let r = d.r;
+    let cap = d.pack.len();
+    let nq = 2 * r;
+    d.fsuf[m] = 0.0;
+    d.gsuf[m] = 0.0;
+    for k in (0..m).rev() {
+        let j = d.act[k] as usize;
+        let job = &ctx.scn.jobs[j];
+        for kind in 0..2 {
+            for q in 0..nq {
+                d.dens[(kind * nq + q) * cap + k] = 0.0;
+            }
+        }
+        for v in 1..=d.hi[j] {
+            let z = ps_for(job, v);
+            let (g, sigma) = ctx.usage(job, v, z);
+            let values = [g, d.fair[j].min(sigma)];
+            for q in 0..nq {
+                let u = if q < r {
+                    job.worker_demand.get(q) * v as f64
+                } else {
+                    job.ps_demand.get(q - r) * z as f64
+                };
+                for (kind, &val) in values.iter().enumerate() {
+                    let at = (kind * nq + q) * cap + k;
+                    let rho = if u > 0.0 { val / u } else { f64::INFINITY };
+                    if rho > d.dens[at] {
+                        d.dens[at] = rho;
+                    }
+                }
+            }
+        }
+        let (g, sigma) = ctx.usage(job, d.hi[j], ps_for(job, d.hi[j]));
+        d.vmax[k] = g;
+        d.vmax[cap + k] = d.fair[j].min(sigma);
+        d.fsuf[k] = d.fsuf[k + 1] + d.fair[j];
+        d.gsuf[k] = d.gsuf[k + 1] + d.vmax[cap + k];
+    }
+    for kq in 0..2 * nq {
+        let ord = &mut d.kord[kq * cap..kq * cap + m];
+        for (k, o) in ord.iter_mut().enumerate() {
+            *o = k as u32;
+            d.dkeys[k] = -d.dens[kq * cap + k];
+        }
+        sort_indices_by_keys(ord, &d.dkeys, &mut d.scratch[..m]);
+    }
+}
+
+/// The fractional knapsack bound of value `kind` over pool resource `q` for the jobs from
+/// `depth` on, with `free` units of q.
+fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: f64) -> f64 {
+    let cap = d.pack.len();
+    let kq = kind * 2 * d.r + q;
+    let mut left = free.max(0.0);
+    let mut total = 0.0;
+    for &k in &d.kord[kq * cap..kq * cap + m] {
+        let k = k as usize;
+        let v = d.vmax[kind * cap + k];
+        if k < depth || v <= 0.0 {
+            continue;
+        }
+        let rho = d.dens[kq * cap + k];
+        if rho == f64::INFINITY {
+            total += v;
+            continue;
+        }
+        let need = v / rho;
+        if need <= left {
+            total += v;
+            left -= need;
+        } else {
+            // Densities decrease from here on: the rest of q is worth at most this rate.
+            total += rho * left;
+            break;
+        }
+    }
+    total
+}
+
+/// The least of the knapsack bounds of value `kind` over every pool resource, for the jobs
+/// from `depth` on with the free capacity of path state `depth`.
+fn knapsack_min(d: &DormState, m: usize, kind: usize, depth: usize) -> f64 {
+    let w2 = 2 * d.r;
+    let mut b = f64::INFINITY;
+    for q in 0..w2 {
+        b = b.min(knapsack(d, m, kind, q, depth, d.rem[depth * w2 + q]));
+    }
+    b
+}
+
 /// Exact depth-first branch and bound for fairness bound `theta` and adjustment bound `amax`;
 /// `true` if a feasible allocation was found (in `d.best`, by depth). `nodes` counts across
 /// the passes of one event.
@@ -495,7 +623,7 @@ fn branch_and_bound(
                 max: d.nodes_max,
             });
         }
-        match child(d, ctx, depth, v as u32, theta, amax, best) {
+        match child(d, ctx, m, depth, v as u32, theta, amax, best) {
             Step::Descend => {
                 d.val[depth] = v as u32;
                 depth += 1;
@@ -541,9 +669,11 @@ enum Step {
 }
 
 /// Evaluates count `v` for the job at `depth`, writing the path state of `depth + 1`.
+#[allow(clippy::too_many_arguments)]
 fn child(
     d: &mut DormState,
     ctx: &Ctx<'_>,
+    m: usize,
     depth: usize,
     v: u32,
     theta: f64,
@@ -576,6 +706,13 @@ fn child(
     if adj > amax {
         return Step::Skip;
     }
+    // Fairness with capacity: the remaining jobs gain at most the knapsack bound.
+    if theta.is_finite() {
+        let gain = d.gsuf[depth + 1].min(knapsack_min(d, m, 1, depth + 1));
+        if loss + (d.fsuf[depth + 1] - gain) > theta + EPS {
+            return Step::Skip;
+        }
+    }
     let obj = d.obj[depth] + g;
     if let Some(b) = best {
         let mut bound = obj;
@@ -589,6 +726,10 @@ fn child(
         }
         if bound <= b + EPS {
             return Step::Cut;
+        }
+        // Fewer workers of this job may leave room for denser ones: only this count goes.
+        if obj + knapsack_min(d, m, 0, depth + 1) <= b + EPS {
+            return Step::Skip;
         }
     }
     d.obj[depth + 1] = obj;
