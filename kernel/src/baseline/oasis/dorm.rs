@@ -42,6 +42,7 @@ use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
 use crate::Slot;
 use alloc::vec;
+use core::cmp::Ordering;
 use alloc::vec::Vec;
 
 /// Objective and constraint comparisons tolerate this much floating-point noise.
@@ -66,6 +67,8 @@ pub struct DormStats {
     pub nodes: u64,
     /// Most nodes of one event.
     pub nodes_event_max: u64,
+    /// Nodes spent proving that a fairness bound could not be met (before doubling it).
+    pub nodes_infeasible: u64,
 }
 
 /// Dorm's allocation and solver buffers (all empty for the other policies).
@@ -85,8 +88,14 @@ pub(super) struct DormState {
     keys: Vec<f64>,
     /// A leaf's counts, per job (for the packing check).
     cand: Vec<u32>,
-    /// Active jobs in index order (the packing order).
+    /// Active jobs in packing order: by demands (worker, then PS; so jobs with equal demands
+    /// are adjacent), then index.
     pack: Vec<u32>,
+    /// Active jobs of the last event (`pack[..pack_len]`).
+    pack_len: usize,
+    /// Per depth: the job is interchangeable with the one before it (same demands,
+    /// bandwidths, hi_j and previous count), so it gets no more workers than that one.
+    twin: Vec<bool>,
     /// Active jobs in branching order.
     act: Vec<u32>,
     /// Sort scratch.
@@ -143,6 +152,8 @@ impl DormState {
             keys: vec![0.0; n],
             cand: vec![0; n],
             pack: vec![0; cap],
+            pack_len: 0,
+            twin: vec![false; cap],
             act: vec![0; cap],
             scratch: vec![0; cap],
             next: vec![0; cap + 1],
@@ -232,7 +243,8 @@ impl OasisBaseline<'_> {
             self.replan = false;
             self.dorm_solve(t)?;
         }
-        for j in 0..self.jobs.len() {
+        for k in 0..self.dorm.pack_len {
+            let j = self.dorm.pack[k] as usize;
             let x = self.dorm.x[j];
             if x > 0 && self.arrived(j, t) {
                 let z = ps_for(&self.scn.jobs[j], x);
@@ -305,6 +317,14 @@ impl OasisBaseline<'_> {
             ps: &mut self.ps,
         };
         let d = &mut self.dorm;
+        d.pack_len = m;
+        let jobs = &ctx.scn.jobs;
+        d.pack[..m].sort_unstable_by(|&a, &b| {
+            let (ja, jb) = (&jobs[a as usize], &jobs[b as usize]);
+            cmp_vec(&ja.worker_demand, &jb.worker_demand)
+                .then_with(|| cmp_vec(&ja.ps_demand, &jb.ps_demand))
+                .then(a.cmp(&b))
+        });
         for k in 0..m {
             let j = d.pack[k] as usize;
             let job = &ctx.scn.jobs[j];
@@ -341,6 +361,7 @@ fn solve_passes(
     let total_fair: f64 = (0..m).map(|k| d.fair[d.pack[k] as usize]).sum();
     let mut theta = DORM_FAIRNESS_LOSS_MAX;
     loop {
+        let before = *nodes;
         if branch_and_bound(d, ctx, m, theta, d.adjust_max, nodes, t)? {
             if theta > DORM_FAIRNESS_LOSS_MAX {
                 d.stats.relaxed_fair += 1;
@@ -349,6 +370,7 @@ fn solve_passes(
             d.stats.theta_last = theta;
             return Ok(true);
         }
+        d.stats.nodes_infeasible += *nodes - before;
         if theta > total_fair + EPS {
             break;
         }
@@ -426,6 +448,17 @@ fn fair_shares(d: &mut DormState, ctx: &Ctx<'_>, m: usize) {
     }
 }
 
+/// Lexicographic order of two demand vectors.
+fn cmp_vec(a: &ResourceVec, b: &ResourceVec) -> Ordering {
+    for q in 0..a.len().min(b.len()) {
+        let c = a.get(q).total_cmp(&b.get(q));
+        if c != Ordering::Equal {
+            return c;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 /// Resource q of one worker's bundle: its demand plus its b_j / B_j share of a PS.
 fn bundle(job: &OasisJob, q: usize) -> f64 {
     job.worker_demand.get(q) + job.ps_demand.get(q) * job.worker_bw / job.ps_bw
@@ -459,7 +492,26 @@ fn order_and_bounds(
         d.act[k] = j as u32;
         d.keys[j] = -ctx.usage(job, d.hi[j], ps_for(job, d.hi[j])).0;
     }
-    sort_indices_by_keys(&mut d.act[..m], &d.keys, &mut d.scratch[..m]);
+    let (keys, hi, old, jobs) = (&d.keys, &d.hi, &d.old, &ctx.scn.jobs);
+    // By utilisation at hi_j, then grouped so that interchangeable jobs are adjacent.
+    let class = |a: u32, b: u32| {
+        let (ja, jb) = (&jobs[a as usize], &jobs[b as usize]);
+        cmp_vec(&ja.worker_demand, &jb.worker_demand)
+            .then_with(|| cmp_vec(&ja.ps_demand, &jb.ps_demand))
+            .then_with(|| ja.worker_bw.total_cmp(&jb.worker_bw))
+            .then_with(|| ja.ps_bw.total_cmp(&jb.ps_bw))
+            .then(hi[a as usize].cmp(&hi[b as usize]))
+            .then(old[a as usize].cmp(&old[b as usize]))
+    };
+    d.act[..m].sort_unstable_by(|&a, &b| {
+        keys[a as usize]
+            .total_cmp(&keys[b as usize])
+            .then_with(|| class(a, b))
+            .then(a.cmp(&b))
+    });
+    for k in 0..m {
+        d.twin[k] = k > 0 && class(d.act[k - 1], d.act[k]) == Ordering::Equal;
+    }
     let w2 = 2 * r;
     d.min_loss[m] = 0.0;
     for q in 0..w2 {
@@ -646,6 +698,11 @@ fn top(d: &DormState, ctx: &Ctx<'_>, depth: usize) -> u32 {
     let job = &ctx.scn.jobs[j];
     let base = depth * 2 * d.r;
     let mut v = d.hi[j];
+    if d.twin[depth] {
+        // Symmetry: any allocation can swap the counts of interchangeable jobs (same
+        // objective, loss, adjustments, and the same units in the packing sequence).
+        v = v.min(d.val[depth - 1]);
+    }
     for q in 0..d.r {
         let w = job.worker_demand.get(q);
         if w > 0.0 {
