@@ -349,7 +349,7 @@ fn objective(scn: &OasisScenario, x: &[u32], fair: &[f64]) -> (f64, f64) {
 fn solver_matches_brute_force_on_tiny_instances() {
     let mut runner = TestRunner::deterministic();
     let strategy = (
-        prop::collection::vec((1u32..7, 4u32..16), 1..3),
+        prop::collection::vec((1u32..7, 4u32..16), 1..4),
         prop::collection::vec(4u32..12, 1..3),
         prop::collection::vec((1u32..4, 1u32..5, 1u32..8, 1u32..3, 1u32..4), 1..4),
     );

@@ -31,7 +31,7 @@
 //! counts against [`DORM_NODES_MAX`]: beyond it the run fails with
 //! [`BaselineError::DormNodes`], never with an approximate answer. All buffers are allocated
 //! when the runner is built.
-use super::{ps_for, useful_workers, OasisBaseline, OasisBaselineOutput};
+use super::{ps_for, useful_workers, OasisBaseline, OasisBaselineOutput, Unit};
 use crate::baseline::pool::Pool;
 use crate::baseline::{
     dominant_share, BaselineError, Policy, DORM_ADJUST_MAX, DORM_FAIRNESS_LOSS_MAX,
@@ -42,8 +42,8 @@ use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
 use crate::Slot;
 use alloc::vec;
-use core::cmp::Ordering;
 use alloc::vec::Vec;
+use core::cmp::Ordering;
 
 /// Objective and constraint comparisons tolerate this much floating-point noise.
 const EPS: f64 = 1e-9;
@@ -212,13 +212,13 @@ impl Ctx<'_> {
             let job = &self.scn.jobs[j as usize];
             let v = cand[j as usize];
             for _ in 0..v {
-                if self.workers.place(&job.worker_demand).is_none() {
+                if self.workers.place_first(&job.worker_demand).is_none() {
                     ok = false;
                     break 'jobs;
                 }
             }
             for _ in 0..ps_for(job, v) {
-                if self.ps.place(&job.ps_demand).is_none() {
+                if self.ps.place_first(&job.ps_demand).is_none() {
                     ok = false;
                     break 'jobs;
                 }
@@ -247,11 +247,35 @@ impl OasisBaseline<'_> {
             let j = self.dorm.pack[k] as usize;
             let x = self.dorm.x[j];
             if x > 0 && self.arrived(j, t) {
-                let z = ps_for(&self.scn.jobs[j], x);
-                self.place(j, x, z, t, out);
+                self.dorm_place(j, x, t, out);
             }
         }
         Ok(())
+    }
+
+    /// First-fit placement of job j's x workers and their PSs (the packing the solve checked).
+    fn dorm_place(&mut self, j: usize, x: u32, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+        let job = &self.scn.jobs[j];
+        let unit = |ps, server| {
+            OasisBaselineOutput::Unit(Unit {
+                slot: t,
+                job: j as u32,
+                ps,
+                server,
+            })
+        };
+        for _ in 0..x {
+            if let Some(h) = self.workers.place_first(&job.worker_demand) {
+                self.jobs[j].workers += 1;
+                out(&unit(false, h));
+            }
+        }
+        for _ in 0..ps_for(job, x) {
+            if let Some(k) = self.ps.place_first(&job.ps_demand) {
+                self.jobs[j].ps += 1;
+                out(&unit(true, k));
+            }
+        }
     }
 
     /// Dorm's worker count per job (input order) since the last event.
@@ -321,8 +345,8 @@ impl OasisBaseline<'_> {
         let jobs = &ctx.scn.jobs;
         d.pack[..m].sort_unstable_by(|&a, &b| {
             let (ja, jb) = (&jobs[a as usize], &jobs[b as usize]);
-            cmp_vec(&ja.worker_demand, &jb.worker_demand)
-                .then_with(|| cmp_vec(&ja.ps_demand, &jb.ps_demand))
+            cmp_vec(&jb.worker_demand, &ja.worker_demand)
+                .then_with(|| cmp_vec(&jb.ps_demand, &ja.ps_demand))
                 .then(a.cmp(&b))
         });
         for k in 0..m {
