@@ -32,7 +32,8 @@
 //!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
 //! - Dorm (OASiS scenarios only; Bao et al.'s scheme (iv), after Sun et al.): on each arrival
 //!   and completion, worker counts that maximise utilisation subject to a fairness-loss and an
-//!   adjustment bound, solved exactly by branch and bound ([`oasis::dorm`]).
+//!   adjustment bound, solved exactly by branch and bound, placed first fit decreasing rather
+//!   than round-robin ([`oasis::dorm`]).
 //! - AntMan (online scenarios only; Zhou et al.'s scheme (iii)): resource-guarantee jobs first
 //!   as gangs, opportunistic jobs best-effort on what is left ([`online`] module `antman`).
 //!

@@ -13,22 +13,25 @@
 //!   dominant-resource-fair share, sigma_j the dominant share of X_j workers and Z_j PSs);
 //! - at most [`DORM_ADJUST_MAX`] jobs that held workers before the event change their count.
 //!
-//! **Decomposition.** The worker counts are solved exactly; the placement is the round-robin
-//! packing of the other baselines (jobs in index order, workers then PSs), and a count vector
-//! is feasible only if that packing places every unit. The objective depends on the counts
-//! only, so this gives up exactly the count vectors that fit the servers by some other
-//! placement but not by round-robin (`tests/tests/dorm.rs` measures the gap by brute force).
+//! **Decomposition.** The worker counts are solved exactly; the placement is a first-fit-
+//! decreasing packing (jobs by decreasing demand vectors, then index; each unit on the
+//! lowest-numbered server where it fits), and a count vector is feasible only if that packing
+//! places every unit. The objective depends on the counts only, so this gives up exactly the
+//! count vectors that fit the servers by some other placement but not by this packing
+//! (`tests/tests/dorm.rs` measures the gap against a brute-force enumeration).
 //!
 //! **Solver.** Depth-first branch and bound over the jobs (largest possible contribution first,
-//! ties by index), each job's count tried from high to low. A node is pruned when the aggregate
+//! interchangeable jobs adjacent, then index), each job's count tried from high to low and never
+//! above an interchangeable predecessor's (symmetry). A node is pruned when the aggregate
 //! capacity, the fairness loss (what is lost so far plus the least the remaining jobs can
-//! lose), the adjustment count, or the bound (what is gained so far plus, per resource, the
-//! smaller of the free capacity and the remaining jobs' largest use) rules it out; a leaf
-//! replaces the incumbent only if it is better by more than 1e-9 and its packing succeeds, so
-//! among equal optima the first in this fixed order wins. Integral gangs often cannot meet a
-//! tight fairness bound at all; then the bound is doubled, each time a further exact solve,
-//! until an allocation meets it (`solve_passes`; [`DormStats`] counts these events). Every node
-//! counts against [`DORM_NODES_MAX`]: beyond it the run fails with
+//! lose: each at its most workers, and a fractional knapsack per pool resource), the adjustment
+//! count, or the objective bound (what is gained so far plus, per resource, the smaller of the
+//! free capacity and the remaining jobs' largest use, and the same knapsack on utilisation)
+//! rules it out; a leaf replaces the incumbent only if it is better by more than 1e-9 and its
+//! packing succeeds, so among equal optima the first in this fixed order wins. Integral gangs
+//! often cannot meet a tight fairness bound at all; then the bound is doubled, each time a
+//! further exact solve, until an allocation meets it (`solve_passes`; [`DormStats`] counts
+//! these events). Every node counts against [`DORM_NODES_MAX`]: beyond it the run fails with
 //! [`BaselineError::DormNodes`], never with an approximate answer. All buffers are allocated
 //! when the runner is built.
 use super::{ps_for, useful_workers, OasisBaseline, OasisBaselineOutput, Unit};
@@ -202,7 +205,7 @@ impl Ctx<'_> {
         (util, dominant_share(&a, self.total))
     }
 
-    /// Round-robin packing of the counts `cand` of the jobs `pack` (index order): `true` if
+    /// First-fit packing of the counts `cand` of the jobs `pack` (in that order): `true` if
     /// every unit is placed. The pools are left reset.
     fn packs(&mut self, pack: &[u32], cand: &[u32]) -> bool {
         self.workers.reset();
@@ -232,7 +235,7 @@ impl Ctx<'_> {
 
 impl OasisBaseline<'_> {
     /// One Dorm slot: re-solve on an arrival at `t` or a completion in `t - 1`, then place the
-    /// kept allocation (the same round-robin packing the solve checked).
+    /// kept allocation (the same first-fit-decreasing packing the solve checked).
     pub(super) fn dorm(
         &mut self,
         t: Slot,
@@ -819,7 +822,7 @@ fn child(
     Step::Descend
 }
 
-/// Whether the path's counts pack round-robin on the servers.
+/// Whether the path's counts pack first fit on the servers.
 fn leaf_packs(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize) -> bool {
     for k in 0..m {
         d.cand[d.act[k] as usize] = d.val[k];
