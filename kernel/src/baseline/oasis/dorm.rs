@@ -377,7 +377,8 @@ impl OasisBaseline<'_> {
 /// The exact solves of one event: the fairness bound [`DORM_FAIRNESS_LOSS_MAX`] doubled until
 /// an allocation meets it with the adjustment bound (once it exceeds the sum of the fair shares
 /// every allocation meets it, and the previous allocation meets the adjustment bound if it
-/// still packs), then, should even that fail, both bounds lifted. `true` once an allocation is found (always, unless the node bound fails).
+/// still packs), then, should even that fail, both bounds lifted. `true` once an allocation
+/// is found (always, unless the node bound fails).
 fn solve_passes(
     d: &mut DormState,
     ctx: &mut Ctx<'_>,
