@@ -1,5 +1,5 @@
 //! Baselines the papers compare against (`docs/semantics.md`, "Baselines"): FIFO, DRF, Tiresias-LAS,
-//! Optimus, RRH and AntMan, on the two scenario models where they make sense. Policies are the enum [`Policy`];
+//! Optimus, RRH, Dorm and AntMan, on the two scenario models where they make sense. Policies are the enum [`Policy`];
 //! their names (and which document kinds accept them) live with the callers.
 //!
 //! - OASiS scenarios ([`oasis`], Bao et al. section V): every job is admitted (the papers'
@@ -30,6 +30,10 @@
 //!   per unit of dominant share of the added worker and PS; ties: lower index).
 //! - RRH (OASiS scenarios only; Bao et al.'s scheme (iii)): admission and continue / pause by
 //!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
+//! - Dorm (OASiS scenarios only; Bao et al.'s scheme (iv), after Sun et al.): on each arrival
+//!   and completion, worker counts that maximise utilisation subject to a fairness-loss and an
+//!   adjustment bound, solved exactly by branch and bound, placed first fit decreasing rather
+//!   than round-robin ([`oasis::dorm`]).
 //! - AntMan (online scenarios only; Zhou et al.'s scheme (iii)): resource-guarantee jobs first
 //!   as gangs, opportunistic jobs best-effort on what is left ([`online`] module `antman`).
 //!
@@ -55,6 +59,13 @@ pub const LAS_QUEUE_LIMITS: [f64; 2] = [16.0, 256.0];
 /// RRH's admission / continuation threshold on gain - cost (utility units): a job must be
 /// worth more than the delay it costs the others (the OASiS paper leaves the value open).
 pub const RRH_THRESHOLD: f64 = 0.0;
+/// Dorm's bound on the fairness loss: the sum over active jobs of the dominant share each falls
+/// short of its dominant-resource-fair share (a fraction of the cluster; Sun et al. leave the
+/// value to the operator).
+pub const DORM_FAIRNESS_LOSS_MAX: f64 = 0.2;
+/// Dorm's adjustment bound: at most this many jobs that held workers before an event may have
+/// their worker count changed by it (Sun et al. leave the value to the operator).
+pub const DORM_ADJUST_MAX: u32 = 3;
 /// AntMan's queuing limit: a resource-guarantee job still waiting this many slots after its
 /// arrival runs as an opportunistic job from the next slot on (Zhou et al. leave it open).
 pub const ANTMAN_QUEUE_SLOTS: u32 = 4;
@@ -78,25 +89,30 @@ pub enum Policy {
     /// AntMan (online scenarios only): resource-guarantee jobs first, opportunistic jobs on
     /// the free resources ([`online`] module `antman`).
     AntMan,
+    /// Dorm (OASiS scenarios only): utilisation-maximising worker counts under fairness-loss
+    /// and adjustment bounds, re-solved exactly on arrivals and completions ([`oasis::dorm`]).
+    Dorm,
 }
 
 impl Policy {
     /// Every policy, in declaration order.
-    pub const ALL: [Policy; 6] = [
+    pub const ALL: [Policy; 7] = [
         Policy::Fifo,
         Policy::Drf,
         Policy::Las,
         Policy::Optimus,
         Policy::Rrh,
         Policy::AntMan,
+        Policy::Dorm,
     ];
     /// The policies that run OASiS scenarios ([`oasis::OasisBaseline`]).
-    pub const OASIS: [Policy; 5] = [
+    pub const OASIS: [Policy; 6] = [
         Policy::Fifo,
         Policy::Drf,
         Policy::Las,
         Policy::Optimus,
         Policy::Rrh,
+        Policy::Dorm,
     ];
     /// The policies that run online scenarios ([`online::OnlineBaseline`]).
     pub const ONLINE: [Policy; 5] = [
@@ -118,8 +134,25 @@ pub enum BaselineError {
     Ledger(LedgerError),
     /// The decision log refused a record.
     Log(LogError),
-    /// The policy does not run this scenario kind (RRH is OASiS-only, AntMan online-only).
+    /// The policy does not run this scenario kind (RRH and Dorm are OASiS-only, AntMan
+    /// online-only).
     WrongKind(Policy),
+    /// Dorm's exact solve of the event at `slot` would visit more than `max` branch-and-bound
+    /// nodes ([`crate::limits::DORM_NODES_MAX`] unless lowered): no approximate answer is given.
+    DormNodes {
+        /// The slot of the arrival / completion event being solved.
+        slot: crate::Slot,
+        /// The node bound that was reached.
+        max: u64,
+    },
+    /// Dorm's event at `slot` has `active` unfinished jobs, more than
+    /// [`crate::limits::DORM_ACTIVE_MAX`] (the solver's buffers are sized for that many).
+    DormActive {
+        /// The slot of the event.
+        slot: crate::Slot,
+        /// Arrived, unfinished jobs at the event.
+        active: u32,
+    },
 }
 
 impl fmt::Display for BaselineError {
@@ -131,6 +164,15 @@ impl fmt::Display for BaselineError {
             BaselineError::WrongKind(p) => {
                 write!(f, "baseline {p:?} does not run this scenario kind")
             }
+            BaselineError::DormNodes { slot, max } => write!(
+                f,
+                "dorm: the exact MILP solve at slot {slot} needs more than DORM_NODES_MAX = {max} branch-and-bound nodes"
+            ),
+            BaselineError::DormActive { slot, active } => write!(
+                f,
+                "dorm: {active} active jobs at slot {slot} exceed DORM_ACTIVE_MAX = {}",
+                crate::limits::DORM_ACTIVE_MAX
+            ),
         }
     }
 }

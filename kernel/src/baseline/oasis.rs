@@ -1,6 +1,7 @@
 //! Baselines on OASiS scenarios: every job admitted, per-slot worker / PS counts chosen by the
 //! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
 //! docs of [`crate::baseline`]).
+pub mod dorm;
 mod rrh;
 
 use super::pool::Pool;
@@ -146,6 +147,8 @@ pub struct OasisBaseline<'a> {
     run_len: usize,
     /// The cost of preemption ([`crate::restart`]; off unless [`Self::with_restart`]).
     restarts: Restarts,
+    /// Dorm: the solver's buffers and the allocation kept between events (empty otherwise).
+    dorm: dorm::DormState,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -195,6 +198,7 @@ impl<'a> OasisBaseline<'a> {
             replan: false,
             run_len: 0,
             restarts: Restarts::default(),
+            dorm: dorm::DormState::new(policy, n, r),
         })
     }
 
@@ -286,6 +290,7 @@ impl<'a> OasisBaseline<'a> {
             Policy::Drf => self.drf(t, out),
             Policy::Optimus => self.optimus(t, out),
             Policy::Rrh => self.rrh(t, out),
+            Policy::Dorm => self.dorm(t, out)?,
             // Refused by `new` (an online-only policy).
             Policy::AntMan => {}
         }
@@ -520,6 +525,7 @@ pub(crate) fn policy_code(p: Policy) -> u8 {
         Policy::Optimus => 4,
         Policy::Rrh => 5,
         Policy::AntMan => 6,
+        Policy::Dorm => 7,
     }
 }
 

@@ -83,6 +83,16 @@ impl Pool {
 }
 
 impl Pool {
+    /// Places one unit of `d` on the lowest-numbered server where it fits (first fit; Dorm's
+    /// packing), leaving the round-robin pointer alone.
+    pub(crate) fn place_first(&mut self, d: &ResourceVec) -> Option<u32> {
+        let h = self.free.iter().position(|f| f.fits(d) >= 1)?;
+        for (r, x) in self.free[h].as_mut_slice().iter_mut().enumerate() {
+            *x -= d.get(r);
+        }
+        Some(h as u32)
+    }
+
     /// Gives one unit of `d` back to server `h` (undoing a [`Pool::place`]).
     pub(crate) fn unplace(&mut self, h: u32, d: &ResourceVec) {
         if let Some(f) = self.free.get_mut(h as usize) {

@@ -1,4 +1,4 @@
-//! The baseline policies' names (`--policy fifo|drf|las|optimus|rrh|antman`) on the kinds where they make
+//! The baseline policies' names (`--policy fifo|drf|las|optimus|rrh|dorm|antman`) on the kinds where they make
 //! sense (`mlsched_kernel::baseline`): kind "oasis" (admission + per-slot placement, utility
 //! f_i(t_hat - a_i) of the completion the baseline achieves) and kind "online" (one run per job,
 //! weighted completion time). The kernel knows the policies as an enum only; their names live
@@ -8,11 +8,11 @@ use crate::run::unknown_policy;
 use mlsched_kernel::baseline::{BaselineError, Policy};
 
 /// Policies accepted by kind "oasis" (the first is the kind's own algorithm).
-pub const OASIS_POLICIES: &[&str] = &["oasis", "fifo", "drf", "las", "optimus", "rrh"];
+pub const OASIS_POLICIES: &[&str] = &["oasis", "fifo", "drf", "las", "optimus", "rrh", "dorm"];
 /// Policies accepted by kind "online".
 pub const ONLINE_POLICIES: &[&str] = &["online", "fifo", "drf", "las", "optimus", "antman"];
 /// Every baseline name, for the error of kinds the baselines do not run.
-pub const BASELINES: &[&str] = &["fifo", "drf", "las", "optimus", "rrh", "antman"];
+pub const BASELINES: &[&str] = &["fifo", "drf", "las", "optimus", "rrh", "dorm", "antman"];
 
 /// Scenario kinds the baselines run.
 pub const BASELINE_KINDS: &[&str] = &["oasis", "online"];
@@ -26,6 +26,7 @@ pub const fn policy_name(p: Policy) -> &'static str {
         Policy::Optimus => "optimus",
         Policy::Rrh => "rrh",
         Policy::AntMan => "antman",
+        Policy::Dorm => "dorm",
     }
 }
 
@@ -92,6 +93,8 @@ mod tests {
     fn kind_only_baselines_stay_on_their_kind() {
         assert!(baseline_policy("oasis", "rrh", OASIS_POLICIES).is_ok());
         assert!(baseline_policy("online", "rrh", ONLINE_POLICIES).is_err());
+        assert!(baseline_policy("oasis", "dorm", OASIS_POLICIES).is_ok());
+        assert!(baseline_policy("online", "dorm", ONLINE_POLICIES).is_err());
         assert!(baseline_policy("online", "antman", ONLINE_POLICIES).is_ok());
         assert!(baseline_policy("oasis", "antman", OASIS_POLICIES).is_err());
         for p in Policy::OASIS {
