@@ -85,6 +85,7 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
         ps_servers,
         prices: None,
         jobs,
+        throughput: None,
     })
 }
 
@@ -130,6 +131,7 @@ fn job(g: &mut SplitMix64, i: usize, arrival: u64) -> OasisJobDoc {
             decay,
             target: (1 + g.below(15)) as f64,
         }),
+        model: None,
     }
 }
 

@@ -235,6 +235,7 @@ pub fn to_oasis(
                 decay: round6(rng.range_f64(0.1, 1.0)),
                 target: round6(opts.target_factor * d),
             }),
+            model: None,
         });
     }
     Ok(OasisDoc {
@@ -245,6 +246,7 @@ pub fn to_oasis(
         ps_servers: ps.iter().map(|s| s.to_vec()).collect(),
         prices: None,
         jobs: out,
+        throughput: None,
     })
 }
 

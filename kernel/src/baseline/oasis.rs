@@ -7,6 +7,7 @@ use super::pool::Pool;
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
 use crate::log::{LogSink, TAG_BASELINE};
 use crate::model::oasis::{OasisJob, OasisScenario};
+use crate::model::throughput::Spans;
 use crate::num::{canon, ceil_u32, floor_eps};
 use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
@@ -42,6 +43,10 @@ pub struct OasisJobState {
     /// all.
     #[serde(default)]
     fits_alone: bool,
+    /// Speed-up table only: the fraction of a chunk processed but not yet completed (carried
+    /// to the next slot the job runs in).
+    #[serde(default)]
+    pub carry: f64,
 }
 
 /// One worker or parameter server placed for `job` on `server` in `slot`.
@@ -143,6 +148,8 @@ pub struct OasisBaseline<'a> {
     replan: bool,
     /// RRH: the ranked candidates of the last decision point are `idx[..run_len]`.
     run_len: usize,
+    /// Distinct worker servers per job this slot (used only with a speed-up table).
+    spans: Spans,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -191,6 +198,7 @@ impl<'a> OasisBaseline<'a> {
             arrivals: Vec::with_capacity(n),
             replan: false,
             run_len: 0,
+            spans: Spans::new(scn.throughput.as_ref(), n),
         })
     }
 
@@ -440,6 +448,7 @@ impl<'a> OasisBaseline<'a> {
         for _ in 0..n {
             if let Some(h) = self.workers.place(&job.worker_demand) {
                 self.jobs[j].workers += 1;
+                self.spans.mark(j, h);
                 out(&OasisBaselineOutput::Unit(unit(false, h)));
             }
         }
@@ -459,7 +468,7 @@ impl<'a> OasisBaseline<'a> {
                 continue;
             }
             let job = &self.scn.jobs[j];
-            let can = floor_eps(s.workers as f64 / job.chunk_time());
+            let can = chunks_in_slot(self.scn, j, s, self.spans.take(j));
             let can = if can >= s.remaining as f64 {
                 s.remaining
             } else {
@@ -483,6 +492,22 @@ impl<'a> OasisBaseline<'a> {
             out(&OasisBaselineOutput::Slot(rec));
         }
         self.replan |= finished;
+    }
+}
+
+/// Chunks job `j` processes this slot: floor(x_i(t) / m_i) under the linear model; with a
+/// speed-up table, s(x_i(t), servers spanned) / m_i plus the carried fraction, whose remainder
+/// is carried on (so a sub-linear speed-up is not lost to rounding each slot).
+fn chunks_in_slot(scn: &OasisScenario, j: usize, s: &mut OasisJobState, servers: u32) -> f64 {
+    let m = scn.jobs[j].chunk_time();
+    match &scn.throughput {
+        None => floor_eps(s.workers as f64 / m),
+        Some(t) => {
+            let x = s.carry + t.effective_workers(j, s.workers, servers) / m;
+            let c = floor_eps(x);
+            s.carry = if x > c { x - c } else { 0.0 };
+            c
+        }
     }
 }
 

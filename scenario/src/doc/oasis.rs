@@ -24,6 +24,10 @@ pub struct OasisDoc {
     pub prices: Option<PricesDoc>,
     /// Jobs.
     pub jobs: Vec<OasisJobDoc>,
+    /// Placement-aware speed-ups per model family for the baselines (absent: the linear chunk
+    /// model); see `docs/throughput.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<super::throughput::ThroughputDoc>,
 }
 
 /// `prices`.
@@ -68,6 +72,9 @@ pub struct OasisJobDoc {
     pub ps_demand: Vec<f64>,
     /// f_i.
     pub utility: UtilityDoc,
+    /// The job's model family in `throughput.models` (absent: linear speed-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// `utility`: exactly one of `sigmoid` or `table`.
@@ -142,7 +149,26 @@ impl OasisDoc {
             ps_servers,
             prices,
             jobs,
+            throughput: self.throughput()?,
         })
+    }
+
+    /// The validated `throughput` table; a job naming a `model` without one is an error.
+    fn throughput(
+        &self,
+    ) -> Result<Option<mlsched_kernel::model::throughput::Throughput>, InputError> {
+        let jobs = self.jobs.iter().map(|j| (j.id.as_str(), j.model.as_deref()));
+        match &self.throughput {
+            Some(t) => t.validate(jobs).map(Some),
+            None => match self.jobs.iter().find(|j| j.model.is_some()) {
+                Some(j) => Err(InputError::new(
+                    job(&j.id),
+                    "model",
+                    "names a model family but the scenario has no `throughput` table",
+                )),
+                None => Ok(None),
+            },
+        }
     }
 }
 
