@@ -63,6 +63,11 @@ pub struct MapArgs {
     /// pai-nodes / gavel: where the jobs come from (philly or openb).
     #[arg(long, default_value = "philly")]
     jobs_from: String,
+    /// Kind oasis: linear (a job's speed is its worker count) or pollux (the measured speed-up
+    /// of its model family for its GPUs and the servers they span; docs/throughput.md). Source
+    /// pollux always uses pollux.
+    #[arg(long, default_value = "linear")]
+    throughput: String,
 }
 
 /// A count option: a whole number, or `all` ([`import::ALL`]).
@@ -102,6 +107,7 @@ impl MapArgs {
             target_factor: self.target_factor,
             epochs: self.epochs,
             jobs_from: Source::parse(&self.jobs_from)?,
+            throughput: import::pollux::ThroughputModel::parse(&self.throughput)?,
             ..ImportOptions::default()
         })
     }
@@ -110,7 +116,7 @@ impl MapArgs {
 /// `mlsched import SOURCE`.
 #[derive(Args, Clone, Debug)]
 pub struct ImportArgs {
-    /// philly, openb, pai-nodes or gavel.
+    /// philly, openb, pai-nodes, gavel or pollux.
     source: String,
     #[command(flatten)]
     map: MapArgs,

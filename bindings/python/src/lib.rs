@@ -164,6 +164,7 @@ fn import_json(
         ps_bw: ps_bw.unwrap_or(d.ps_bw),
         jobs_from,
         architecture: architecture.unwrap_or(d.architecture.clone()),
+        throughput: d.throughput,
     };
     py.allow_threads(|| import::import_json(src, &o))
         .map_err(err)

@@ -196,6 +196,7 @@ pub fn to_oasis(
     gavel: Option<&[GavelType]>,
     opts: &ImportOptions,
     rng: &mut SplitMix64,
+    profiles: Option<&super::pollux::Profiles>,
 ) -> Result<OasisDoc, RunError> {
     if gavel.is_some() {
         return Err(InputError::new(
@@ -209,12 +210,16 @@ pub fn to_oasis(
         return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
     }
     let h = horizon(jobs, opts, OASIS_SPAN_FACTOR)?;
+    let server_gpus = workers.iter().map(|s| s[0]).fold(0.0, f64::max);
     let mut out = Vec::new();
     for (i, a, d) in timeline(jobs, &h) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
-        let work = g as f64 * d; // worker-slots
+        // Worker-slots: the trace ran g GPUs for d slots, at s(g, most consolidated) worker
+        // equivalents with a speed-up table.
+        let speed = profiles.map_or(g as f64, |p| p.consolidated(i, g, server_gpus));
+        let work = speed * d;
         let epochs = (work / n as f64).ceil().max(1.0);
         let m = round6((work / (epochs * n as f64)).max(1e-6));
         let (tau, comm) = split_chunk(m, opts.comm_ratio);
@@ -235,7 +240,7 @@ pub fn to_oasis(
                 decay: round6(rng.range_f64(0.1, 1.0)),
                 target: round6(opts.target_factor * d),
             }),
-            model: None,
+            model: profiles.map(|p| p.name(i).to_string()),
         });
     }
     Ok(OasisDoc {
@@ -246,7 +251,7 @@ pub fn to_oasis(
         ps_servers: ps.iter().map(|s| s.to_vec()).collect(),
         prices: None,
         jobs: out,
-        throughput: None,
+        throughput: profiles.map(|p| super::pollux::throughput_doc(&p.tables)),
     })
 }
 

@@ -47,6 +47,7 @@ use std::path::{Path, PathBuf};
 
 pub mod binding;
 mod build;
+pub mod pollux;
 mod read;
 
 pub use build::{to_oasis, to_online, Horizon};
@@ -63,6 +64,9 @@ pub enum Source {
     PaiNodes,
     /// Gavel throughput matrix (worker types).
     Gavel,
+    /// A Pollux-style workload: Philly jobs, each given a model family with its measured
+    /// speed-up table, on 4-GPU machines (the measurements'), `--throughput pollux` implied.
+    Pollux,
 }
 
 impl Source {
@@ -73,10 +77,13 @@ impl Source {
             "openb" => Ok(Source::Openb),
             "pai-nodes" => Ok(Source::PaiNodes),
             "gavel" => Ok(Source::Gavel),
+            "pollux" => Ok(Source::Pollux),
             other => Err(InputError::new(
                 "option",
                 "source",
-                format!("unknown trace `{other}`; expected philly, openb, pai-nodes or gavel"),
+                format!(
+                    "unknown trace `{other}`; expected philly, openb, pai-nodes, gavel or pollux"
+                ),
             )),
         }
     }
@@ -122,6 +129,9 @@ pub struct ImportOptions {
     pub ps_bw: f64,
     /// `pai-nodes` / `gavel`: where the jobs come from (philly or openb).
     pub jobs_from: Source,
+    /// Kind "oasis": how a job's speed depends on its placement (`--throughput`); source
+    /// `pollux` always uses [`pollux::ThroughputModel::Pollux`].
+    pub throughput: pollux::ThroughputModel,
 }
 
 impl Default for ImportOptions {
@@ -145,6 +155,7 @@ impl Default for ImportOptions {
             worker_bw: 1.0,
             ps_bw: 5.0,
             jobs_from: Source::Philly,
+            throughput: pollux::ThroughputModel::Linear,
         }
     }
 }
@@ -318,6 +329,7 @@ pub fn import_with_report(
     let d = &opts.data_dir;
     let job_source = match source {
         Source::Philly | Source::Openb => source,
+        Source::Pollux => Source::Philly,
         Source::PaiNodes | Source::Gavel => opts.jobs_from,
     };
     let all = match job_source {
@@ -346,12 +358,20 @@ pub fn import_with_report(
         Source::PaiNodes => {
             read_pai_nodes(&d.join("alibaba-pai-gpu-2020/pai_machine_spec.csv"), opts)?
         }
-        _ => synthetic_servers(opts)?,
+        Source::Pollux => synthetic_servers(opts, pollux::SERVER_GPUS)?,
+        _ => synthetic_servers(opts, 8.0)?,
     };
     let gavel = if source == Source::Gavel {
         Some(read_gavel(&d.join("gavel/throughputs_isolated.csv"))?)
     } else {
         None
+    };
+    let profiles = match (source, opts.throughput) {
+        (Source::Pollux, _) | (_, pollux::ThroughputModel::Pollux) => {
+            pollux::check_kind(opts)?;
+            Some(pollux::Profiles::new(d, &jobs, opts.seed)?)
+        }
+        _ => None,
     };
     let v = if opts.kind == "oasis" {
         serde_json::to_value(to_oasis(
@@ -361,6 +381,7 @@ pub fn import_with_report(
             gavel.as_deref(),
             opts,
             &mut rng,
+            profiles.as_ref(),
         )?)
     } else {
         serde_json::to_value(to_online(
@@ -538,9 +559,12 @@ fn window(
         .collect())
 }
 
-/// `opts.servers` 8-GPU servers (96 cores, 512 GB) and `opts.ps_servers` CPU servers, for
-/// traces without a server list.
-fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>), RunError> {
+/// `opts.servers` servers of `gpus` GPUs (8 for `philly`; 96 cores, 512 GB) and
+/// `opts.ps_servers` CPU servers, for traces without a server list.
+fn synthetic_servers(
+    opts: &ImportOptions,
+    gpus: f64,
+) -> Result<(Vec<Server>, Vec<Server>), RunError> {
     for (field, v) in [("servers", opts.servers), ("ps-servers", ps_wanted(opts))] {
         if v == ALL {
             return Err(InputError::new(
@@ -552,7 +576,7 @@ fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>),
         }
     }
     Ok((
-        vec![[8.0, 96.0, 512.0, opts.server_bw]; opts.servers],
+        vec![[gpus, 96.0, 512.0, opts.server_bw]; opts.servers],
         vec![[0.0, 96.0, 512.0, opts.server_bw]; ps_wanted(opts)],
     ))
 }

@@ -157,7 +157,10 @@ impl OasisDoc {
     fn throughput(
         &self,
     ) -> Result<Option<mlsched_kernel::model::throughput::Throughput>, InputError> {
-        let jobs = self.jobs.iter().map(|j| (j.id.as_str(), j.model.as_deref()));
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.model.as_deref()));
         match &self.throughput {
             Some(t) => t.validate(jobs).map(Some),
             None => match self.jobs.iter().find(|j| j.model.is_some()) {

@@ -44,7 +44,10 @@ impl ThroughputDoc {
             SPEEDUP_MODELS_MAX,
             "SPEEDUP_MODELS_MAX",
         )?;
-        check::ids("throughput model", self.models.iter().map(|m| m.name.as_str()))?;
+        check::ids(
+            "throughput model",
+            self.models.iter().map(|m| m.name.as_str()),
+        )?;
         let nodes = self.models[0].speedup.len();
         let gpus = self.models[0].speedup.first().map_or(0, Vec::len);
         let mut tables = Vec::with_capacity(self.models.len());
