@@ -14,6 +14,13 @@
 //!   jobs (arrivals, sizes) come from `--jobs-from`, each job is given a Gavel job type drawn with
 //!   the seeded PRNG, and on kind "online" its mini-batch time per worker type is the reference
 //!   time scaled by throughput(V100) / throughput(type).
+//! - `pollux` (a Pollux-style workload): the `philly` jobs on `--servers` synthetic 4-GPU
+//!   machines, each job given a model family with its measured speed-up table ([`pollux`]).
+//!
+//! `--throughput pollux` (kind "oasis", any source; implied by `pollux`) adds the Pollux-derived
+//! speed-up table s(g, n) per model family, gives each job a family by its GPU-hours, and
+//! counts a job's work at its most consolidated placement: s(g, ceil(g / GPUs per server)) x d
+//! worker-slots instead of g d (see [`pollux`] and docs/throughput.md).
 //!
 //! The mapping (every knob is an [`ImportOptions`] field and a CLI flag):
 //! - Resources are `["gpu", "cpu", "mem_gb", "bw_gbps"]`: GPU count (fractional for GPU-sharing
