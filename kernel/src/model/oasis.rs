@@ -105,6 +105,6 @@ pub struct OasisScenario {
     pub jobs: Vec<OasisJob>,
     /// Placement-aware speed-ups for the baselines (`None`: the linear chunk model, progress
     /// floor(x_i(t) / m_i)); see [`crate::model::throughput`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub throughput: Option<crate::model::throughput::Throughput>,
 }
