@@ -135,6 +135,62 @@ fn consolidated_beats_spread_by_the_table() {
     }
 }
 
+/// Kind online: one job of 3 workers (chunks 3), 400 x 3 mini-batches of 0.01 slot (no update,
+/// no gradient), `servers` servers of `gpus` GPUs, under the hand table.
+fn one_online_job(servers: usize, gpus: f64, table: bool) -> Value {
+    let mut v = json!({
+        "kind": "online", "slots": 30, "architecture": "ps", "resources": ["gpu", "cpu", "bw_gbps"],
+        "servers": vec![json!([gpus, 16, 10]); servers],
+        "worker_types": [{"demand": [1, 1, 1], "bw": 1.0}],
+        "ps_types": [{"demand": [0, 1, 1], "bw": 4.0}], "F": 1.0,
+        "jobs": [{"id": "j", "arrival": 0, "weight": 1, "epochs": 400, "chunks": 3,
+            "minibatches_per_chunk": 1, "minibatch_time": [0.01], "update_time": [0],
+            "gradient_size": 0}]
+    });
+    if table {
+        v["throughput"] = serde_json::to_value(pollux::throughput_doc(&[hand_table()])).unwrap();
+        v["jobs"][0]["model"] = json!("hand");
+    }
+    v
+}
+
+fn online_duration(v: &Value, policy: &str) -> Option<u32> {
+    let d = doc::parse(&v.to_string()).unwrap();
+    let o = RunOptions {
+        policy: Some(policy.into()),
+        all_categories: false,
+    };
+    match run_doc(&d, &o, &mut HashSink::new()).unwrap() {
+        ResultDoc::Online(r) => r.jobs[0].duration,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn online_baselines_take_the_duration_from_the_placement() {
+    for policy in ["fifo", "las"] {
+        // Linear: 1200 x 0.01 / 3 = 4 slots, wherever the workers are.
+        assert_eq!(
+            online_duration(&one_online_job(1, 4.0, false), policy),
+            Some(4)
+        );
+        assert_eq!(
+            online_duration(&one_online_job(4, 1.0, false), policy),
+            Some(4)
+        );
+        // One 4-GPU server: 12 / s(3, 1) = 12 / 2.4 = 5 slots; one worker on each of three
+        // 1-GPU servers: 12 / s(3, 3) = 12 / 1.4 = 8.57, 9 slots.
+        assert_eq!(
+            online_duration(&one_online_job(1, 4.0, true), policy),
+            Some(5)
+        );
+        assert_eq!(
+            online_duration(&one_online_job(4, 1.0, true), policy),
+            Some(9)
+        );
+    }
+}
+
 fn refusal(v: &Value) -> String {
     let e = doc::parse(&v.to_string())
         .and_then(|d| d.validate())
@@ -215,8 +271,9 @@ fn pollux_import_is_deterministic_and_linear_stays_linear() {
     let p: Value = serde_json::from_str(&import::import_json(Source::Philly, &o).unwrap()).unwrap();
     assert_eq!(p["worker_servers"][0][0], json!(8.0));
     assert!(p["throughput"].is_object());
-    // Kind online has no speed-up table: an error naming the option.
+    // Kind online carries the table too.
     o.kind = "online".into();
-    let e = import::import_json(Source::Philly, &o).unwrap_err();
-    assert!(e.to_string().contains("throughput"), "{e}");
+    let on: Value =
+        serde_json::from_str(&import::import_json(Source::Philly, &o).unwrap()).unwrap();
+    assert!(on["throughput"].is_object() && on["jobs"][0]["model"].is_string());
 }

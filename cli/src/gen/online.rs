@@ -120,6 +120,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
                 minibatch_time,
                 update_time,
                 gradient_size: pi_mb * 8e-3 / SLOT_SECONDS,
+                model: None,
             };
             ideal_gpu_slots += ideal_demand(&job, &worker_types);
             job
@@ -156,6 +157,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
         f: 1.0,
         alpha: Some(ALPHA as f64),
         jobs,
+        throughput: None,
     })
 }
 

@@ -264,6 +264,7 @@ pub fn to_online(
     gavel: Option<&[GavelType]>,
     opts: &ImportOptions,
     rng: &mut SplitMix64,
+    profiles: Option<&super::pollux::Profiles>,
 ) -> Result<OnlineDoc, RunError> {
     if workers.is_empty() {
         return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
@@ -274,13 +275,16 @@ pub fn to_online(
     };
     let ring = opts.architecture == "ring";
     let h = horizon(jobs, opts, online_span_factor())?;
+    let server_gpus = workers.iter().map(|s| s[0]).fold(0.0, f64::max);
     let mut out = Vec::new();
     for (i, a, d) in timeline(jobs, &h) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
         let e = opts.epochs.max(1);
-        let v = g as f64 * d / (e as f64 * n as f64);
+        // As kind "oasis": the work the trace's g GPUs did in d slots at their speed.
+        let speed = profiles.map_or(g as f64, |p| p.consolidated(i, g, server_gpus));
+        let v = speed * d / (e as f64 * n as f64);
         let times: Vec<f64> = match gavel {
             // V100 is the reference; slower GPUs take throughput(V100) / throughput(m) longer.
             Some(t) => {
@@ -304,6 +308,7 @@ pub fn to_online(
             minibatch_time: times,
             update_time: vec![u],
             gradient_size: pi,
+            model: profiles.map(|p| p.name(i).to_string()),
         });
     }
     let cpu = jobs
@@ -338,5 +343,6 @@ pub fn to_online(
         f: 1.0,
         alpha: None,
         jobs: out,
+        throughput: profiles.map(|p| super::pollux::throughput_doc(&p.tables)),
     })
 }

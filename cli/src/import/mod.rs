@@ -375,7 +375,6 @@ pub fn import_with_report(
     };
     let profiles = match (source, opts.throughput) {
         (Source::Pollux, _) | (_, pollux::ThroughputModel::Pollux) => {
-            pollux::check_kind(opts)?;
             Some(pollux::Profiles::new(d, &jobs, opts.seed)?)
         }
         _ => None,
@@ -398,6 +397,7 @@ pub fn import_with_report(
             gavel.as_deref(),
             opts,
             &mut rng,
+            profiles.as_ref(),
         )?)
     };
     let v = v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;

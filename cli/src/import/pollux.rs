@@ -35,23 +35,6 @@ pub const TABLE_NODES: usize = 16;
 /// GPUs of the synthetic servers of source `pollux`: the measurement machines' four.
 pub const SERVER_GPUS: f64 = 4.0;
 
-/// The speed-up table is a kind "oasis" feature (its baselines place workers on servers).
-pub fn check_kind(opts: &super::ImportOptions) -> Result<(), InputError> {
-    if opts.kind == "oasis" {
-        Ok(())
-    } else {
-        Err(InputError::new(
-            "option",
-            "throughput",
-            format!(
-                "the Pollux speed-up table is built for kind \"oasis\" only, not `{}` (use \
-                 --throughput linear)",
-                opts.kind
-            ),
-        ))
-    }
-}
-
 /// How a job's speed depends on its workers (`--throughput`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ThroughputModel {

@@ -64,4 +64,8 @@ pub struct OnlineScenario {
     pub alpha: u32,
     /// Jobs in input order.
     pub jobs: Vec<OnlineJob>,
+    /// Placement-aware speed-ups for the baselines (`None`: eq. (1) with n workers wherever
+    /// they are); see [`crate::model::throughput`].
+    #[serde(default)]
+    pub throughput: Option<crate::model::throughput::Throughput>,
 }

@@ -39,6 +39,7 @@ fn scenario(arch: Architecture) -> OnlineScenario {
         f: 2.0,
         alpha: 4,
         jobs: vec![job(0, 500.0), job(1, 800.0), job(3, 300.0)],
+        throughput: None,
     }
 }
 

@@ -161,17 +161,7 @@ impl OasisDoc {
             .jobs
             .iter()
             .map(|j| (j.id.as_str(), j.model.as_deref()));
-        match &self.throughput {
-            Some(t) => t.validate(jobs).map(Some),
-            None => match self.jobs.iter().find(|j| j.model.is_some()) {
-                Some(j) => Err(InputError::new(
-                    job(&j.id),
-                    "model",
-                    "names a model family but the scenario has no `throughput` table",
-                )),
-                None => Ok(None),
-            },
-        }
+        super::throughput::resolve(self.throughput.as_ref(), jobs)
     }
 }
 

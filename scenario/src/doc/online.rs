@@ -33,6 +33,10 @@ pub struct OnlineDoc {
     pub alpha: Option<f64>,
     /// Jobs.
     pub jobs: Vec<OnlineJobDoc>,
+    /// Placement-aware speed-ups per model family for the baselines (absent: eq. (1));
+    /// see `docs/throughput.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<super::throughput::ThroughputDoc>,
 }
 
 /// `architecture`.
@@ -77,6 +81,9 @@ pub struct OnlineJobDoc {
     pub update_time: Vec<f64>,
     /// pi_j.
     pub gradient_size: f64,
+    /// The job's model family in `throughput.models` (absent: linear speed-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// Default alpha of A_dual (the paper's observed value).
@@ -172,6 +179,12 @@ impl OnlineDoc {
             f,
             alpha,
             jobs,
+            throughput: super::throughput::resolve(
+                self.throughput.as_ref(),
+                self.jobs
+                    .iter()
+                    .map(|j| (j.id.as_str(), j.model.as_deref())),
+            )?,
         })
     }
 }

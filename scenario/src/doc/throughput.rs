@@ -85,6 +85,29 @@ impl ThroughputDoc {
     }
 }
 
+/// The validated table of a scenario, if any: `table` checked against the jobs' (id, model)
+/// pairs; without a table, a job naming a model is an error naming it.
+pub fn resolve<'a>(
+    table: Option<&ThroughputDoc>,
+    jobs: impl Iterator<Item = (&'a str, Option<&'a str>)>,
+) -> Result<Option<Throughput>, InputError> {
+    match table {
+        Some(t) => t.validate(jobs).map(Some),
+        None => {
+            for (id, model) in jobs {
+                if model.is_some() {
+                    return Err(InputError::new(
+                        check::job(id),
+                        "model",
+                        "names a model family but the scenario has no `throughput` table",
+                    ));
+                }
+            }
+            Ok(None)
+        }
+    }
+}
+
 impl ModelSpeedupDoc {
     /// The N x G values, row by row, after checking the shape and every value.
     fn table(&self, k: usize, nodes: usize, gpus: usize) -> Result<Vec<f64>, InputError> {

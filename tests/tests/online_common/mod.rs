@@ -68,6 +68,7 @@ pub fn small_instance(seed: u64, arch: Architecture) -> OnlineScenario {
         f: 0.25 + g.below(8) as f64 * 0.5,
         alpha: 1 + g.below(2) as u32,
         jobs,
+        throughput: None,
     }
 }
 
