@@ -63,9 +63,9 @@ pub struct MapArgs {
     /// pai-nodes / gavel: where the jobs come from (philly or openb).
     #[arg(long, default_value = "philly")]
     jobs_from: String,
-    /// Kind oasis: linear (a job's speed is its worker count) or pollux (the measured speed-up
-    /// of its model family for its GPUs and the servers they span; docs/throughput.md). Source
-    /// pollux always uses pollux.
+    /// linear (a job's speed is its worker count) or pollux (the measured speed-up of its model
+    /// family for its GPUs and the servers they span, used by the baselines of kinds oasis and
+    /// online; docs/throughput.md). Source pollux always uses pollux.
     #[arg(long, default_value = "linear")]
     throughput: String,
 }

@@ -17,7 +17,7 @@
 //! - `pollux` (a Pollux-style workload): the `philly` jobs on `--servers` synthetic 4-GPU
 //!   machines, each job given a model family with its measured speed-up table ([`pollux`]).
 //!
-//! `--throughput pollux` (kind "oasis", any source; implied by `pollux`) adds the Pollux-derived
+//! `--throughput pollux` (any source and kind; implied by `pollux`) adds the Pollux-derived
 //! speed-up table s(g, n) per model family, gives each job a family by its GPU-hours, and
 //! counts a job's work at its most consolidated placement: s(g, ceil(g / GPUs per server)) x d
 //! worker-slots instead of g d (see [`pollux`] and docs/throughput.md).
@@ -136,8 +136,8 @@ pub struct ImportOptions {
     pub ps_bw: f64,
     /// `pai-nodes` / `gavel`: where the jobs come from (philly or openb).
     pub jobs_from: Source,
-    /// Kind "oasis": how a job's speed depends on its placement (`--throughput`); source
-    /// `pollux` always uses [`pollux::ThroughputModel::Pollux`].
+    /// How a job's speed depends on its placement (`--throughput`); source `pollux` always
+    /// uses [`pollux::ThroughputModel::Pollux`].
     pub throughput: pollux::ThroughputModel,
 }
 

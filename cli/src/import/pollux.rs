@@ -267,7 +267,7 @@ pub fn assign_models(jobs: &[TraceJob], rng: &mut SplitMix64) -> Vec<usize> {
         .collect()
 }
 
-/// What a Pollux-throughput import adds to kind "oasis": the table and, per job, its family
+/// What a Pollux-throughput import adds to a scenario: the table and, per job, its family
 /// and its speed-up at the most consolidated placement on the import's servers.
 #[derive(Clone, Debug)]
 pub struct Profiles {
