@@ -533,18 +533,16 @@ impl<'a> OnlineBaseline<'a> {
             }
             if !ok {
                 // Packing differed from the plan; give back and retry at a later slot.
-                for h in 0..self.count.len() {
-                    let [a, b] = self.count[h];
-                    for _ in 0..a {
-                        self.pool.unplace(h as u32, &w);
-                    }
-                    for _ in 0..b {
-                        self.pool.unplace(h as u32, &z);
-                    }
-                }
+                self.give_back(&w, &z);
                 continue;
             }
             let len = placed_duration(self.scn, j, &s, s.plan, &self.count);
+            if t as u64 + len as u64 > self.scn.slots as u64 {
+                // Only with a speed-up table: this placement is too slow to finish by the
+                // horizon; wait for a better one.
+                self.give_back(&w, &z);
+                continue;
+            }
             let end = t.saturating_add(len).min(self.scn.slots);
             for h in 0..self.count.len() {
                 let [a, b] = self.count[h];
@@ -580,6 +578,21 @@ impl<'a> OnlineBaseline<'a> {
             out(&OnlineBaselineOutput::Start(rec));
         }
         Ok(())
+    }
+}
+
+impl OnlineBaseline<'_> {
+    /// Returns the units counted in `count` (workers `w`, PSs `z`) to the pool.
+    fn give_back(&mut self, w: &ResourceVec, z: &ResourceVec) {
+        for h in 0..self.count.len() {
+            let [a, b] = self.count[h];
+            for _ in 0..a {
+                self.pool.unplace(h as u32, w);
+            }
+            for _ in 0..b {
+                self.pool.unplace(h as u32, z);
+            }
+        }
     }
 }
 
