@@ -69,6 +69,11 @@ pub struct MapArgs {
     /// written: today's model). See docs/restart.md.
     #[arg(long, default_value_t = import::RESTART_SECONDS_DEFAULT)]
     restart_seconds: f64,
+    /// linear (a job's speed is its worker count) or pollux (the measured speed-up of its model
+    /// family for its GPUs and the servers they span, used by the baselines of kinds oasis and
+    /// online; docs/throughput.md). Source pollux always uses pollux.
+    #[arg(long, default_value = "linear")]
+    throughput: String,
 }
 
 /// A count option: a whole number, or `all` ([`import::ALL`]).
@@ -109,6 +114,7 @@ impl MapArgs {
             epochs: self.epochs,
             jobs_from: Source::parse(&self.jobs_from)?,
             restart_seconds: self.restart_seconds,
+            throughput: import::pollux::ThroughputModel::parse(&self.throughput)?,
             ..ImportOptions::default()
         })
     }
@@ -117,7 +123,7 @@ impl MapArgs {
 /// `mlsched import SOURCE`.
 #[derive(Args, Clone, Debug)]
 pub struct ImportArgs {
-    /// philly, openb, pai-nodes or gavel.
+    /// philly, openb, pai-nodes, gavel or pollux.
     source: String,
     #[command(flatten)]
     map: MapArgs,

@@ -56,6 +56,7 @@ fn scenario(seed: u64) -> OasisScenario {
             l_ps: 0.01,
         }),
         jobs,
+        throughput: None,
     }
 }
 

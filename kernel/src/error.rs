@@ -67,6 +67,12 @@ pub enum Limit {
     UsageReservations,
     /// [`crate::limits::ONLINE_WINDOW_CELLS_MAX`]
     OnlineWindowCells,
+    /// [`crate::limits::SPEEDUP_MODELS_MAX`]
+    SpeedupModels,
+    /// [`crate::limits::SPEEDUP_GPUS_MAX`]
+    SpeedupGpus,
+    /// [`crate::limits::SPEEDUP_NODES_MAX`]
+    SpeedupNodes,
 }
 
 impl Limit {
@@ -104,6 +110,9 @@ impl Limit {
             Limit::PsoWork => "PSO_WORK_MAX",
             Limit::UsageReservations => "USAGE_RESERVATIONS_MAX",
             Limit::OnlineWindowCells => "ONLINE_WINDOW_CELLS_MAX",
+            Limit::SpeedupModels => "SPEEDUP_MODELS_MAX",
+            Limit::SpeedupGpus => "SPEEDUP_GPUS_MAX",
+            Limit::SpeedupNodes => "SPEEDUP_NODES_MAX",
         }
     }
 }

@@ -89,6 +89,15 @@ pub const DORM_NODES_MAX: u64 = 1 << 22;
 /// Arrived, unfinished jobs one Dorm event may solve for (the solver's per-depth buffers are
 /// allocated for min(jobs, this) when the runner is built).
 pub const DORM_ACTIVE_MAX: usize = 4096;
+/// Model families of a placement-aware speed-up table (`model::throughput`): the Pollux data
+/// has six.
+pub const SPEEDUP_MODELS_MAX: usize = 64;
+/// GPUs (workers) G one speed-up table covers; a job on more GPUs extends the last column at
+/// its per-GPU efficiency (the Pollux data measures up to 64).
+pub const SPEEDUP_GPUS_MAX: usize = 1024;
+/// Nodes N one speed-up table distinguishes; a job spread over more nodes runs as on N (the
+/// Pollux data measures up to 16). Baselines keep up to N server ids per job as scratch.
+pub const SPEEDUP_NODES_MAX: usize = 64;
 
 const _: () = {
     assert!(RESOURCES_MAX >= 1 && RESOURCES_MAX <= u8::MAX as usize);
@@ -101,6 +110,7 @@ const _: () = {
     assert!(GRAPH_NODES_MAX as u64 <= u32::MAX as u64);
     assert!(ROUTE_WORKERS_MAX <= GRAPH_NODES_MAX);
     assert!(PLACEMENT_JOBS_MAX <= PLACEMENT_WORKERS_MAX);
+    assert!(SPEEDUP_NODES_MAX <= SPEEDUP_GPUS_MAX);
 };
 
 /// Checks `got <= max` for `limit`, returning the typed error otherwise.

@@ -8,3 +8,4 @@ pub mod online;
 pub mod placement;
 pub mod preempt;
 pub mod route;
+pub mod throughput;

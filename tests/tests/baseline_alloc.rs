@@ -65,3 +65,49 @@ fn online_baseline_slots_allocate_nothing() {
         }
     }
 }
+
+/// The same with the placement-aware speed-up table on (`import pollux`, docs/throughput.md):
+/// the per-job server spans are scratch sized when the runner is built.
+#[test]
+fn baseline_slots_with_a_speedup_table_allocate_nothing() {
+    use mlsched_cli::import::{import_json, ImportOptions, Source};
+    for kind in ["oasis", "online"] {
+        let o = ImportOptions {
+            kind: kind.into(),
+            data_dir: mlsched_tests::repo_root().join("data"),
+            jobs: 30,
+            servers: 4,
+            slot_seconds: 600.0,
+            slots: 60,
+            ..ImportOptions::default()
+        };
+        let doc = doc::parse(&import_json(Source::Pollux, &o).unwrap()).unwrap();
+        match doc {
+            ScenarioDoc::Oasis(d) => {
+                let scn = d.validate().unwrap();
+                assert!(scn.throughput.is_some());
+                for p in Policy::OASIS {
+                    let mut r = OasisBaseline::new(p, &scn).unwrap();
+                    let mut sink = HashSink::new();
+                    for t in 0..scn.slots {
+                        let n = counted(|| r.step(t, &mut sink, &mut |_| {}).unwrap());
+                        assert_eq!(n, 0, "oasis {p:?} slot {t}");
+                    }
+                }
+            }
+            ScenarioDoc::Online(d) => {
+                let scn = d.validate().unwrap();
+                assert!(scn.throughput.is_some());
+                for p in Policy::ONLINE {
+                    let mut r = OnlineBaseline::new(p, &scn).unwrap();
+                    let mut sink = HashSink::new();
+                    for t in 0..scn.slots {
+                        let n = counted(|| r.step(t, &mut sink, &mut |_| {}).unwrap());
+                        assert_eq!(n, 0, "online {p:?} slot {t}");
+                    }
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+}

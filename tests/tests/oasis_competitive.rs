@@ -60,6 +60,7 @@ fn tiny(seed: u64) -> Tiny {
         ps_servers: vec![rv(cap_p as f64)],
         prices: None,
         jobs,
+        throughput: None,
     };
     scn.prices = Some(mlsched_kernel::price::oasis_bounds(&scn).unwrap());
     Tiny { scn, cap_w, cap_p }

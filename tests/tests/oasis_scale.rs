@@ -44,6 +44,7 @@ fn big() -> OasisScenario {
             l_ps: 0.5,
         }),
         jobs,
+        throughput: None,
     }
 }
 

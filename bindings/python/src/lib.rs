@@ -91,7 +91,7 @@ fn gen_json(
 #[pyo3(signature = (source, kind="oasis".to_string(), data_dir=None, jobs=None, start=Some(0),
     seed=None, slots=None, slot_seconds=None, servers=None, ps_servers=None, max_scale=None,
     comm_ratio=None, target_factor=None, epochs=None, server_bw=None, worker_bw=None,
-    ps_bw=None, jobs_from=None, architecture=None, restart_seconds=None))]
+    ps_bw=None, jobs_from=None, architecture=None, restart_seconds=None, throughput=None))]
 #[allow(clippy::too_many_arguments)]
 fn import_json(
     py: Python<'_>,
@@ -115,8 +115,13 @@ fn import_json(
     jobs_from: Option<&str>,
     architecture: Option<String>,
     restart_seconds: Option<f64>,
+    throughput: Option<&str>,
 ) -> PyResult<String> {
     let src = Source::parse(source).map_err(|e| err(e.into()))?;
+    let throughput = match throughput {
+        Some(t) => import::pollux::ThroughputModel::parse(t).map_err(|e| err(e.into()))?,
+        None => ImportOptions::default().throughput,
+    };
     // As `mlsched import`: slots absent with slot_seconds > 0 sizes the horizon from the
     // arrivals (0); ps_servers absent takes every CPU-only node with servers "all", else the
     // import's default rule (K = ceil(H / 4), `mlsched_cli::import::PS_AUTO`).
@@ -166,6 +171,7 @@ fn import_json(
         jobs_from,
         architecture: architecture.unwrap_or(d.architecture.clone()),
         restart_seconds: restart_seconds.unwrap_or(d.restart_seconds),
+        throughput,
     };
     py.allow_threads(|| import::import_json(src, &o))
         .map_err(err)

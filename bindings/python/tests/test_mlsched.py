@@ -205,6 +205,14 @@ def test_import_trace():
         mlsched.import_trace("philly", slots=0)
     with pytest.raises(ValueError, match="source"):
         mlsched.import_trace("nope")
+    # placement-aware throughput (docs/throughput.md): the table and a family per job
+    fast = mlsched.import_trace("philly", jobs=6, slots=60, throughput="pollux")
+    assert len(fast["throughput"]["models"]) == 6 and all("model" in j for j in fast["jobs"])
+    assert "throughput" not in doc and mlsched.run(fast, policy="fifo")["kind"] == "oasis"
+    pollux = mlsched.import_trace("pollux", jobs=6, servers=2, slots=60)
+    assert pollux["worker_servers"][0][0] == 4
+    with pytest.raises(ValueError, match="throughput"):
+        mlsched.import_trace("philly", jobs=6, throughput="exact")
 
 
 def test_compare_rows_are_flat():

@@ -87,6 +87,7 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
         prices: None,
         restart_slots: None,
         jobs,
+        throughput: None,
     })
 }
 
@@ -132,6 +133,7 @@ fn job(g: &mut SplitMix64, i: usize, arrival: u64) -> OasisJobDoc {
             decay,
             target: (1 + g.below(15)) as f64,
         }),
+        model: None,
     }
 }
 

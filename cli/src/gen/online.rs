@@ -120,6 +120,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
                 minibatch_time,
                 update_time,
                 gradient_size: pi_mb * 8e-3 / SLOT_SECONDS,
+                model: None,
             };
             ideal_gpu_slots += ideal_demand(&job, &worker_types);
             job
@@ -157,6 +158,7 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
         alpha: Some(ALPHA as f64),
         rounds_past_horizon: None,
         jobs,
+        throughput: None,
     })
 }
 

@@ -196,6 +196,7 @@ pub fn to_oasis(
     gavel: Option<&[GavelType]>,
     opts: &ImportOptions,
     rng: &mut SplitMix64,
+    profiles: Option<&super::pollux::Profiles>,
 ) -> Result<OasisDoc, RunError> {
     if gavel.is_some() {
         return Err(InputError::new(
@@ -209,12 +210,16 @@ pub fn to_oasis(
         return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
     }
     let h = horizon(jobs, opts, OASIS_SPAN_FACTOR)?;
+    let server_gpus = workers.iter().map(|s| s[0]).fold(0.0, f64::max);
     let mut out = Vec::new();
     for (i, a, d) in timeline(jobs, &h) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
-        let work = g as f64 * d; // worker-slots
+        // Worker-slots: the trace ran g GPUs for d slots, at s(g, most consolidated) worker
+        // equivalents with a speed-up table.
+        let speed = profiles.map_or(g as f64, |p| p.consolidated(i, g, server_gpus));
+        let work = speed * d;
         let epochs = (work / n as f64).ceil().max(1.0);
         let m = round6((work / (epochs * n as f64)).max(1e-6));
         let (tau, comm) = split_chunk(m, opts.comm_ratio);
@@ -235,6 +240,7 @@ pub fn to_oasis(
                 decay: round6(rng.range_f64(0.1, 1.0)),
                 target: round6(opts.target_factor * d),
             }),
+            model: profiles.map(|p| p.name(i).to_string()),
         });
     }
     Ok(OasisDoc {
@@ -247,6 +253,7 @@ pub fn to_oasis(
         // The restart time in this import's slots (docs/restart.md); 0 s writes nothing.
         restart_slots: (opts.restart_seconds > 0.0).then(|| opts.restart_seconds / h.slot_seconds),
         jobs: out,
+        throughput: profiles.map(|p| super::pollux::throughput_doc(&p.tables)),
     })
 }
 
@@ -259,6 +266,7 @@ pub fn to_online(
     gavel: Option<&[GavelType]>,
     opts: &ImportOptions,
     rng: &mut SplitMix64,
+    profiles: Option<&super::pollux::Profiles>,
 ) -> Result<OnlineDoc, RunError> {
     if workers.is_empty() {
         return Err(InputError::new("option", "servers", "the trace gave no GPU server").into());
@@ -269,13 +277,16 @@ pub fn to_online(
     };
     let ring = opts.architecture == "ring";
     let h = horizon(jobs, opts, online_span_factor())?;
+    let server_gpus = workers.iter().map(|s| s[0]).fold(0.0, f64::max);
     let mut out = Vec::new();
     for (i, a, d) in timeline(jobs, &h) {
         let j = &jobs[i];
         let g = j.workers.max(1);
         let n = g.saturating_mul(opts.max_scale.max(1));
         let e = opts.epochs.max(1);
-        let v = g as f64 * d / (e as f64 * n as f64);
+        // As kind "oasis": the work the trace's g GPUs did in d slots at their speed.
+        let speed = profiles.map_or(g as f64, |p| p.consolidated(i, g, server_gpus));
+        let v = speed * d / (e as f64 * n as f64);
         let times: Vec<f64> = match gavel {
             // V100 is the reference; slower GPUs take throughput(V100) / throughput(m) longer.
             Some(t) => {
@@ -299,6 +310,7 @@ pub fn to_online(
             minibatch_time: times,
             update_time: vec![u],
             gradient_size: pi,
+            model: profiles.map(|p| p.name(i).to_string()),
         });
     }
     let cpu = jobs
@@ -334,5 +346,6 @@ pub fn to_online(
         alpha: None,
         rounds_past_horizon: None,
         jobs: out,
+        throughput: profiles.map(|p| super::pollux::throughput_doc(&p.tables)),
     })
 }

@@ -14,6 +14,13 @@
 //!   jobs (arrivals, sizes) come from `--jobs-from`, each job is given a Gavel job type drawn with
 //!   the seeded PRNG, and on kind "online" its mini-batch time per worker type is the reference
 //!   time scaled by throughput(V100) / throughput(type).
+//! - `pollux` (a Pollux-style workload): the `philly` jobs on `--servers` synthetic 4-GPU
+//!   machines, each job given a model family with its measured speed-up table ([`pollux`]).
+//!
+//! `--throughput pollux` (any source and kind; implied by `pollux`) adds the Pollux-derived
+//! speed-up table s(g, n) per model family, gives each job a family by its GPU-hours, and
+//! counts a job's work at its most consolidated placement: s(g, ceil(g / GPUs per server)) x d
+//! worker-slots instead of g d (see [`pollux`] and docs/throughput.md).
 //!
 //! The mapping (every knob is an [`ImportOptions`] field and a CLI flag):
 //! - Resources are `["gpu", "cpu", "mem_gb", "bw_gbps"]`: GPU count (fractional for GPU-sharing
@@ -47,6 +54,7 @@ use std::path::{Path, PathBuf};
 
 pub mod binding;
 mod build;
+pub mod pollux;
 mod read;
 
 pub use build::{to_oasis, to_online, Horizon};
@@ -63,6 +71,9 @@ pub enum Source {
     PaiNodes,
     /// Gavel throughput matrix (worker types).
     Gavel,
+    /// A Pollux-style workload: Philly jobs, each given a model family with its measured
+    /// speed-up table, on 4-GPU machines (the measurements'), `--throughput pollux` implied.
+    Pollux,
 }
 
 impl Source {
@@ -73,10 +84,13 @@ impl Source {
             "openb" => Ok(Source::Openb),
             "pai-nodes" => Ok(Source::PaiNodes),
             "gavel" => Ok(Source::Gavel),
+            "pollux" => Ok(Source::Pollux),
             other => Err(InputError::new(
                 "option",
                 "source",
-                format!("unknown trace `{other}`; expected philly, openb, pai-nodes or gavel"),
+                format!(
+                    "unknown trace `{other}`; expected philly, openb, pai-nodes, gavel or pollux"
+                ),
             )),
         }
     }
@@ -125,6 +139,9 @@ pub struct ImportOptions {
     /// Kind "oasis": the cost of preemption in seconds, written as the scenario's
     /// `restart_slots` (this / the slot length); 0 = not modelled (no field written).
     pub restart_seconds: f64,
+    /// How a job's speed depends on its placement (`--throughput`); source `pollux` always
+    /// uses [`pollux::ThroughputModel::Pollux`].
+    pub throughput: pollux::ThroughputModel,
 }
 
 /// The restart time the importers write by default, in seconds: the peer simulator's (Pollux /
@@ -153,6 +170,7 @@ impl Default for ImportOptions {
             ps_bw: 5.0,
             jobs_from: Source::Philly,
             restart_seconds: RESTART_SECONDS_DEFAULT,
+            throughput: pollux::ThroughputModel::Linear,
         }
     }
 }
@@ -326,6 +344,7 @@ pub fn import_with_report(
     let d = &opts.data_dir;
     let job_source = match source {
         Source::Philly | Source::Openb => source,
+        Source::Pollux => Source::Philly,
         Source::PaiNodes | Source::Gavel => opts.jobs_from,
     };
     let all = match job_source {
@@ -354,12 +373,19 @@ pub fn import_with_report(
         Source::PaiNodes => {
             read_pai_nodes(&d.join("alibaba-pai-gpu-2020/pai_machine_spec.csv"), opts)?
         }
-        _ => synthetic_servers(opts)?,
+        Source::Pollux => synthetic_servers(opts, pollux::SERVER_GPUS)?,
+        _ => synthetic_servers(opts, 8.0)?,
     };
     let gavel = if source == Source::Gavel {
         Some(read_gavel(&d.join("gavel/throughputs_isolated.csv"))?)
     } else {
         None
+    };
+    let profiles = match (source, opts.throughput) {
+        (Source::Pollux, _) | (_, pollux::ThroughputModel::Pollux) => {
+            Some(pollux::Profiles::new(d, &jobs, opts.seed)?)
+        }
+        _ => None,
     };
     let v = if opts.kind == "oasis" {
         serde_json::to_value(to_oasis(
@@ -369,6 +395,7 @@ pub fn import_with_report(
             gavel.as_deref(),
             opts,
             &mut rng,
+            profiles.as_ref(),
         )?)
     } else {
         serde_json::to_value(to_online(
@@ -378,6 +405,7 @@ pub fn import_with_report(
             gavel.as_deref(),
             opts,
             &mut rng,
+            profiles.as_ref(),
         )?)
     };
     let v = v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
@@ -547,9 +575,12 @@ fn window(
         .collect())
 }
 
-/// `opts.servers` 8-GPU servers (96 cores, 512 GB) and `opts.ps_servers` CPU servers, for
-/// traces without a server list.
-fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>), RunError> {
+/// `opts.servers` servers of `gpus` GPUs (8 for `philly`; 96 cores, 512 GB) and
+/// `opts.ps_servers` CPU servers, for traces without a server list.
+fn synthetic_servers(
+    opts: &ImportOptions,
+    gpus: f64,
+) -> Result<(Vec<Server>, Vec<Server>), RunError> {
     for (field, v) in [("servers", opts.servers), ("ps-servers", ps_wanted(opts))] {
         if v == ALL {
             return Err(InputError::new(
@@ -561,7 +592,7 @@ fn synthetic_servers(opts: &ImportOptions) -> Result<(Vec<Server>, Vec<Server>),
         }
     }
     Ok((
-        vec![[8.0, 96.0, 512.0, opts.server_bw]; opts.servers],
+        vec![[gpus, 96.0, 512.0, opts.server_bw]; opts.servers],
         vec![[0.0, 96.0, 512.0, opts.server_bw]; ps_wanted(opts)],
     ))
 }

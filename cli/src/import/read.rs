@@ -4,7 +4,7 @@ use super::{bad, GavelType, ImportOptions, Server, TraceJob};
 use crate::error::InputError;
 use std::path::Path;
 
-fn read_text(path: &Path) -> Result<String, InputError> {
+pub(super) fn read_text(path: &Path) -> Result<String, InputError> {
     crate::input::read_text(path, crate::input::Input::Trace).map_err(|mut e| {
         if e.problem.starts_with("cannot read") {
             e.problem.push_str(
@@ -16,7 +16,7 @@ fn read_text(path: &Path) -> Result<String, InputError> {
 }
 
 /// Rows as (row number, fields); `header` rows are checked against `expect` and skipped.
-fn rows<'a>(
+pub(super) fn rows<'a>(
     path: &Path,
     text: &'a str,
     expect: Option<&str>,
@@ -53,7 +53,13 @@ fn rows<'a>(
     Ok(out)
 }
 
-fn num(path: &Path, row: usize, f: &[&str], col: usize, name: &str) -> Result<f64, InputError> {
+pub(super) fn num(
+    path: &Path,
+    row: usize,
+    f: &[&str],
+    col: usize,
+    name: &str,
+) -> Result<f64, InputError> {
     let s = f
         .get(col)
         .ok_or_else(|| bad(path, row, name, "missing column"))?;

@@ -8,6 +8,7 @@ use super::pool::Pool;
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
 use crate::log::{LogSink, TAG_BASELINE};
 use crate::model::oasis::{OasisJob, OasisScenario};
+use crate::model::throughput::Spans;
 use crate::num::{canon, ceil_u32, floor_eps};
 use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
@@ -44,6 +45,10 @@ pub struct OasisJobState {
     /// all.
     #[serde(default)]
     fits_alone: bool,
+    /// Speed-up table only: the fraction of a chunk processed but not yet completed (carried
+    /// to the next slot the job runs in).
+    #[serde(default)]
+    pub carry: f64,
 }
 
 /// One worker or parameter server placed for `job` on `server` in `slot`.
@@ -149,6 +154,8 @@ pub struct OasisBaseline<'a> {
     restarts: Restarts,
     /// Dorm: the solver's buffers and the allocation kept between events (empty otherwise).
     dorm: dorm::DormState,
+    /// Distinct worker servers per job this slot (used only with a speed-up table).
+    spans: Spans,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -199,6 +206,7 @@ impl<'a> OasisBaseline<'a> {
             run_len: 0,
             restarts: Restarts::default(),
             dorm: dorm::DormState::new(policy, n, r),
+            spans: Spans::new(scn.throughput.as_ref(), n),
         })
     }
 
@@ -466,6 +474,7 @@ impl<'a> OasisBaseline<'a> {
                 // re-derived from server 0 every slot (bookkeeping, not a migration), so the
                 // restart fingerprint counts units, not servers (docs/restart.md).
                 self.restarts.place(j, 0, 0);
+                self.spans.mark(j, h);
                 out(&OasisBaselineOutput::Unit(unit(false, h)));
             }
         }
@@ -489,7 +498,7 @@ impl<'a> OasisBaseline<'a> {
             }
             let job = &self.scn.jobs[j];
             // usable = 1 exactly without a restart, so x * 1 / m keeps today's bits.
-            let can = floor_eps(s.workers as f64 * usable / job.chunk_time());
+            let can = chunks_in_slot(self.scn, j, s, self.spans.take(j), usable);
             let can = if can >= s.remaining as f64 {
                 s.remaining
             } else {
@@ -513,6 +522,28 @@ impl<'a> OasisBaseline<'a> {
             out(&OasisBaselineOutput::Slot(rec));
         }
         self.replan |= finished;
+    }
+}
+
+/// Chunks job `j` processes this slot: floor(x_i(t) / m_i) under the linear model; with a
+/// speed-up table, s(x_i(t), servers spanned) / m_i plus the carried fraction, whose remainder
+/// is carried on (so a sub-linear speed-up is not lost to rounding each slot).
+fn chunks_in_slot(
+    scn: &OasisScenario,
+    j: usize,
+    s: &mut OasisJobState,
+    servers: u32,
+    usable: f64,
+) -> f64 {
+    let m = scn.jobs[j].chunk_time();
+    match &scn.throughput {
+        None => floor_eps(s.workers as f64 * usable / m),
+        Some(t) => {
+            let x = s.carry + t.effective_workers(j, s.workers, servers) * usable / m;
+            let c = floor_eps(x);
+            s.carry = if x > c { x - c } else { 0.0 };
+            c
+        }
     }
 }
 

@@ -536,18 +536,16 @@ impl<'a> OnlineBaseline<'a> {
             }
             if !ok {
                 // Packing differed from the plan; give back and retry at a later slot.
-                for h in 0..self.count.len() {
-                    let [a, b] = self.count[h];
-                    for _ in 0..a {
-                        self.pool.unplace(h as u32, &w);
-                    }
-                    for _ in 0..b {
-                        self.pool.unplace(h as u32, &z);
-                    }
-                }
+                self.give_back(&w, &z);
                 continue;
             }
-            let len = duration(self.scn, &self.scn.jobs[j], &s, s.plan);
+            let len = placed_duration(self.scn, j, &s, s.plan, &self.count);
+            if t as u64 + len as u64 > self.scn.horizon() as u64 {
+                // Only with a speed-up table: this placement is too slow to finish by the
+                // horizon; wait for a better one.
+                self.give_back(&w, &z);
+                continue;
+            }
             let end = t.saturating_add(len).min(self.scn.horizon());
             for h in 0..self.count.len() {
                 let [a, b] = self.count[h];
@@ -583,6 +581,21 @@ impl<'a> OnlineBaseline<'a> {
             out(&OnlineBaselineOutput::Start(rec));
         }
         Ok(())
+    }
+}
+
+impl OnlineBaseline<'_> {
+    /// Returns the units counted in `count` (workers `w`, PSs `z`) to the pool.
+    fn give_back(&mut self, w: &ResourceVec, z: &ResourceVec) {
+        for h in 0..self.count.len() {
+            let [a, b] = self.count[h];
+            for _ in 0..a {
+                self.pool.unplace(h as u32, w);
+            }
+            for _ in 0..b {
+                self.pool.unplace(h as u32, z);
+            }
+        }
     }
 }
 
@@ -676,6 +689,30 @@ pub fn duration(scn: &OnlineScenario, job: &OnlineJob, s: &OnlineJobState, n: u3
     }
     let work = job.epochs as f64 * job.chunks as f64 * job.minibatches_per_chunk as f64;
     let l = canon(work * minibatch_slots(scn, job, s, n) / n as f64);
+    ceil_u32(l).unwrap_or(u32::MAX).max(1)
+}
+
+/// [`duration`] of job `j` as placed (`count[h][0]` workers on server h): with a speed-up table
+/// and a model for the job, L = ceil(E_j D_j K_j / (s(n, servers) rho_j)), the n workers
+/// counting as s(n, servers) (`docs/throughput.md`); otherwise [`duration`].
+fn placed_duration(
+    scn: &OnlineScenario,
+    j: usize,
+    s: &OnlineJobState,
+    n: u32,
+    count: &[[u32; 2]],
+) -> u32 {
+    let job = &scn.jobs[j];
+    let Some(t) = scn.throughput.as_ref().filter(|t| t.job_model(j).is_some()) else {
+        return duration(scn, job, s, n);
+    };
+    let servers = count.iter().filter(|c| c[0] > 0).count() as u32;
+    let eff = t.effective_workers(j, n, servers);
+    if n == 0 || eff <= 0.0 {
+        return u32::MAX;
+    }
+    let work = job.epochs as f64 * job.chunks as f64 * job.minibatches_per_chunk as f64;
+    let l = canon(work * minibatch_slots(scn, job, s, n) / eff);
     ceil_u32(l).unwrap_or(u32::MAX).max(1)
 }
 

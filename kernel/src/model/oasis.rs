@@ -103,4 +103,8 @@ pub struct OasisScenario {
     pub prices: Option<PriceBounds>,
     /// Jobs in input order.
     pub jobs: Vec<OasisJob>,
+    /// Placement-aware speed-ups for the baselines (`None`: the linear chunk model, progress
+    /// floor(x_i(t) / m_i)); see [`crate::model::throughput`].
+    #[serde(default)]
+    pub throughput: Option<crate::model::throughput::Throughput>,
 }

@@ -69,6 +69,10 @@ pub struct OnlineScenario {
     pub rounds_past_horizon: bool,
     /// Jobs in input order.
     pub jobs: Vec<OnlineJob>,
+    /// Placement-aware speed-ups for the baselines (`None`: eq. (1) with n workers wherever
+    /// they are); see [`crate::model::throughput`].
+    #[serde(default)]
+    pub throughput: Option<crate::model::throughput::Throughput>,
 }
 
 /// With `rounds_past_horizon`, rounds continue this many doublings past the first round whose

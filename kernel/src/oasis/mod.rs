@@ -195,6 +195,7 @@ mod tests {
                 l_ps: 1.0,
             }),
             jobs: vec![job(2), job(2), job(2), job(2), job(10)],
+            throughput: None,
         }
     }
 

@@ -40,6 +40,7 @@ fn scenario(arch: Architecture) -> OnlineScenario {
         alpha: 4,
         rounds_past_horizon: false,
         jobs: vec![job(0, 500.0), job(1, 800.0), job(3, 300.0)],
+        throughput: None,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod online;
 pub mod placement;
 pub mod preempt;
 pub mod route;
+pub mod throughput;
 
 use crate::error::InputError;
 use serde::de::DeserializeOwned;

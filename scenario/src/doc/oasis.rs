@@ -29,6 +29,10 @@ pub struct OasisDoc {
     pub restart_slots: Option<f64>,
     /// Jobs.
     pub jobs: Vec<OasisJobDoc>,
+    /// Placement-aware speed-ups per model family for the baselines (absent: the linear chunk
+    /// model); see `docs/throughput.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<super::throughput::ThroughputDoc>,
 }
 
 /// `prices`.
@@ -73,6 +77,9 @@ pub struct OasisJobDoc {
     pub ps_demand: Vec<f64>,
     /// f_i.
     pub utility: UtilityDoc,
+    /// The job's model family in `throughput.models` (absent: linear speed-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// `utility`: exactly one of `sigmoid` or `table`.
@@ -148,7 +155,19 @@ impl OasisDoc {
             ps_servers,
             prices,
             jobs,
+            throughput: self.throughput()?,
         })
+    }
+
+    /// The validated `throughput` table; a job naming a `model` without one is an error.
+    fn throughput(
+        &self,
+    ) -> Result<Option<mlsched_kernel::model::throughput::Throughput>, InputError> {
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.model.as_deref()));
+        super::throughput::resolve(self.throughput.as_ref(), jobs)
     }
 }
 

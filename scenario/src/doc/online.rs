@@ -36,6 +36,10 @@ pub struct OnlineDoc {
     pub rounds_past_horizon: Option<bool>,
     /// Jobs.
     pub jobs: Vec<OnlineJobDoc>,
+    /// Placement-aware speed-ups per model family for the baselines (absent: eq. (1));
+    /// see `docs/throughput.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<super::throughput::ThroughputDoc>,
 }
 
 /// `architecture`.
@@ -80,6 +84,9 @@ pub struct OnlineJobDoc {
     pub update_time: Vec<f64>,
     /// pi_j.
     pub gradient_size: f64,
+    /// The job's model family in `throughput.models` (absent: linear speed-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// Default alpha of A_dual (the paper's observed value).
@@ -176,6 +183,12 @@ impl OnlineDoc {
             alpha,
             rounds_past_horizon: self.rounds_past_horizon.unwrap_or(false),
             jobs,
+            throughput: super::throughput::resolve(
+                self.throughput.as_ref(),
+                self.jobs
+                    .iter()
+                    .map(|j| (j.id.as_str(), j.model.as_deref())),
+            )?,
         };
         // Rounds past T schedule up to 2 alpha 2^3 tau_c slots (tau_c the first power of two
         // >= T): that extended horizon must itself be a valid horizon.

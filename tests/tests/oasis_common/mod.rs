@@ -82,6 +82,7 @@ pub fn small_instance(seed: u64) -> OasisScenario {
         ps_servers,
         prices,
         jobs,
+        throughput: None,
     }
 }
 

@@ -69,6 +69,7 @@ pub fn small_instance(seed: u64, arch: Architecture) -> OnlineScenario {
         alpha: 1 + g.below(2) as u32,
         rounds_past_horizon: false,
         jobs,
+        throughput: None,
     }
 }
 

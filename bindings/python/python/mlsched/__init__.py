@@ -194,12 +194,13 @@ def gen(kind: str, seed: int = 1, jobs: Optional[int] = None, nodes: Optional[in
 def import_trace(source: str, kind: str = "oasis", data_dir: Optional[str] = None,
                  **mapping: Any) -> Dict[str, Any]:
     """A scenario document of ``kind`` ("oasis" or "online") from a public trace: ``source``
-    is "philly", "openb", "pai-nodes" or "gavel"; ``mapping`` takes the options of ``mlsched
-    import`` (``jobs``, ``start``, ``seed``, ``slots``, ``slot_seconds``, ``servers``,
+    is "philly", "openb", "pai-nodes", "gavel" or "pollux"; ``mapping`` takes the options of
+    ``mlsched import`` (``jobs``, ``start``, ``seed``, ``slots``, ``slot_seconds``, ``servers``,
     ``ps_servers``, ``max_scale``, ``comm_ratio``, ``target_factor``, ``epochs`` E_j,
     ``server_bw``, ``worker_bw`` b, ``ps_bw`` B, ``jobs_from``, ``architecture`` "ps" or
     "ring" for kind "online", ``restart_seconds`` the cost of preemption for kind "oasis",
-    default 30, 0 for none: docs/restart.md). ``data_dir``: the ``data/``
+    default 30, 0 for none: docs/restart.md; ``throughput`` "linear" or "pollux" for kinds
+    "oasis" and "online": docs/throughput.md). ``data_dir``: the ``data/``
     folder (default: ``MLSCHED_DATA``, then a ``data/`` above the current directory, then the
     source tree the package was built from)."""
     return json.loads(_native.import_json(source, kind, data_dir, **mapping))

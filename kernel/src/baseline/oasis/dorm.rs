@@ -270,12 +270,16 @@ impl OasisBaseline<'_> {
         for _ in 0..x {
             if let Some(h) = self.workers.place_first(&job.worker_demand) {
                 self.jobs[j].workers += 1;
+                // As for the other baselines: the restart fingerprint counts units.
+                self.restarts.place(j, 0, 0);
+                self.spans.mark(j, h);
                 out(&unit(false, h));
             }
         }
         for _ in 0..ps_for(job, x) {
             if let Some(k) = self.ps.place_first(&job.ps_demand) {
                 self.jobs[j].ps += 1;
+                self.restarts.place(j, 1, 0);
                 out(&unit(true, k));
             }
         }
