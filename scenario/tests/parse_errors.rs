@@ -7,7 +7,8 @@
 //! The corpus is generated from the bundled scenarios: every field of every kind (the first two
 //! occurrences of each field path, e.g. `jobs[*].epochs`) gets wrong types, unknown enum
 //! variants, missing and unknown and duplicate fields, structs written as arrays, numbers out of
-//! f64's range and bad string escapes, each in compact, pretty and CRLF-pretty layout.
+//! f64's range and bad string escapes, each in compact, pretty, CRLF-pretty and reversed-member
+//! layout.
 use mlsched_scenario::bundled::SCENARIOS;
 use mlsched_scenario::doc::{self, ScenarioDoc};
 use mlsched_scenario::error::InputError;
@@ -379,10 +380,35 @@ fn object_cases(
     }
 }
 
-/// The text of a case in one layout (0 compact, 1 pretty, 2 pretty with CRLF line ends).
+/// `v` as compact JSON with every object's members in reverse (not sorted) order, so that
+/// each field is also the last member of its object once.
+fn reversed(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let members: Vec<String> = m
+                .iter()
+                .rev()
+                .map(|(k, x)| format!("{}:{}", json!(k), reversed(x)))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(reversed).collect();
+            format!("[{}]", items.join(","))
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// Layouts of a case: compact, pretty, pretty with CRLF line ends, compact in reverse order.
+const LAYOUTS: usize = 4;
+
+/// The text of a case in one layout (0 compact, 1 pretty, 2 pretty with CRLF line ends, 3
+/// compact with members in reverse order).
 fn render(case: &Case, layout: usize) -> String {
     let mut text = match layout {
         0 => serde_json::to_string(&case.value).unwrap(),
+        3 => reversed(&case.value),
         _ => serde_json::to_string_pretty(&case.value).unwrap(),
     };
     if let Some(raw) = &case.raw {
@@ -414,7 +440,7 @@ fn messages_match_the_path_tracking_reference() {
     for (name, text) in SCENARIOS {
         let base: Value = serde_json::from_str(text).unwrap();
         for case in cases(&base) {
-            for layout in 0..3 {
+            for layout in 0..LAYOUTS {
                 let text = render(&case, layout);
                 let want = message(reference::parse(&text));
                 let got = message(doc::parse(&text));
@@ -435,6 +461,7 @@ fn messages_match_the_path_tracking_reference() {
         diffs.len(),
         diffs.join("\n")
     );
+    println!("{errors} errors in {total} documents, all messages identical");
     // The corpus must really be made of errors (and many of them).
     assert!(errors > 5000, "only {errors} errors in {total} documents");
 }
