@@ -41,7 +41,7 @@ pub(crate) fn of_error(text: &str, err: &serde_json::Error, msg: &str) -> String
         // `}` when the enum was its last member. Scan to before the `}` instead.
         end -= 1;
     }
-    let (mut frames, last_string, last_start) = scan(text.as_bytes(), end);
+    let (mut frames, last_string, last_start) = scan(text, end);
     adjust(&mut frames, text.as_bytes(), end, last_start, msg);
     let mut path = String::new();
     for f in &frames {
@@ -94,7 +94,8 @@ fn offset(text: &str, line: usize, column: usize) -> usize {
 /// Scans the (well-formed: `doc::parse` checked the whole text) JSON before `end`: the open
 /// objects and arrays, outermost first, the last string value read (for enum variants) and
 /// where the last value token began.
-fn scan(b: &[u8], end: usize) -> (Vec<Frame>, Option<String>, Option<usize>) {
+fn scan(text: &str, end: usize) -> (Vec<Frame>, Option<String>, Option<usize>) {
+    let b = text.as_bytes();
     let mut frames: Vec<Frame> = Vec::new();
     let mut last_string = None;
     let mut last_start = None;
@@ -145,7 +146,7 @@ fn scan(b: &[u8], end: usize) -> (Vec<Frame>, Option<String>, Option<usize>) {
             }
             b'"' => {
                 let j = string_end(b, i);
-                let s = decode(&b[i..j]);
+                let s = decode(text.get(i..j).unwrap_or_default());
                 match frames.last_mut() {
                     Some(Frame::Object {
                         key,
@@ -269,9 +270,9 @@ fn string_end(b: &[u8], i: usize) -> usize {
 
 /// The text of a JSON string literal (quotes included), escapes resolved (by the `Value`
 /// parser the document layer has anyway, rather than one more string deserialiser).
-fn decode(lit: &[u8]) -> String {
-    match serde_json::from_slice::<serde_json::Value>(lit) {
+fn decode(lit: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(lit) {
         Ok(serde_json::Value::String(s)) => s,
-        _ => String::from_utf8_lossy(lit).into_owned(),
+        _ => lit.to_string(),
     }
 }
