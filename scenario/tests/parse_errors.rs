@@ -490,6 +490,18 @@ fn hand_written_documents_match_the_reference() {
         "{\"kind\":\"oasis\",\"jobs\":[null,{\"id\":5}]}",
         "{\"kind\":\"oasis\",\"kind\":\"oasis\"}",
         "{\"kind\":\"oasis\",\"ki\\u006ed\":\"oasis\"}",
+        // Whitespace where serde_json stops: before a comma, before a closing brace.
+        "{\"kind\":\"oasis\",\"jobs\":[{\"utility\":\"sigmoid\" ,\"id\":\"a\"}]}",
+        "{\"kind\":\"oasis\",\"jobs\":[{\"utility\":\"sigmoid\" }\n]}",
+        "{\"kind\":\"oasis\",\"jobs\":[{\"utility\":{\"sigmoid\":{\"priority\":1,\"decay\":1,\"target\":1} , \"table\":[]}}]}",
+        "{\"kind\":\"oasis\",\"jobs\":[{\"utility\":{ } ,\"id\":\"a\"}]}",
+        "{\"kind\":\"online\",\"architecture\":5 ,\"F\":1}",
+        "{\"kind\":\"online\",\"architecture\": [ ] }",
+        "{\"kind\":\"online\",\"architecture\":{\"ps\":null} ,\"x\":1}",
+        "{\"kind\":\"online\",\"architecture\":{\"ps\":null , \"ring\":null}}",
+        "{\"kind\":\"route\",\"topology\":{\"nodes\":[[\"a\",\"ps\",1] , 5]}}",
+        "{\"kind\":\"route\",\"topology\":{\"nodes\":[ [ \"a\" , \"ps\" , 1 , 2 ] ]}}",
+        "{\"kind\":\"preempt\",\"jobs\":[{\"rate\":[[1,2],[true]]}]}",
     ];
     for text in docs {
         assert_eq!(
