@@ -7,6 +7,7 @@
 pub mod check;
 pub mod oasis;
 pub mod online;
+mod path;
 pub mod placement;
 pub mod preempt;
 pub mod route;
@@ -120,13 +121,12 @@ pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
 }
 
 /// Deserialises `text` into `T`, reporting the JSON path of any structural error and, where the
-/// path is inside `jobs[i]`, the job's id.
+/// path is inside `jobs[i]`, the job's id. The path is derived from the error's position
+/// ([`path`]), so the documents' serde code is compiled once, without path tracking.
 fn strict<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let msg = strip_position(&inner.to_string());
+    serde_json::from_str(text).map_err(|e| {
+        let msg = strip_position(&e.to_string());
+        let path = path::of_error(text, &e, &msg);
         let (subject, mut field) = subject_of_path(text, &path);
         // "missing field `x`" names the field itself: report it as the field.
         if let Some(name) = msg
