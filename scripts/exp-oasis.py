@@ -128,19 +128,11 @@ def main():
             rows = [one_seed(args, s, name, os.path.join(work, name, f"s-{s}.json"))
                     for s in seeds]
             results[name] = rows
-            text.append(summary(name, rows, args.policies))
-            print(text[-1])
-            sys.stdout.flush()
-            if not args.smoke:
-                explib.sweep_plots(args.bin, os.path.join(work, name, "s-{seed}.json"), seeds,
-                                   args.policies, os.path.join(args.out, name))
+            explib.setting_done(args, seeds, text, summary(name, rows, args.policies),
+                                os.path.join(work, name), args.policies, os.path.join(args.out, name))
     print(f"# {len(seeds)} seeds, {args.jobs} jobs, {args.nodes} + {args.nodes} servers; "
           f"took {timer.seconds():.0f} s")
-    if not args.smoke:
-        with open(os.path.join(args.out, "tables.md"), "w") as f:
-            f.write("\n".join(text))
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump(results, f, indent=1, sort_keys=True)
+    explib.save(args, text, results)
 
 
 if __name__ == "__main__":

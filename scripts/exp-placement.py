@@ -92,18 +92,10 @@ def main():
                 rows = [one_seed(args, s, name, size, os.path.join(work, key, f"s-{s}.json"))
                         for s in seeds]
                 results[key] = rows
-                text.append(summary(key, rows))
-                print(text[-1])
-                sys.stdout.flush()
-                if not args.smoke:
-                    explib.sweep_plots(args.bin, os.path.join(work, key, "s-{seed}.json"), seeds,
-                                       POLICIES, os.path.join(args.out, key))
+                explib.setting_done(args, seeds, text, summary(key, rows),
+                                    os.path.join(work, key), POLICIES, os.path.join(args.out, key))
     print(f"# {len(seeds)} seeds; took {timer.seconds():.0f} s")
-    if not args.smoke:
-        with open(os.path.join(args.out, "tables.md"), "w") as f:
-            f.write("\n".join(text))
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump(results, f, indent=1, sort_keys=True)
+    explib.save(args, text, results)
 
 
 if __name__ == "__main__":

@@ -92,19 +92,11 @@ def main():
             rows = [one_seed(args, s, unit, k, os.path.join(work, unit, f"s-{s}.json"))
                     for s in seeds]
             results[unit] = rows
-            text.append(summary(unit, rows))
-            print(text[-1])
-            sys.stdout.flush()
-            if not args.smoke:
-                explib.sweep_plots(args.bin, os.path.join(work, unit, "s-{seed}.json"), seeds,
-                                   POLICIES, os.path.join(args.out, unit))
+            explib.setting_done(args, seeds, text, summary(unit, rows),
+                                os.path.join(work, unit), POLICIES, os.path.join(args.out, unit))
     print(f"# {len(seeds)} seeds, {args.nodes} nodes, {args.jobs} jobs; "
           f"took {timer.seconds():.0f} s")
-    if not args.smoke:
-        with open(os.path.join(args.out, "tables.md"), "w") as f:
-            f.write("\n".join(text))
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump(results, f, indent=1, sort_keys=True)
+    explib.save(args, text, results)
 
 
 if __name__ == "__main__":

@@ -124,12 +124,7 @@ def main():
                                            seeds, POLICIES, out)
     took = timer.seconds()
     print(f"# {len(seeds)} seeds, {args.jobs} jobs, {args.nodes} servers; took {took:.0f} s")
-    if not args.smoke:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "tables.md"), "w") as f:
-            f.write("\n".join(text))
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump(results, f, indent=1, sort_keys=True)
+    explib.save(args, text, results)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import math
 import os
 import statistics
 import subprocess
+import sys
 import time
 
 # t_{0.975, df} of Student's t for df = 1..30 (the values statrs' StudentsT::inverse_cdf gives,
@@ -108,3 +109,25 @@ def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out) + "\n"
+
+
+def setting_done(args, seeds, text, summary_text, work_dir, policies, out_dir):
+    """Prints one setting's summary table (kept in `text` for tables.md) and, unless
+    `--smoke`, draws its sweep plots from the per-seed files in `work_dir`."""
+    text.append(summary_text)
+    print(summary_text)
+    sys.stdout.flush()
+    if not args.smoke:
+        sweep_plots(args.bin, os.path.join(work_dir, "s-{seed}.json"), seeds,
+                    policies, out_dir)
+
+
+def save(args, text, results):
+    """Writes tables.md and results.json under `args.out` (not with `--smoke`)."""
+    if args.smoke:
+        return
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "tables.md"), "w") as f:
+        f.write("\n".join(text))
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True)
