@@ -242,7 +242,7 @@ fn document_cases() -> Vec<Case> {
         "GRAPH_NODES_MAX",
         run_err(&v),
         vec![
-            "field `nodes`".into(),
+            "scenario, field `topology.nodes`".into(),
             named("GRAPH_NODES_MAX", l::GRAPH_NODES_MAX),
         ],
     );
@@ -253,7 +253,7 @@ fn document_cases() -> Vec<Case> {
         "GRAPH_LINKS_MAX",
         run_err(&v),
         vec![
-            "field `links`".into(),
+            "scenario, field `topology.links`".into(),
             named("GRAPH_LINKS_MAX", l::GRAPH_LINKS_MAX),
         ],
     );
@@ -295,9 +295,9 @@ fn document_cases() -> Vec<Case> {
         "PSO_WORK_MAX",
         run_err(&v),
         vec![
-            "field `iterations`".into(),
-            "10000 x 100000 x 2".into(),
-            format!("more than {} (PSO_WORK_MAX", l::PSO_WORK_MAX),
+            "scenario, field `pso.iterations`".into(),
+            "10000 x 100000 x 2 = 2000000000 exceeds".into(),
+            named("PSO_WORK_MAX", l::PSO_WORK_MAX),
         ],
     );
     out

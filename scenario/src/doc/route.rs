@@ -138,8 +138,8 @@ impl RouteDoc {
         let s = "scenario";
         let t = &self.topology;
         check::count_limit(
-            "topology",
-            "nodes",
+            s,
+            "topology.nodes",
             t.nodes.len(),
             1,
             GRAPH_NODES_MAX,
@@ -186,8 +186,8 @@ impl RouteDoc {
             nodes.push(Node { kind, slots });
         }
         check::count_limit(
-            "topology",
-            "links",
+            s,
+            "topology.links",
             t.links.len(),
             0,
             GRAPH_LINKS_MAX,
@@ -292,11 +292,12 @@ impl RouteDoc {
                 let max = mlsched_kernel::limits::PSO_WORK_MAX;
                 if work > max {
                     return Err(InputError::new(
-                        "pso",
-                        "iterations",
+                        s,
+                        "pso.iterations",
                         format!(
-                            "particles x iterations x jobs = {particles} x {iterations} x {} = {work} is more than {max} (PSO_WORK_MAX of this build: it bounds a run's time)",
-                            self.jobs.len()
+                            "particles x iterations x jobs = {particles} x {iterations} x {} = {work} exceeds {} PSO_WORK_MAX = {max} (it bounds a run's time)",
+                            self.jobs.len(),
+                            check::LIMIT_WORDS
                         ),
                     ));
                 }
