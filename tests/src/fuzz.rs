@@ -313,7 +313,7 @@ fn small_data() -> &'static std::path::Path {
 /// from raw f64 bits, NaN and infinities included): each call either refuses the options with
 /// an input error naming one, or produces a document that parses and validates — the promise
 /// that neither ever writes a document `mlsched run` refuses — and a small one runs
-/// ([`check_generated`]).
+/// (`check_generated`).
 pub fn gen_options(data: &[u8]) {
     use mlsched_cli::gen::{generate_json, GenOptions};
     use mlsched_cli::import::{import_json, ImportOptions, Source};
