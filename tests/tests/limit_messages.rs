@@ -648,6 +648,17 @@ fn kernel_limit_errors_display_the_limit() {
         path.to_string().contains("job 3") && path.to_string().contains("PATH_NODES_MAX"),
         "{path}"
     );
+    // A log file whose frame claims a longer record is refused by the reader, naming the limit.
+    let frame = mlsched_kernel::logfile::LogFileError::BadLength {
+        offset: 40,
+        len: 70_000,
+    };
+    assert!(
+        frame
+            .to_string()
+            .contains(&named("RECORD_BYTES_MAX", l::RECORD_BYTES_MAX)),
+        "{frame}"
+    );
     let rec = mlsched_kernel::log::LogError::RecordTooLarge { tag: 0x21 };
     assert!(
         rec.to_string()
