@@ -126,10 +126,27 @@ pub struct CapacityError {
     pub max: u64,
     /// The value that was asked for.
     pub got: u64,
+    /// The job (index in the scenario's job list) the limit was hit for, when the limit bounds
+    /// one job (`CHUNKS_MAX`, `OASIS_DP_CELLS_MAX`, `PREEMPT_PLAN_SLOTS_MAX`, ...); `None` for a
+    /// limit on the whole scenario. The document layer turns it into the job's id and field.
+    pub job: Option<u32>,
+}
+
+impl CapacityError {
+    /// The same error, hit for job `job` (index in the scenario).
+    pub const fn for_job(self, job: u32) -> Self {
+        CapacityError {
+            job: Some(job),
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for CapacityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(j) = self.job {
+            write!(f, "job #{j}: ")?;
+        }
         write!(
             f,
             "{} exceeds this build's limit {} = {}",

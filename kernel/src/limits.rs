@@ -122,6 +122,7 @@ pub fn check(limit: crate::Limit, got: usize, max: usize) -> Result<(), crate::C
             limit,
             max: max as u64,
             got: got as u64,
+            job: None,
         })
     }
 }

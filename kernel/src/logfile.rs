@@ -190,9 +190,13 @@ impl core::fmt::Display for LogFileError {
             LogFileError::UnexpectedTag { offset, tag } => {
                 write!(f, "byte {offset}: unexpected frame tag {tag:#04x}")
             }
-            LogFileError::BadLength { offset, len } => {
-                write!(f, "byte {offset}: frame length {len} is out of range")
-            }
+            LogFileError::BadLength { offset, len } => write!(
+                f,
+                "byte {offset}: frame length {len} is out of range (a record body is at most \
+                 {} = {} bytes, an end frame 8)",
+                crate::error::Limit::RecordBytes.name(),
+                crate::limits::RECORD_BYTES_MAX
+            ),
             LogFileError::Checksum { offset, record } => {
                 if record == u64::MAX {
                     write!(f, "byte {offset}: checksum mismatch in the header or inputs")

@@ -135,6 +135,7 @@ impl From<PlanError> for PreemptError {
                 limit: Limit::PreemptTotalChunks,
                 max: crate::limits::PREEMPT_TOTAL_CHUNKS_MAX as u64,
                 got: u64::MAX,
+                job: None,
             }),
         }
     }
@@ -357,8 +358,9 @@ impl PreemptScheduler {
         }
         let mut chunk_base = Vec::with_capacity(scn.jobs.len());
         let mut nc = 0usize;
-        for j in &scn.jobs {
-            cap(Limit::Chunks, j.chunks as usize, crate::limits::CHUNKS_MAX)?;
+        for (i, j) in scn.jobs.iter().enumerate() {
+            crate::limits::check(Limit::Chunks, j.chunks as usize, crate::limits::CHUNKS_MAX)
+                .map_err(|e| PreemptError::Capacity(e.for_job(i as u32)))?;
             chunk_base.push(nc as u32);
             nc += j.chunks as usize;
         }

@@ -17,6 +17,7 @@ pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod input;
+pub mod limit;
 pub mod records;
 pub mod replay;
 pub mod run;

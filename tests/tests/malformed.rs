@@ -261,7 +261,7 @@ fn placement_malformed() {
     case(
         &b,
         |v| v["jobs"][1]["throughput"][2] = json!(1.78e26),
-        "job `vgg19`, field `throughput[2]`: must be at most 1e15 (THROUGHPUT_MAX of this build: the market's unit price steps are exact in f64 only below 2^53), got 1.78e26",
+        "job `vgg19` (index 1), field `jobs[1].throughput[2]`: 1.78e26 exceeds this build's limit THROUGHPUT_MAX = 1e15 (the market's unit price steps are exact in f64 only below 2^53)",
     );
     case(
         &b,
@@ -359,7 +359,7 @@ fn preempt_malformed() {
     case(
         &b,
         |v| v["jobs"][2]["chunks"] = json!(5000),
-        "job `j3`, field `chunks`: 5000 exceeds this build's limit CHUNKS_MAX = 4096",
+        "job `j3` (index 2), field `jobs[2].chunks`: 5000 exceeds this build's limit CHUNKS_MAX = 4096",
     );
     case(
         &b,
@@ -473,6 +473,6 @@ fn route_compute_slots_beyond_the_build_limit() {
     case(
         &b,
         |v| v["topology"]["nodes"][3]["slots"] = json!(70000),
-        "node `c0`, field `slots`: 70000 exceeds this build's limit COMPUTE_SLOTS_MAX = 65536",
+        "node `c0` (index 3), field `topology.nodes[3].slots`: 70000 exceeds this build's limit COMPUTE_SLOTS_MAX = 65536",
     );
 }

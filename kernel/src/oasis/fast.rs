@@ -646,6 +646,7 @@ impl FastDp {
                 limit: crate::Limit::OasisDpCells,
                 max: self.choice.len() as u64,
                 got: size.cells as u64,
+                job: None,
             }));
         }
         let reach = size.cells / row.max(1);

@@ -133,14 +133,19 @@ impl OasisScheduler {
             ps: scn.ps_servers.len(),
             ..DpSize::default()
         };
-        for (p, j) in params.iter().zip(&scn.jobs) {
+        for (i, (p, j)) in params.iter().zip(&scn.jobs).enumerate() {
             if p.worker_demand.len() != r || p.ps_demand.len() != r {
                 return Err(OasisError::Shape);
             }
             if let Some(s) = FastDp::size_of(&market, p, &j.utility) {
-                limits::check(Limit::OasisDpCells, s.cells, OASIS_DP_CELLS_MAX)?;
-                limits::check(Limit::OasisDpCells, s.pairs_w, OASIS_DP_CELLS_MAX)?;
-                limits::check(Limit::OasisDpCells, s.pairs_p, OASIS_DP_CELLS_MAX)?;
+                // The DP table is per job: the error names the job whose table is too big.
+                let dp = |cells| {
+                    limits::check(Limit::OasisDpCells, cells, OASIS_DP_CELLS_MAX)
+                        .map_err(|e| e.for_job(i as u32))
+                };
+                dp(s.cells)?;
+                dp(s.pairs_w)?;
+                dp(s.pairs_p)?;
                 size = size.max(s);
             }
         }

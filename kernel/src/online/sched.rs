@@ -700,6 +700,7 @@ impl Scheduler for OnlineScheduler<'_> {
                     limit: Limit::Jobs,
                     max: self.state.pending.capacity() as u64,
                     got: self.state.pending.len() as u64 + 1,
+                    job: Some(j),
                 }
                 .into());
             }

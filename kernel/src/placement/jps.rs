@@ -105,6 +105,7 @@ impl Placer {
                 limit: Limit::PlacementJpsSamples,
                 max: self.picks.len() as u64,
                 got: n64,
+                job: None,
             }));
         }
         self.prioritise();

@@ -285,6 +285,7 @@ impl PreemptScheduler {
                 limit: crate::error::Limit::PreemptPlanSlots,
                 max: crate::limits::PREEMPT_PLAN_SLOTS_MAX as u64,
                 got: end as u64,
+                job: Some(j),
             }));
         }
         if let Some(z) = self.zeta.get_mut(j as usize) {

@@ -670,6 +670,8 @@ fn too_long(got: u64) -> PlanError {
         limit: Limit::PreemptPlanSlots,
         max: crate::limits::PREEMPT_PLAN_SLOTS_MAX as u64,
         got,
+        // The plans do not know jobs; the scheduler's caller names the job being placed.
+        job: None,
     })
 }
 

@@ -93,6 +93,7 @@ impl Router {
                     limit: Limit::PsoWork,
                     max: crate::limits::PSO_WORK_MAX,
                     got: work,
+                    job: None,
                 }));
             }
         }

@@ -75,7 +75,8 @@ fn ps_rows(jobs: &[RouteJob], g: &Graph) -> Result<(Vec<u32>, usize, usize), Rou
     let mut rows = 0u32;
     let mut max_w = 1usize;
     for (i, j) in jobs.iter().enumerate() {
-        check(Limit::RouteWorkers, j.workers as usize, ROUTE_WORKERS_MAX)?;
+        check(Limit::RouteWorkers, j.workers as usize, ROUTE_WORKERS_MAX)
+            .map_err(|e| e.for_job(i as u32))?;
         max_w = max_w.max(j.workers as usize);
         let slot = ps_row.get_mut(j.ps as usize);
         match slot {

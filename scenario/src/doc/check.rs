@@ -114,7 +114,7 @@ pub fn int_limit(
             InputError::new(
                 subject,
                 field,
-                format!("{v} exceeds this build's limit {limit} = {max}"),
+                format!("{v} exceeds {LIMIT_WORDS} {limit} = {max}"),
             )
         } else {
             e
@@ -145,10 +145,26 @@ pub fn count_limit(
         return Err(InputError::new(
             subject,
             field,
-            format!("{n} entries exceed this build's limit {limit} = {max}"),
+            format!("{n} entries exceed {LIMIT_WORDS} {limit} = {max}"),
         ));
     }
     Ok(())
+}
+
+/// The words every build-limit message has ("... exceeds this build's limit NAME = value"):
+/// [`locate`] recognises a limit error by them.
+pub const LIMIT_WORDS: &str = "this build's limit";
+
+/// A build-limit error of item `index` of the list `list` (a job of `jobs`, a server of
+/// `servers`, a node of `topology.nodes`) with the item's index and the field's document path:
+/// ``job `j3` (index 2), field `jobs[2].chunks`: 5000 exceeds this build's limit CHUNKS_MAX =
+/// 4096``. Any other error is returned as it is (its subject already names the item by id).
+pub fn locate(mut e: InputError, list: &str, index: usize) -> InputError {
+    if e.problem.contains(LIMIT_WORDS) {
+        e.subject = format!("{} (index {index})", e.subject);
+        e.field = format!("{list}[{index}].{}", e.field);
+    }
+    e
 }
 
 /// A kernel capacity error as an input error on `field`.
@@ -239,8 +255,13 @@ pub fn resources(names: &[String]) -> Result<(), InputError> {
     Ok(())
 }
 
-/// Ids: non-empty, at most ID_BYTES_MAX bytes, unique within their list (`what` = "job", ...).
-pub fn ids<'a>(what: &str, ids: impl Iterator<Item = &'a str>) -> Result<(), InputError> {
+/// Ids: non-empty, at most ID_BYTES_MAX bytes, unique within their list (`what` = "job", ...;
+/// `list` = the list's document path, "jobs", ..., named with the index of a too-long id).
+pub fn ids<'a>(
+    what: &str,
+    list: &str,
+    ids: impl Iterator<Item = &'a str>,
+) -> Result<(), InputError> {
     let mut seen = BTreeSet::new();
     for (i, id) in ids.enumerate() {
         if id.is_empty() {
@@ -252,10 +273,10 @@ pub fn ids<'a>(what: &str, ids: impl Iterator<Item = &'a str>) -> Result<(), Inp
         }
         if id.len() > ID_BYTES_MAX {
             return Err(InputError::new(
-                format!("{what} #{i}"),
-                "id",
+                format!("{what} #{i} (index {i})"),
+                format!("{list}[{i}].id"),
                 format!(
-                    "{} bytes exceed this build's limit ID_BYTES_MAX = {ID_BYTES_MAX}",
+                    "{} bytes exceed {LIMIT_WORDS} ID_BYTES_MAX = {ID_BYTES_MAX}",
                     id.len()
                 ),
             ));

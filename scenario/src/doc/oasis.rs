@@ -142,11 +142,15 @@ impl OasisDoc {
             .collect::<Result<Vec<_>, _>>()?;
         let prices = self.prices.as_ref().map(|p| p.validate(r)).transpose()?;
         check::count_limit(s, "jobs", self.jobs.len(), 0, JOBS_MAX, "JOBS_MAX")?;
-        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        check::ids("job", "jobs", self.jobs.iter().map(|j| j.id.as_str()))?;
         let jobs = self
             .jobs
             .iter()
-            .map(|j| j.validate(slots, &self.resources, &worker_servers, &ps_servers))
+            .enumerate()
+            .map(|(i, j)| {
+                j.validate(slots, &self.resources, &worker_servers, &ps_servers)
+                    .map_err(|e| check::locate(e, "jobs", i))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(OasisScenario {
             slots,

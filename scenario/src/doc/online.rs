@@ -161,7 +161,7 @@ impl OnlineDoc {
             Some(a) => check::int(s, "alpha", a, 1, 64)?,
         };
         check::count_limit(s, "jobs", self.jobs.len(), 0, JOBS_MAX, "JOBS_MAX")?;
-        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        check::ids("job", "jobs", self.jobs.iter().map(|j| j.id.as_str()))?;
         let updates = if architecture == Architecture::Ring {
             1
         } else {
@@ -170,7 +170,11 @@ impl OnlineDoc {
         let jobs = self
             .jobs
             .iter()
-            .map(|j| j.validate(slots, worker_types.len(), updates, architecture))
+            .enumerate()
+            .map(|(i, j)| {
+                j.validate(slots, worker_types.len(), updates, architecture)
+                    .map_err(|e| check::locate(e, "jobs", i))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let scn = OnlineScenario {
             slots,

@@ -156,11 +156,15 @@ impl PlacementDoc {
                 ),
             ));
         }
-        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        check::ids("job", "jobs", self.jobs.iter().map(|j| j.id.as_str()))?;
         let jobs = self
             .jobs
             .iter()
-            .map(|j| j.validate(self.workers.len()))
+            .enumerate()
+            .map(|(i, j)| {
+                j.validate(self.workers.len())
+                    .map_err(|e| check::locate(e, "jobs", i))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let mut jps = JpsParams::default();
         if let Some(p) = &self.jps {
@@ -242,7 +246,8 @@ impl PlacementJobDoc {
                     s,
                     format!("throughput[{i}]"),
                     format!(
-                        "must be at most {THROUGHPUT_MAX:e} (THROUGHPUT_MAX of this build: the market's unit price steps are exact in f64 only below 2^53), got {x:e}"
+                        "{x:e} exceeds {} THROUGHPUT_MAX = {THROUGHPUT_MAX:e} (the market's unit price steps are exact in f64 only below 2^53)",
+                        check::LIMIT_WORDS
                     ),
                 ));
             }

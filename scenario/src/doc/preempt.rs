@@ -94,10 +94,14 @@ impl PreemptDoc {
             EDGE_SERVERS_MAX,
             "EDGE_SERVERS_MAX",
         )?;
-        check::ids("server", self.servers.iter().map(|x| x.id.as_str()))?;
+        check::ids(
+            "server",
+            "servers",
+            self.servers.iter().map(|x| x.id.as_str()),
+        )?;
         let mut servers = Vec::with_capacity(self.servers.len());
         let mut clouds = 0;
-        for sv in &self.servers {
+        for (i, sv) in self.servers.iter().enumerate() {
             let ss = format!("server `{}`", sv.id);
             let workers = match (sv.cloud, sv.workers) {
                 (true, None) => 0,
@@ -122,7 +126,8 @@ impl PreemptDoc {
                     1,
                     WORKERS_PER_SERVER_MAX as u64,
                     "WORKERS_PER_SERVER_MAX",
-                )?,
+                )
+                .map_err(|e| check::locate(e, "servers", i))?,
             };
             clouds += sv.cloud as u32;
             if clouds > 1 {
@@ -139,7 +144,8 @@ impl PreemptDoc {
                 0,
                 PS_PER_SERVER_MAX as u64,
                 "PS_PER_SERVER_MAX",
-            )?;
+            )
+            .map_err(|e| check::locate(e, "servers", i))?;
             servers.push(PreemptServer {
                 workers,
                 ps,
@@ -147,11 +153,15 @@ impl PreemptDoc {
             });
         }
         check::count_limit(s, "jobs", self.jobs.len(), 0, JOBS_MAX, "JOBS_MAX")?;
-        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        check::ids("job", "jobs", self.jobs.iter().map(|j| j.id.as_str()))?;
         let jobs = self
             .jobs
             .iter()
-            .map(|j| j.validate(slots, &self.servers, &servers))
+            .enumerate()
+            .map(|(i, j)| {
+                j.validate(slots, &self.servers, &servers)
+                    .map_err(|e| check::locate(e, "jobs", i))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(PreemptScenario {
             slots,

@@ -138,14 +138,18 @@ impl RouteDoc {
         let s = "scenario";
         let t = &self.topology;
         check::count_limit(
-            "topology",
-            "nodes",
+            s,
+            "topology.nodes",
             t.nodes.len(),
             1,
             GRAPH_NODES_MAX,
             "GRAPH_NODES_MAX",
         )?;
-        check::ids("node", t.nodes.iter().map(|n| n.id.as_str()))?;
+        check::ids(
+            "node",
+            "topology.nodes",
+            t.nodes.iter().map(|n| n.id.as_str()),
+        )?;
         // Inserted one by one rather than collected: `collect` into a BTreeMap compiles a
         // stable sort of its own for the pair type (wasm size); ids are unique (checked above).
         let mut index: BTreeMap<&str, u32> = BTreeMap::new();
@@ -153,7 +157,7 @@ impl RouteDoc {
             index.insert(n.id.as_str(), i as u32);
         }
         let mut nodes = Vec::with_capacity(t.nodes.len());
-        for n in &t.nodes {
+        for (i, n) in t.nodes.iter().enumerate() {
             let ns = format!("node `{}`", n.id);
             let (kind, slots) = match (n.kind, n.slots) {
                 (NodeKindDoc::Compute, None) => (NodeKind::Compute, COMPUTE_SLOTS_DEFAULT),
@@ -166,7 +170,8 @@ impl RouteDoc {
                         1,
                         COMPUTE_SLOTS_MAX as u64,
                         "COMPUTE_SLOTS_MAX",
-                    )?,
+                    )
+                    .map_err(|e| check::locate(e, "topology.nodes", i))?,
                 ),
                 (_, Some(_)) => {
                     return Err(InputError::new(
@@ -181,8 +186,8 @@ impl RouteDoc {
             nodes.push(Node { kind, slots });
         }
         check::count_limit(
-            "topology",
-            "links",
+            s,
+            "topology.links",
             t.links.len(),
             0,
             GRAPH_LINKS_MAX,
@@ -229,9 +234,9 @@ impl RouteDoc {
             });
         }
         check::count_limit(s, "jobs", self.jobs.len(), 0, JOBS_MAX, "JOBS_MAX")?;
-        check::ids("job", self.jobs.iter().map(|j| j.id.as_str()))?;
+        check::ids("job", "jobs", self.jobs.iter().map(|j| j.id.as_str()))?;
         let mut jobs = Vec::with_capacity(self.jobs.len());
-        for j in &self.jobs {
+        for (i, j) in self.jobs.iter().enumerate() {
             let js = &job(&j.id);
             let ps = *index
                 .get(j.ps.as_str())
@@ -261,7 +266,8 @@ impl RouteDoc {
                     1,
                     ROUTE_WORKERS_MAX as u64,
                     "ROUTE_WORKERS_MAX",
-                )?,
+                )
+                .map_err(|e| check::locate(e, "jobs", i))?,
                 release,
                 duration: check::int(js, "duration", j.duration, 1, u32::MAX as u64)?,
                 deadline,
@@ -286,11 +292,12 @@ impl RouteDoc {
                 let max = mlsched_kernel::limits::PSO_WORK_MAX;
                 if work > max {
                     return Err(InputError::new(
-                        "pso",
-                        "iterations",
+                        s,
+                        "pso.iterations",
                         format!(
-                            "particles x iterations x jobs = {particles} x {iterations} x {} = {work} is more than {max} (PSO_WORK_MAX of this build: it bounds a run's time)",
-                            self.jobs.len()
+                            "particles x iterations x jobs = {particles} x {iterations} x {} = {work} exceeds {} PSO_WORK_MAX = {max} (it bounds a run's time)",
+                            self.jobs.len(),
+                            check::LIMIT_WORDS
                         ),
                     ));
                 }

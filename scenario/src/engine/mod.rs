@@ -307,7 +307,8 @@ impl<L: LogSink> Engine<L> {
         sink: L,
         fingerprint: u64,
     ) -> Result<Self, RunError> {
-        let (kind, built) = crate::dispatch!(d, x, K => (K::NAME, K::engine::<L>(x, opts)?));
+        let (kind, built) = crate::dispatch!(d, x, K => (K::NAME, K::engine::<L>(x, opts)
+            .map_err(|e| crate::limit::locate(K::NAME, &crate::limit::job_ids(d), None, e))?));
         let mut order: Vec<(Slot, u32)> = built
             .arrivals
             .iter()
@@ -397,6 +398,11 @@ impl<L: LogSink> Engine<L> {
     fn feed_to(&mut self, now: Slot, ev: Event<u32>, out: &mut Out<'_>) -> Result<(), RunError> {
         self.check(now, ev)?;
         if let Err(e) = self.inner.on_event(now, ev, &mut self.sink, out) {
+            let job = match ev {
+                Event::JobArrived(j) | Event::JobFinished(j) => Some(j),
+                Event::SlotAdvanced => None,
+            };
+            let e = crate::limit::locate(self.kind, &self.ids, job, e);
             self.failed = Some(e.clone());
             return Err(e);
         }
@@ -561,6 +567,7 @@ impl<L: LogSink> Engine<L> {
         let r = match self.inner.finish(&mut self.sink, out) {
             Ok(r) => r,
             Err(e) => {
+                let e = crate::limit::locate(self.kind, &self.ids, None, e);
                 self.failed = Some(e.clone());
                 return Err(e);
             }

@@ -108,22 +108,12 @@ fn decision(d: &PreemptDecision) -> Decision {
 }
 
 impl Engine {
-    /// The kernel's error; a capacity limit hit while placing a job's chunks names the job
-    /// being placed, its `chunks` field and the limit.
-    fn error(&self, e: DriverError<PreemptError>, job: Option<u32>) -> RunError {
-        match (e, job) {
-            (DriverError::Scheduler(PreemptError::Capacity(c)), Some(j)) => {
-                let id = self.doc.jobs.get(j as usize).map_or("?", |x| x.id.as_str());
-                RunError::kernel(
-                    PreemptError::Capacity(c),
-                    format!(
-                        "job `{}`, field `chunks`: placing its chunks needs more than this build holds: {c}",
-                        crate::text::terminal_safe(id)
-                    ),
-                )
-            }
-            (DriverError::Scheduler(e), _) => kernel_error(&self.doc, e),
-            (e, _) => crate::error::from_driver(e, |m| m),
+    /// The kernel's error (a build limit's message, naming the job being placed, is written by
+    /// [`crate::limit::locate`] for every kind).
+    fn error(&self, e: DriverError<PreemptError>) -> RunError {
+        match e {
+            DriverError::Scheduler(e) => kernel_error(&self.doc, e),
+            e => crate::error::from_driver(e, |m| m),
         }
     }
 }
@@ -143,11 +133,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 collect(jobs, d);
                 out.emit(|| decision(d))
             });
-        let job = match ev {
-            Event::JobArrived(j) => Some(j),
-            _ => None,
-        };
-        r.map_err(|e| self.error(e, job))
+        r.map_err(|e| self.error(e))
     }
 
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
@@ -160,7 +146,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             collect(jobs, d);
             out.emit(|| decision(d))
         });
-        r.map_err(|e| self.error(e, None))?;
+        r.map_err(|e| self.error(e))?;
         let sched = self.driver.scheduler();
         let mut jobs = self.jobs.clone();
         finish(sched, &self.scn, &mut jobs);

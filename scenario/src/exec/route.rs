@@ -81,10 +81,12 @@ pub(crate) fn kernel_error(doc: &RouteDoc, e: RouteError) -> RunError {
     let job = |i: u32| {
         format!(
             "job `{}`",
-            doc.jobs
-                .get(i as usize)
-                .map(|j| j.id.as_str())
-                .unwrap_or("?")
+            crate::text::terminal_safe(
+                doc.jobs
+                    .get(i as usize)
+                    .map(|j| j.id.as_str())
+                    .unwrap_or("?")
+            )
         )
     };
     match e {
@@ -105,8 +107,10 @@ pub(crate) fn kernel_error(doc: &RouteDoc, e: RouteError) -> RunError {
         RouteError::PathTooLong { job: i } => RunError::kernel(
             e,
             format!(
-                "{}: a path is longer than PATH_NODES_MAX = {}",
+                "route: {} (index {i}), field `{}`: a path from its ps node is longer than this \
+                 build's limit PATH_NODES_MAX = {} nodes",
                 job(i),
+                crate::limit::field("route", mlsched_kernel::Limit::PathNodes, Some(i)),
                 mlsched_kernel::route::PATH_NODES_MAX
             ),
         ),
