@@ -46,6 +46,7 @@ impl ThroughputDoc {
         )?;
         check::ids(
             "throughput model",
+            "throughput.models",
             self.models.iter().map(|m| m.name.as_str()),
         )?;
         let nodes = self.models[0].speedup.len();
