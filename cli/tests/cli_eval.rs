@@ -531,7 +531,10 @@ fn restart_seconds_defaults_off_switch_and_errors() {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         v.get("restart_slots").and_then(|x| x.as_f64())
     };
-    assert_eq!(slots(&["gen", "oasis", "--jobs", "3", "--nodes", "2"]), None);
+    assert_eq!(
+        slots(&["gen", "oasis", "--jobs", "3", "--nodes", "2"]),
+        None
+    );
     assert_eq!(
         slots(&["gen", "oasis", "--jobs", "3", "--restart-seconds", "30"]),
         Some(30.0 / 3600.0)

@@ -300,6 +300,41 @@ fn document_cases() -> Vec<Case> {
             named("PSO_WORK_MAX", l::PSO_WORK_MAX),
         ],
     );
+    // The placement-aware speed-up table (docs/throughput.md): counts of its models, rows
+    // (nodes) and columns (GPUs), each named by its path under `throughput`.
+    let table = |models: Value| {
+        let mut v = tiny("oasis");
+        v["throughput"] = json!({ "models": models });
+        v
+    };
+    let one = |rows: Value| table(json!([{ "name": "m", "speedup": rows }]));
+    let many = (0..=l::SPEEDUP_MODELS_MAX)
+        .map(|i| json!({ "name": format!("m{i}"), "speedup": [[1.0]] }))
+        .collect::<Vec<_>>();
+    push(
+        "SPEEDUP_MODELS_MAX",
+        run_err(&table(json!(many))),
+        vec![
+            "field `models`".into(),
+            named("SPEEDUP_MODELS_MAX", l::SPEEDUP_MODELS_MAX),
+        ],
+    );
+    push(
+        "SPEEDUP_NODES_MAX",
+        run_err(&one(json!(vec![[1.0]; l::SPEEDUP_NODES_MAX + 1]))),
+        vec![
+            "field `models[0].speedup`".into(),
+            named("SPEEDUP_NODES_MAX", l::SPEEDUP_NODES_MAX),
+        ],
+    );
+    push(
+        "SPEEDUP_GPUS_MAX",
+        run_err(&one(json!([vec![1.0; l::SPEEDUP_GPUS_MAX + 1]]))),
+        vec![
+            "field `models[0].speedup[0]`".into(),
+            named("SPEEDUP_GPUS_MAX", l::SPEEDUP_GPUS_MAX),
+        ],
+    );
     out
 }
 
@@ -659,6 +694,32 @@ fn kernel_limit_errors_display_the_limit() {
             .contains(&named("RECORD_BYTES_MAX", l::RECORD_BYTES_MAX)),
         "{frame}"
     );
+    // Dorm's exact MILP solve per event: bounded work and bounded active jobs (a run that needs
+    // more stops with the error; reaching either takes a large scenario, so the text is checked).
+    use mlsched_kernel::baseline::BaselineError;
+    let nodes = BaselineError::DormNodes {
+        slot: 8,
+        max: l::DORM_NODES_MAX,
+    };
+    assert!(
+        nodes.to_string().contains("slot 8")
+            && nodes
+                .to_string()
+                .contains(&named("DORM_NODES_MAX", l::DORM_NODES_MAX)),
+        "{nodes}"
+    );
+    let active = BaselineError::DormActive {
+        slot: 5,
+        active: 5000,
+    };
+    assert!(
+        active.to_string().contains("slot 5")
+            && active.to_string().contains("5000")
+            && active
+                .to_string()
+                .contains(&named("DORM_ACTIVE_MAX", l::DORM_ACTIVE_MAX)),
+        "{active}"
+    );
     let rec = mlsched_kernel::log::LogError::RecordTooLarge { tag: 0x21 };
     assert!(
         rec.to_string()
@@ -678,13 +739,15 @@ fn every_limit_is_covered(cases: &[&str]) {
         .filter_map(|l| l.strip_prefix("pub const "))
         .filter_map(|l| l.split(':').next())
         .collect();
-    assert_eq!(names.len(), 32, "{names:?}");
+    assert_eq!(names.len(), 37, "{names:?}");
     let mut covered = cases.to_vec();
     covered.extend([
         "PATH_NODES_MAX",
         "LEDGER_CELLS_MAX",
         "RECORD_BYTES_MAX",
         "PLACEMENT_MARKET_ROUNDS_MAX",
+        "DORM_NODES_MAX",
+        "DORM_ACTIVE_MAX",
     ]);
     let missing: Vec<&&str> = names.iter().filter(|n| !covered.contains(n)).collect();
     assert!(missing.is_empty(), "limits without a case: {missing:?}");
