@@ -8,7 +8,7 @@
 #![allow(clippy::needless_range_loop)]
 use mlsched_cli::doc::{self, ScenarioDoc};
 use mlsched_cli::run::{policies, run_json, RunOptions};
-use mlsched_kernel::baseline::oasis::{fixed_workers, ps_for, OasisBaseline, Unit};
+use mlsched_kernel::baseline::oasis::{fixed_workers, ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
 use mlsched_kernel::baseline::{BaselineError, Policy, ANTMAN_QUEUE_SLOTS, FIXED_WORKERS};
 use mlsched_kernel::log::{HashSink, LogSink};
@@ -160,48 +160,9 @@ fn oasis_doc(
 /// Every RRH invariant on one scenario; returns the log hash.
 fn check_rrh(scn: &OasisScenario) -> Result<u64, TestCaseError> {
     let t = scn.slots as usize;
-    let r_n = scn.resources as usize;
-    let mut wuse = vec![vec![vec![0.0f64; r_n]; scn.worker_servers.len()]; t];
-    let mut puse = vec![vec![vec![0.0f64; r_n]; scn.ps_servers.len()]; t];
-    let mut x = vec![vec![(0u32, 0u32); t]; scn.jobs.len()];
-    let mut r = OasisBaseline::new(Policy::Rrh, scn).unwrap();
-    let mut sink = HashSink::new();
-    r.run(&mut sink, &mut |u: Unit| {
-        let j = &scn.jobs[u.job as usize];
-        let (d, row) = if u.ps {
-            (&j.ps_demand, &mut puse[u.slot as usize][u.server as usize])
-        } else {
-            (
-                &j.worker_demand,
-                &mut wuse[u.slot as usize][u.server as usize],
-            )
-        };
-        for (k, v) in row.iter_mut().enumerate() {
-            *v += d.get(k);
-        }
-        let e = &mut x[u.job as usize][u.slot as usize];
-        if u.ps {
-            e.1 += 1
-        } else {
-            e.0 += 1
-        }
-    })
-    .unwrap();
-    for s in 0..t {
-        for (i, c) in scn.worker_servers.iter().enumerate() {
-            for k in 0..r_n {
-                prop_assert!(
-                    wuse[s][i][k] <= c.get(k) + 1e-9,
-                    "worker server {i} slot {s}"
-                );
-            }
-        }
-        for (i, c) in scn.ps_servers.iter().enumerate() {
-            for k in 0..r_n {
-                prop_assert!(puse[s][i][k] <= c.get(k) + 1e-9, "ps server {i} slot {s}");
-            }
-        }
-    }
+    let rec =
+        mlsched_tests::oasis_units::run_checked(Policy::Rrh, scn).map_err(TestCaseError::fail)?;
+    let (r, x, hash) = (&rec.runner, &rec.counts, rec.hash);
     for (i, job) in scn.jobs.iter().enumerate() {
         let st = r.jobs()[i];
         let mut done = 0u64;
@@ -237,8 +198,8 @@ fn check_rrh(scn: &OasisScenario) -> Result<u64, TestCaseError> {
     let mut again = OasisBaseline::new(Policy::Rrh, scn).unwrap();
     let mut s2 = HashSink::new();
     again.run(&mut s2, &mut |_| {}).unwrap();
-    prop_assert_eq!(sink.hash().value(), s2.hash().value());
-    Ok(sink.hash().value())
+    prop_assert_eq!(hash, s2.hash().value());
+    Ok(hash)
 }
 
 /// `(arrival, epochs, chunks, minibatch time x100, weight)` per job.
