@@ -135,6 +135,16 @@ enum Command {
         /// default). Other kinds have none. See docs/restart.md.
         #[arg(long)]
         restart_seconds: Option<f64>,
+        /// Kinds oasis and online: linear (the papers' model, a job's speed is its worker
+        /// count) or pollux (the bundled measured speed-up table of the import's `--throughput
+        /// pollux`, a model family per job drawn uniformly, one GPU per worker; the baselines'
+        /// progress then depends on how many servers a job spans). See docs/throughput.md.
+        #[arg(long, default_value = "linear")]
+        throughput: String,
+        /// The data folder `--throughput pollux` reads its table from. Default: $MLSCHED_DATA,
+        /// else a data/ folder in the current directory or a parent, else the source tree's.
+        #[arg(long)]
+        data: Option<PathBuf>,
         /// Output file (default stdout).
         #[arg(short, long)]
         out: Option<PathBuf>,
@@ -286,8 +296,11 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
             slots,
             rounds_past_horizon,
             restart_seconds,
+            throughput,
+            data,
             out,
         } => {
+            let throughput = mlsched_cli::import::pollux::ThroughputModel::parse(&throughput)?;
             eprintln!("seed {seed}");
             let pb = progress::Progress::spinner(format!("generating {kind}"), cli.quiet);
             let text = mlsched_cli::gen::generate_json_with(
@@ -302,6 +315,8 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
                 &mlsched_cli::gen::GenExtras {
                     rounds_past_horizon,
                     restart_seconds,
+                    throughput,
+                    data,
                 },
             );
             pb.finish();

@@ -94,8 +94,10 @@ pub mod online;
 pub mod placement;
 pub mod preempt;
 pub mod route;
+pub mod throughput;
 
 use crate::error::RunError;
+use crate::import::pollux::ThroughputModel;
 
 /// Generates a scenario of `kind` as pretty JSON text.
 pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> {
@@ -111,6 +113,11 @@ pub struct GenExtras {
     /// Kind oasis: the cost of preemption in seconds (`--restart-seconds`), written as
     /// `restart_slots` = seconds / 3600 (one generated slot is an hour) when > 0.
     pub restart_seconds: Option<f64>,
+    /// Kinds oasis and online: `pollux` adds the bundled placement-aware speed-up table and a
+    /// model family per job, with one GPU per worker (`--throughput`; [`throughput`]).
+    pub throughput: ThroughputModel,
+    /// The data folder the table is read from (`--data`; only with `--throughput pollux`).
+    pub data: Option<std::path::PathBuf>,
 }
 
 /// The restart time the importers write by default, in seconds (the peer simulator's;
@@ -153,12 +160,34 @@ pub fn generate_json_with(
             format!("applies to kind online, not `{kind}`"),
         );
     }
+    let table = gen_table(kind, extras)?;
+    let per_gpu = table.is_some();
     let v = match kind {
-        "oasis" => serde_json::to_value(oasis::generate(opts)?),
-        "online" => serde_json::to_value(crate::doc::online::OnlineDoc {
-            rounds_past_horizon: extras.rounds_past_horizon.then_some(true),
-            ..online::generate(opts)?
-        }),
+        "oasis" => {
+            let mut doc = oasis::generate_with(opts, per_gpu)?;
+            if let Some(t) = &table {
+                let models = t.models(opts.seed, doc.jobs.len());
+                doc.jobs
+                    .iter_mut()
+                    .zip(models)
+                    .for_each(|(j, m)| j.model = Some(m));
+                doc.throughput = Some(t.doc.clone());
+            }
+            serde_json::to_value(doc)
+        }
+        "online" => {
+            let mut doc = online::generate_with(opts, per_gpu)?;
+            doc.rounds_past_horizon = extras.rounds_past_horizon.then_some(true);
+            if let Some(t) = &table {
+                let models = t.models(opts.seed, doc.jobs.len());
+                doc.jobs
+                    .iter_mut()
+                    .zip(models)
+                    .for_each(|(j, m)| j.model = Some(m));
+                doc.throughput = Some(t.doc.clone());
+            }
+            serde_json::to_value(doc)
+        }
         "placement" => serde_json::to_value(placement::generate(opts)?),
         "preempt" => serde_json::to_value(preempt::generate(opts)?),
         "route" => serde_json::to_value(route::generate(opts)?),
@@ -181,6 +210,32 @@ pub fn generate_json_with(
     s.push('\n');
     refuse_what_run_refuses(&s)?;
     Ok(s)
+}
+
+/// The speed-up table `--throughput` asks for (`None` for `linear`), read from the data folder;
+/// the option on a kind without the model, or `--data` without a table to read, is an option
+/// error naming it.
+fn gen_table(kind: &str, extras: &GenExtras) -> Result<Option<throughput::GenTable>, RunError> {
+    let bad = |field: &str, problem: String| {
+        Err(RunError::Input(crate::error::InputError::new(
+            "option", field, problem,
+        )))
+    };
+    match extras.throughput {
+        ThroughputModel::Linear if extras.data.is_some() => bad(
+            "data",
+            "is where `--throughput pollux` reads its table; without that option nothing is read"
+                .into(),
+        ),
+        ThroughputModel::Linear => Ok(None),
+        ThroughputModel::Pollux if !matches!(kind, "oasis" | "online") => bad(
+            "throughput",
+            format!(
+                "pollux applies to kinds oasis and online, not `{kind}` (see docs/throughput.md)"
+            ),
+        ),
+        ThroughputModel::Pollux => throughput::GenTable::load(extras.data.as_deref()).map(Some),
+    }
 }
 
 /// Never hands out a document `mlsched run` would refuse: the generated (or imported) text

@@ -17,6 +17,9 @@
 //!   of a trace CSV (Philly `timestamp` or Alibaba openb `creation_time`), sorted, the first
 //!   `--jobs` rows, rescaled linearly onto slots 0 .. 3T/4.
 //! - Prices are left out, so runs derive U / L from the job list by eqs. (23)-(26).
+//! - `--throughput pollux` ([`generate_with`] with `one_gpu_workers`): every worker demands one
+//!   GPU (one data-parallel replica, as the measured table has); its GPU count is still drawn
+//!   and discarded, so every other value is the one the seed gives without the option.
 use super::GenOptions;
 use crate::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
 use crate::error::RunError;
@@ -47,6 +50,12 @@ fn pick<T: Copy>(g: &mut SplitMix64, v: &[T]) -> T {
 
 /// Generates a `"oasis"` scenario.
 pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
+    generate_with(opts, false)
+}
+
+/// [`generate`], with every worker demanding exactly one GPU when `one_gpu_workers` (the
+/// placement-aware throughput model's worker, `docs/throughput.md`); the same draws either way.
+pub fn generate_with(opts: &GenOptions, one_gpu_workers: bool) -> Result<OasisDoc, RunError> {
     let mut g = SplitMix64::new(opts.seed);
     let n_jobs = opts.jobs.unwrap_or(100) as usize;
     let servers = opts.nodes.unwrap_or(50) as usize;
@@ -74,7 +83,7 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
     let jobs = arrivals
         .iter()
         .enumerate()
-        .map(|(i, &a)| job(&mut g, i, a))
+        .map(|(i, &a)| job(&mut g, i, a, one_gpu_workers))
         .collect();
     Ok(OasisDoc {
         kind: "oasis".into(),
@@ -91,7 +100,7 @@ pub fn generate(opts: &GenOptions) -> Result<OasisDoc, RunError> {
     })
 }
 
-fn job(g: &mut SplitMix64, i: usize, arrival: u64) -> OasisJobDoc {
+fn job(g: &mut SplitMix64, i: usize, arrival: u64, one_gpu_workers: bool) -> OasisJobDoc {
     let b = round4(g.range_f64(0.1, 5.0));
     let big_b = round4(g.range_f64(5.0, 20.0));
     let grad_mb = g.range_f64(30.0, 575.0);
@@ -115,7 +124,11 @@ fn job(g: &mut SplitMix64, i: usize, arrival: u64) -> OasisJobDoc {
         worker_bw: b,
         ps_bw: big_b,
         worker_demand: vec![
-            g.below(5) as f64,
+            // Drawn in both modes so the stream (and every later value) stays the same.
+            match g.below(5) {
+                _ if one_gpu_workers => 1.0,
+                gpus => gpus as f64,
+            },
             (1 + g.below(10)) as f64,
             (2 + g.below(31)) as f64,
             (5 + g.below(6)) as f64,

@@ -26,6 +26,11 @@
 //!   arrival *pattern* (bursts and gaps) is kept. Every other value is drawn exactly as without
 //!   a trace (the uniform arrival is still drawn and discarded), so the two scenarios of one
 //!   seed differ in the arrivals only.
+//! - `--throughput pollux` ([`generate_with`] with `one_gpu_workers`): every worker type
+//!   demands one GPU (one data-parallel replica, as the measured table has; its GPU count is
+//!   drawn and discarded), so a job's mini-batch time is its base time v on every type (the
+//!   types differ in vCPUs and bandwidth), and the cluster is scaled to the same 0.2-0.5 of
+//!   the jobs' (now one-GPU-per-worker) ideal demand.
 use super::GenOptions;
 use crate::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
 use crate::error::{InputError, RunError};
@@ -62,6 +67,12 @@ fn int(g: &mut SplitMix64, lo: u64, hi: u64) -> f64 {
 /// Generates an `"online"` scenario (PS architecture; edit `architecture` for ring, see
 /// [`to_ring`]).
 pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
+    generate_with(opts, false)
+}
+
+/// [`generate`], with every worker type demanding exactly one GPU when `one_gpu_workers` (the
+/// placement-aware throughput model's worker, `docs/throughput.md`); the same draws either way.
+pub fn generate_with(opts: &GenOptions, one_gpu_workers: bool) -> Result<OnlineDoc, RunError> {
     let mut g = SplitMix64::new(opts.seed);
     let n_jobs = opts.jobs.unwrap_or(100) as usize;
     let slots = opts.slots.unwrap_or(SLOTS);
@@ -73,7 +84,10 @@ pub fn generate(opts: &GenOptions) -> Result<OnlineDoc, RunError> {
     let n_servers = opts.nodes.unwrap_or(150).max(1) as usize;
     let worker_types: Vec<TaskTypeDoc> = (0..8)
         .map(|_| {
-            let gpu = int(&mut g, 1, 4);
+            let gpu = match int(&mut g, 1, 4) {
+                _ if one_gpu_workers => 1.0,
+                gpus => gpus,
+            };
             let cpu = int(&mut g, 1, 16);
             let bw = round4(g.range_f64(0.1, 5.0));
             TaskTypeDoc {
