@@ -176,39 +176,40 @@ fn runs_under_every_policy_and_the_table_changes_the_baselines() {
     }
 }
 
-fn bin(args: &[&str]) -> (bool, String) {
+/// Exit status and stderr of `mlsched ARGS` (input errors exit with 2).
+fn bin(args: &[&str]) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_mlsched"))
         .args(args)
         .env("MLSCHED_DATA", data())
         .output()
         .expect("spawn mlsched");
     (
-        o.status.success(),
+        o.status.code(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
 
 #[test]
 fn flag_errors_name_the_option() {
-    let (ok, err) = bin(&["gen", "oasis", "--throughput", "foo"]);
-    assert!(!ok);
+    let (code, err) = bin(&["gen", "oasis", "--throughput", "foo"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("throughput") && err.contains("`foo`") && err.contains("linear or pollux"),
         "{err}"
     );
-    let (ok, err) = bin(&["gen", "placement", "--throughput", "pollux"]);
-    assert!(!ok);
+    let (code, err) = bin(&["gen", "placement", "--throughput", "pollux"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("throughput") && err.contains("oasis and online"),
         "{err}"
     );
-    let (ok, err) = bin(&["gen", "oasis", "--data", "data"]);
-    assert!(!ok);
+    let (code, err) = bin(&["gen", "oasis", "--data", "data"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("data") && err.contains("--throughput pollux"),
         "{err}"
     );
-    let (ok, err) = bin(&[
+    let (code, err) = bin(&[
         "gen",
         "oasis",
         "--throughput",
@@ -216,9 +217,9 @@ fn flag_errors_name_the_option() {
         "--data",
         "/nonexistent-mlsched-data",
     ]);
-    assert!(!ok);
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("pollux-throughput"), "{err}");
     // And the option works through the binary.
-    let (ok, err) = bin(&["gen", "online", "--jobs", "5", "--throughput", "pollux"]);
-    assert!(ok, "{err}");
+    let (code, err) = bin(&["gen", "online", "--jobs", "5", "--throughput", "pollux"]);
+    assert_eq!(code, Some(0), "{err}");
 }
