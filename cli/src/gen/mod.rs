@@ -1,4 +1,8 @@
 //! Scenario generators following each paper's evaluation settings (`mlsched gen KIND`).
+//!
+//! Options that add optional document fields ([`GenExtras`]) leave every other value as the seed
+//! gives it; without them the documents are byte-identical to the plain generators'. Kinds oasis
+//! and online take `--throughput pollux` ([`throughput`], docs/throughput.md).
 use std::path::PathBuf;
 
 /// What `mlsched gen` was asked for.
