@@ -164,32 +164,25 @@ pub fn generate_json_with(
             format!("applies to kind online, not `{kind}`"),
         );
     }
-    let table = gen_table(kind, extras)?;
+    // An unknown kind is reported as such below, not as a misplaced `--throughput`.
+    let table = if crate::doc::KINDS.contains(&kind) {
+        gen_table(kind, extras)?
+    } else {
+        None
+    };
     let per_gpu = table.is_some();
     let v = match kind {
         "oasis" => {
             let mut doc = oasis::generate_with(opts, per_gpu)?;
-            if let Some(t) = &table {
-                let models = t.models(opts.seed, doc.jobs.len());
-                doc.jobs
-                    .iter_mut()
-                    .zip(models)
-                    .for_each(|(j, m)| j.model = Some(m));
-                doc.throughput = Some(t.doc.clone());
-            }
+            let models = doc.jobs.iter_mut().map(|j| &mut j.model);
+            doc.throughput = table.as_ref().map(|t| t.apply(opts.seed, models));
             serde_json::to_value(doc)
         }
         "online" => {
             let mut doc = online::generate_with(opts, per_gpu)?;
             doc.rounds_past_horizon = extras.rounds_past_horizon.then_some(true);
-            if let Some(t) = &table {
-                let models = t.models(opts.seed, doc.jobs.len());
-                doc.jobs
-                    .iter_mut()
-                    .zip(models)
-                    .for_each(|(j, m)| j.model = Some(m));
-                doc.throughput = Some(t.doc.clone());
-            }
+            let models = doc.jobs.iter_mut().map(|j| &mut j.model);
+            doc.throughput = table.as_ref().map(|t| t.apply(opts.seed, models));
             serde_json::to_value(doc)
         }
         "placement" => serde_json::to_value(placement::generate(opts)?),

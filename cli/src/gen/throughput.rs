@@ -45,4 +45,16 @@ impl GenTable {
             })
             .collect()
     }
+
+    /// Fills every job's `model` (in job order, as [`GenTable::models`] draws them) and returns
+    /// the scenario's `throughput` document.
+    pub fn apply<'a>(
+        &self,
+        seed: u64,
+        jobs: impl ExactSizeIterator<Item = &'a mut Option<String>>,
+    ) -> ThroughputDoc {
+        let models = self.models(seed, jobs.len());
+        jobs.zip(models).for_each(|(job, m)| *job = Some(m));
+        self.doc.clone()
+    }
 }
