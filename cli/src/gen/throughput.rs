@@ -31,12 +31,16 @@ impl GenTable {
     }
 
     /// One family name per job, for `jobs` jobs: uniform over the table's families, drawn in
-    /// job order from a SplitMix64 seeded with `seed` (mixed with [`MODEL_STREAM`]). Uniform
+    /// job order from a SplitMix64 seeded with `seed` (mixed with a constant of its own). Uniform
     /// because a generated job's size has no relation to the trace sizes by which the importers
     /// pick a family; every measured family is then equally represented.
     pub fn models(&self, seed: u64, jobs: usize) -> Vec<String> {
         let mut rng = SplitMix64::new(seed ^ MODEL_STREAM);
         let families = &self.doc.models;
+        if families.is_empty() {
+            // No family to draw from (never for the bundled six): the jobs stay linear.
+            return Vec::new();
+        }
         (0..jobs)
             .map(|_| {
                 families[rng.below(families.len() as u64) as usize]
