@@ -305,8 +305,29 @@ fn small_data() -> &'static std::path::Path {
             std::fs::create_dir_all(p.parent().unwrap_or(&dst)).unwrap_or_default();
             std::fs::write(&p, cut.join("\n") + "\n").unwrap_or_default();
         }
+        // The Pollux step times are read whole: the speed-up table is derived from every row.
+        copy_dir(
+            &src.join("pollux-throughput"),
+            &dst.join("pollux-throughput"),
+        );
         dst
     })
+}
+
+/// Copies a folder's files (one level of subfolders, as `data/pollux-throughput` has).
+fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(src) else {
+        return;
+    };
+    std::fs::create_dir_all(dst).unwrap_or_default();
+    for e in entries.flatten() {
+        let (from, to) = (e.path(), dst.join(e.file_name()));
+        if from.is_dir() {
+            copy_dir(&from, &to);
+        } else {
+            std::fs::copy(&from, &to).map(|_| ()).unwrap_or_default();
+        }
+    }
 }
 
 /// `gen` and `import` options from bytes (counts mostly small, sometimes huge or zero; reals
@@ -315,7 +336,8 @@ fn small_data() -> &'static std::path::Path {
 /// that neither ever writes a document `mlsched run` refuses — and a small one runs
 /// (`check_generated`).
 pub fn gen_options(data: &[u8]) {
-    use mlsched_cli::gen::{generate_json, GenOptions};
+    use mlsched_cli::gen::{generate_json_with, GenExtras, GenOptions};
+    use mlsched_cli::import::pollux::ThroughputModel;
     use mlsched_cli::import::{import_json, ImportOptions, Source};
     let mut b = data.iter().copied();
     let mut byte = || b.next().unwrap_or(0);
@@ -330,6 +352,22 @@ pub fn gen_options(data: &[u8]) {
     let (what, which) = (byte(), byte());
     let (a, b1, c, d, e2, f) = (byte(), byte(), byte(), byte(), byte(), byte());
     let seed = u64::from(byte());
+    // The optional-field options (restart cost, Pollux table, Zhou's rounds past T): the table
+    // one time in 8, as deriving it reads every Pollux row.
+    let (g, h) = (byte(), byte());
+    let mut real = [0u8; 8];
+    real.iter_mut().for_each(|x| *x = byte());
+    let r = f64::from_le_bytes(real);
+    let restart = match g % 4 {
+        0 => Some(r),
+        1 => Some(f64::from(h) * 7.5),
+        _ => None,
+    };
+    let throughput = if h % 8 == 0 {
+        ThroughputModel::Pollux
+    } else {
+        ThroughputModel::Linear
+    };
     let result = if what % 2 == 0 {
         let kind = mlsched_cli::doc::KINDS[which as usize % 5];
         // Placement and route read a trace by default (Gavel, openb pods): the cut-down copy
@@ -356,16 +394,21 @@ pub fn gen_options(data: &[u8]) {
             trace,
             slots: (e2 % 4 == 0).then(|| count(e2, f)),
         };
-        generate_json(kind, &opts)
+        let extras = GenExtras {
+            rounds_past_horizon: g % 8 == 5,
+            restart_seconds: restart,
+            throughput,
+            // `--data` alone (without the table) must be refused, so it is set independently.
+            data: (h % 3 == 0).then(|| small_data().to_path_buf()),
+        };
+        generate_json_with(kind, &opts, &extras)
     } else {
-        let mut real = [0u8; 8];
-        real.iter_mut().for_each(|x| *x = byte());
-        let r = f64::from_le_bytes(real);
         let sources = [
             Source::Philly,
             Source::Openb,
             Source::PaiNodes,
             Source::Gavel,
+            Source::Pollux,
         ];
         let opts = ImportOptions {
             kind: if which % 2 == 0 { "oasis" } else { "online" }.into(),
@@ -386,9 +429,11 @@ pub fn gen_options(data: &[u8]) {
             } else {
                 Source::Philly
             },
+            restart_seconds: restart.unwrap_or(ImportOptions::default().restart_seconds),
+            throughput,
             ..ImportOptions::default()
         };
-        import_json(sources[which as usize % 4], &opts)
+        import_json(sources[which as usize % 5], &opts)
     };
     match result {
         Err(mlsched_cli::RunError::Input(_)) => {}
