@@ -137,14 +137,6 @@ pub enum BaselineError {
     /// The policy does not run this scenario kind (RRH and Dorm are OASiS-only, AntMan
     /// online-only).
     WrongKind(Policy),
-    /// Dorm's exact solve of the event at `slot` would visit more than `max` branch-and-bound
-    /// nodes ([`crate::limits::DORM_NODES_MAX`] unless lowered): no approximate answer is given.
-    DormNodes {
-        /// The slot of the arrival / completion event being solved.
-        slot: crate::Slot,
-        /// The node bound that was reached.
-        max: u64,
-    },
     /// Dorm's event at `slot` has `active` unfinished jobs, more than
     /// [`crate::limits::DORM_ACTIVE_MAX`] (the solver's buffers are sized for that many).
     DormActive {
@@ -164,10 +156,6 @@ impl fmt::Display for BaselineError {
             BaselineError::WrongKind(p) => {
                 write!(f, "baseline {p:?} does not run this scenario kind")
             }
-            BaselineError::DormNodes { slot, max } => write!(
-                f,
-                "dorm: the exact MILP solve at slot {slot} needs more than DORM_NODES_MAX = {max} branch-and-bound nodes"
-            ),
             BaselineError::DormActive { slot, active } => write!(
                 f,
                 "dorm: {active} active jobs at slot {slot} exceed DORM_ACTIVE_MAX = {}",
