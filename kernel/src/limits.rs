@@ -87,7 +87,7 @@ pub const OASIS_DP_CELLS_MAX: usize = 16 * 1024 * 1024;
 /// budget, not an error. An event that reaches it applies the best feasible allocation found
 /// (at least the kept / greedy one) and is counted as stopped at the budget with its
 /// optimality gap (`docs/oasis.md`, Dorm: why this value).
-pub const DORM_EVENT_NODES: u64 = 1 << 22;
+pub const DORM_EVENT_NODES: u64 = 1 << 12;
 /// Arrived, unfinished jobs one Dorm event may solve for (the solver's per-depth buffers are
 /// allocated for min(jobs, this) when the runner is built).
 pub const DORM_ACTIVE_MAX: usize = 4096;

@@ -58,6 +58,9 @@ use core::cmp::Ordering;
 /// Objective and constraint comparisons tolerate this much floating-point noise.
 const EPS: f64 = 1e-9;
 
+/// Entries of a knapsack order per skip block (see `DormState::kmax`).
+const BLOCK: usize = 32;
+
 /// Counters of Dorm's solves over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DormStats {
@@ -145,6 +148,9 @@ pub(super) struct DormState {
     vmax: Vec<f64>,
     /// Per kind and pool resource: the depths in decreasing density (ties by depth).
     kord: Vec<u32>,
+    /// Per kind and pool resource: the deepest depth in each block of [`BLOCK`] entries of
+    /// `kord` (a bound's scan skips the blocks holding only jobs already on the path).
+    kmax: Vec<u32>,
     /// Sort keys by depth.
     dkeys: Vec<f64>,
     /// Per depth: the sum of f_j and of the most fairness gain of the jobs from it on.
@@ -191,6 +197,7 @@ impl DormState {
             dens: vec![0.0; 2 * 2 * r * cap],
             vmax: vec![0.0; 2 * cap],
             kord: vec![0; 2 * 2 * r * cap],
+            kmax: vec![0; 2 * 2 * r * cap.div_ceil(BLOCK)],
             dkeys: vec![0.0; cap],
             fsuf: vec![0.0; cap + 1],
             gsuf: vec![0.0; cap + 1],
@@ -549,7 +556,8 @@ fn greedy(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize) -> Greedy {
         let j = d.act[k] as usize;
         let job = &ctx.scn.jobs[j];
         let mut v = ctx.workers.room(&job.worker_demand, d.hi[j]);
-        while v > 0 && ctx.ps.room(&job.ps_demand, ps_for(job, v)) < ps_for(job, v) {
+        let ps_room = ctx.ps.room(&job.ps_demand, u32::MAX);
+        while v > 0 && ps_for(job, v) > ps_room {
             v -= 1;
         }
         for _ in 0..v {
@@ -790,7 +798,24 @@ fn knapsack_items(d: &mut DormState, ctx: &Ctx<'_>, m: usize) {
             d.dkeys[k] = -d.dens[kq * cap + k];
         }
         sort_indices_by_keys(ord, &d.dkeys, &mut d.scratch[..m]);
+        let nb = cap.div_ceil(BLOCK);
+        for (b, block) in d.kord[kq * cap..kq * cap + m].chunks(BLOCK).enumerate() {
+            d.kmax[kq * nb + b] = block.iter().copied().max().unwrap_or(0);
+        }
     }
+}
+
+/// The depths from `depth` on in the knapsack order of (kind, pool resource) `kq`, skipping
+/// whole blocks of depths above (deep in the search, most of the order is the path's own jobs).
+fn items(d: &DormState, kq: usize, m: usize, depth: usize) -> impl Iterator<Item = usize> + '_ {
+    let cap = d.pack.len();
+    let nb = cap.div_ceil(BLOCK);
+    d.kord[kq * cap..kq * cap + m]
+        .chunks(BLOCK)
+        .zip(&d.kmax[kq * nb..(kq + 1) * nb])
+        .filter(move |(_, &deepest)| deepest as usize >= depth)
+        .flat_map(|(block, _)| block.iter().map(|&k| k as usize))
+        .filter(move |&k| k >= depth)
 }
 
 /// The fractional knapsack bound of value `kind` over pool resource `q` for the jobs from
@@ -800,10 +825,9 @@ fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: 
     let kq = kind * 2 * d.r + q;
     let mut left = free.max(0.0);
     let mut total = 0.0;
-    for &k in &d.kord[kq * cap..kq * cap + m] {
-        let k = k as usize;
+    for k in items(d, kq, m, depth) {
         let v = d.vmax[kind * cap + k];
-        if k < depth || v <= 0.0 {
+        if v <= 0.0 {
             continue;
         }
         let rho = d.dens[kq * cap + k];
@@ -824,15 +848,48 @@ fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: 
     total
 }
 
-/// The least of the knapsack bounds of value `kind` over every pool resource, for the jobs
-/// from `depth` on with the free capacity of path state `depth`.
-fn knapsack_min(d: &DormState, m: usize, kind: usize, depth: usize) -> f64 {
-    let w2 = 2 * d.r;
-    let mut b = f64::INFINITY;
-    for q in 0..w2 {
-        b = b.min(knapsack(d, m, kind, q, depth, d.rem[depth * w2 + q]));
+/// Whether the knapsack bound of value `kind` over some pool resource, for the jobs from
+/// `depth` on with the free capacity of path state `depth`, is `small` enough to prune. The
+/// same sums as [`knapsack`], in the same order, but a resource's sum stops as soon as it is no
+/// longer small (`small` must hold for every total below one it holds for): the least bound
+/// over the resources is small exactly when one of them is, and most sums end after a few
+/// items, which is where the search spent most of its time.
+fn knapsack_prunes(
+    d: &DormState,
+    m: usize,
+    kind: usize,
+    depth: usize,
+    small: impl Fn(f64) -> bool,
+) -> bool {
+    let (cap, w2) = (d.pack.len(), 2 * d.r);
+    'q: for q in 0..w2 {
+        let kq = kind * w2 + q;
+        let mut left = d.rem[depth * w2 + q].max(0.0);
+        let mut total = 0.0;
+        for k in items(d, kq, m, depth) {
+            let v = d.vmax[kind * cap + k];
+            if v <= 0.0 {
+                continue;
+            }
+            let rho = d.dens[kq * cap + k];
+            if rho == f64::INFINITY {
+                total += v;
+            } else if v / rho <= left {
+                total += v;
+                left -= v / rho;
+            } else {
+                total += rho * left;
+                break;
+            }
+            if !small(total) {
+                continue 'q;
+            }
+        }
+        if small(total) {
+            return true;
+        }
     }
-    b
+    false
 }
 
 /// How one pass of the search ended.
@@ -1029,8 +1086,9 @@ fn child(
     }
     // Fairness with capacity: the remaining jobs gain at most the knapsack bound.
     if theta.is_finite() {
-        let gain = d.gsuf[depth + 1].min(knapsack_min(d, m, 1, depth + 1));
-        if loss + (d.fsuf[depth + 1] - gain) > theta + EPS {
+        let fs = d.fsuf[depth + 1];
+        let short = |gain: f64| loss + (fs - gain) > theta + EPS;
+        if short(d.gsuf[depth + 1]) || knapsack_prunes(d, m, 1, depth + 1, short) {
             return Step::Skip;
         }
     }
@@ -1049,7 +1107,7 @@ fn child(
             return Step::Cut;
         }
         // Fewer workers of this job may leave room for denser ones: only this count goes.
-        if obj + knapsack_min(d, m, 0, depth + 1) <= b + EPS {
+        if knapsack_prunes(d, m, 0, depth + 1, |rest| obj + rest <= b + EPS) {
             return Step::Skip;
         }
     }
