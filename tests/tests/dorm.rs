@@ -503,6 +503,12 @@ fn dorm_is_an_oasis_policy_everywhere() {
     let v: serde_json::Value =
         serde_json::from_str(&run_json(text, &opts("dorm")).unwrap()).unwrap();
     assert_eq!(v["policy"], "dorm");
+    // The result document counts the solves: every event of the bundled scenario is optimal.
+    let st = &v["summary"]["dorm"];
+    assert!(st["events"].as_u64().unwrap() > 0, "{st}");
+    assert_eq!(st["optimal"], st["events"]);
+    assert_eq!(st["stopped_at_budget"], 0);
+    assert_eq!(st["gap_max"], 0.0);
     assert!(policies("oasis").contains(&"dorm"));
     assert!(!policies("online").contains(&"dorm"));
     let online = match doc::parse(bundled("online-ps-small")).unwrap() {
@@ -526,4 +532,7 @@ fn dorm_is_an_oasis_policy_everywhere() {
         .find(|r| r.metrics.policy == "dorm")
         .expect("a row");
     assert_eq!(row.metrics.status, "ok");
+    assert_eq!(row.metrics.extra.get("dorm_stopped"), Some(&0.0));
+    let table = mlsched_cli::compare::table::table("oasis", &reports);
+    assert!(table.contains("dorm solves"), "{table}");
 }

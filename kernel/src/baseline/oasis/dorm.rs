@@ -415,33 +415,48 @@ impl OasisBaseline<'_> {
 /// [`DORM_FAIRNESS_LOSS_MAX`] doubled until an allocation meets it with the adjustment bound
 /// (once it exceeds the sum of the fair shares every allocation meets it, and the kept
 /// allocation meets the adjustment bound if it still packs), then, should even that fail, both
-/// bounds lifted. All passes share the event's node budget; a pass that reaches it ends the
-/// event with the best feasible allocation known ([`stop_at_budget`]).
+/// bounds lifted. All passes share the event's node budget. A pass the greedy allocation does
+/// not meet may use a quarter of what is left before it has found an allocation; if it has
+/// not by then, the bound is left undecided and doubled (the event then counts as stopped at
+/// the budget), so a hard infeasibility proof cannot starve the bounds that can be met. A pass
+/// that reaches the budget otherwise ends the event ([`stop_at_budget`]).
 fn solve_passes(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize, nodes: &mut u64) {
     let g = greedy(d, ctx, m);
     let total_fair: f64 = (0..m).map(|k| d.fair[d.pack[k] as usize]).sum();
     let mut theta = DORM_FAIRNESS_LOSS_MAX;
     let mut amax = d.adjust_max;
+    // A smaller fairness bound was left undecided.
+    let mut undecided = false;
     loop {
         let seed = g.meets(theta, amax).then_some(g.obj);
         let before = *nodes;
-        let pass = branch_and_bound(d, ctx, m, theta, amax, seed, nodes);
-        if pass.stopped.is_some() {
+        let left = d.budget.saturating_sub(before);
+        let soft = if seed.is_some() { left } else { left / 4 };
+        let limits = (before.saturating_add(soft), d.budget);
+        let pass = branch_and_bound(d, ctx, m, (theta, amax), seed, limits, nodes);
+        let open = pass.stopped.is_some() && pass.found.is_none() && seed.is_none();
+        if pass.stopped.is_some() && !open {
             d.stats.nodes_proof += *nodes - pass.last;
             stop_at_budget(d, &g, theta, &pass, seed);
             return;
         }
-        if pass.found.is_some() || seed.is_some() {
+        if !open && (pass.found.is_some() || seed.is_some()) {
             if pass.found.is_none() {
                 // Nothing beat the greedy allocation by more than the tolerance.
                 d.best[..m].copy_from_slice(&d.inc[..m]);
             }
             d.stats.nodes_proof += *nodes - pass.last;
-            d.stats.optimal += 1;
+            if undecided {
+                // Optimal at this bound, but a smaller one was not ruled out.
+                d.stats.budget_stops += 1;
+            } else {
+                d.stats.optimal += 1;
+            }
             used_theta(&mut d.stats, theta);
             return;
         }
         d.stats.nodes_infeasible += *nodes - before;
+        undecided |= open;
         if theta > total_fair + EPS {
             // Not even the kept allocation meets the adjustment bound: lift both bounds (the
             // greedy seed meets them, so this pass always decides).
@@ -903,17 +918,17 @@ struct Pass {
 }
 
 /// Depth-first branch and bound for fairness bound `theta` and adjustment bound `amax`,
-/// exact unless it reaches the event's node budget (`nodes` counts across the passes of one
-/// event). `seed`, the objective of a known allocation meeting both bounds, prunes from the
+/// exact unless `nodes` (counted across the passes of one event) reaches `hard`, or `soft`
+/// before a leaf is found. `seed`, the objective of a known allocation meeting both bounds, prunes from the
 /// start; only leaves better than it by more than the tolerance are taken, so the answer is
 /// the one the unseeded search gives.
 fn branch_and_bound(
     d: &mut DormState,
     ctx: &mut Ctx<'_>,
     m: usize,
-    theta: f64,
-    amax: u32,
+    (theta, amax): (f64, u32),
     seed: Option<f64>,
+    (soft, hard): (u64, u64),
     nodes: &mut u64,
 ) -> Pass {
     // Leaves must beat best + EPS: a seed lets in any leaf within EPS below it, as the first
@@ -950,7 +965,7 @@ fn branch_and_bound(
             depth -= 1;
             continue;
         }
-        if *nodes >= d.budget {
+        if *nodes >= hard || (*nodes >= soft && pass.found.is_none()) {
             pass.stopped = Some(open_bound(d, ctx, m, depth));
             break;
         }
