@@ -469,7 +469,7 @@ mod tests {
     #[test]
     fn every_header_has_a_legend_entry() {
         let entries = legend_entries();
-        assert_eq!(entries.len(), 21, "{entries:?}");
+        assert_eq!(entries.len(), 22, "{entries:?}");
         for kind in ["oasis", "online", "placement", "preempt", "route"] {
             let header: Vec<String> = std::iter::once("policy".to_string())
                 .chain(
@@ -480,6 +480,7 @@ mod tests {
                             seconds: true,
                             util: Some(vec!["gpu".into()]),
                             restarts: true,
+                            dorm: kind == "oasis",
                         },
                     )
                     .into_iter()

@@ -32,8 +32,9 @@
 //!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
 //! - Dorm (OASiS scenarios only; Bao et al.'s scheme (iv), after Sun et al.): on each arrival
 //!   and completion, worker counts that maximise utilisation subject to a fairness-loss and an
-//!   adjustment bound, solved exactly by branch and bound, placed first fit decreasing rather
-//!   than round-robin ([`oasis::dorm`]).
+//!   adjustment bound, solved by branch and bound within a per-event node budget (exactly
+//!   unless the event reaches it), placed first fit decreasing rather than round-robin
+//!   ([`oasis::dorm`]).
 //! - AntMan (online scenarios only; Zhou et al.'s scheme (iii)): resource-guarantee jobs first
 //!   as gangs, opportunistic jobs best-effort on what is left ([`online`] module `antman`).
 //!
@@ -90,7 +91,8 @@ pub enum Policy {
     /// the free resources ([`online`] module `antman`).
     AntMan,
     /// Dorm (OASiS scenarios only): utilisation-maximising worker counts under fairness-loss
-    /// and adjustment bounds, re-solved exactly on arrivals and completions ([`oasis::dorm`]).
+    /// and adjustment bounds, re-solved on arrivals and completions by branch and bound within
+    /// a node budget per event ([`oasis::dorm`]).
     Dorm,
 }
 

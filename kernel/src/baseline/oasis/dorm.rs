@@ -80,7 +80,8 @@ pub struct DormStats {
     pub nodes: u64,
     /// Most nodes of one event.
     pub nodes_event_max: u64,
-    /// Nodes spent proving that a fairness bound could not be met (before doubling it).
+    /// Nodes of the passes that found no allocation before the fairness bound was doubled
+    /// (proving it could not be met, or leaving it undecided at their share of the budget).
     pub nodes_infeasible: u64,
     /// Nodes of the deciding passes after their last incumbent improvement (proving it
     /// optimal, or searching on until the budget ran out).
@@ -88,7 +89,8 @@ pub struct DormStats {
     /// Events solved to proven optimality (the search finished within the budget).
     pub optimal: u32,
     /// Events whose search reached the per-event budget ([`DORM_EVENT_NODES`] unless set):
-    /// the best feasible allocation found so far was applied.
+    /// the best feasible allocation found so far was applied, or a smaller fairness bound was
+    /// left undecided.
     pub budget_stops: u32,
     /// The largest relative optimality gap of a budget-stopped event: (upper bound -
     /// incumbent) / upper bound, 0 when every event was solved to optimality.
@@ -489,12 +491,13 @@ fn stop_at_budget(d: &mut DormState, g: &Greedy, theta: f64, pass: &Pass, seed: 
     let m = d.pack_len;
     let bound = pass.stopped.unwrap_or(f64::INFINITY);
     let (inc, upper, used) = match (pass.found, seed) {
-        (Some(f), s) if s.is_none_or(|g| f > g + EPS) => (f, bound.max(f), theta),
-        // (`(Some, None)` is taken by the first arm.)
+        (Some(f), s) if s.is_none_or(|greedy| f > greedy + EPS) => (f, bound.max(f), theta),
         (_, Some(_)) => {
             d.best[..m].copy_from_slice(&d.inc[..m]);
             (g.obj, bound.max(g.obj), theta)
         }
+        // No allocation meeting the pass's bounds (`(Some, None)` is the first arm's; this
+        // is not reached from `solve_passes`, which doubles the bound instead).
         (_, None) => {
             d.best[..m].copy_from_slice(&d.inc[..m]);
             (g.obj, g.root.max(g.obj), g.ladder(d.adjust_max).max(theta))
