@@ -30,8 +30,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import explib  # noqa: E402
 
-# Every oasis policy of this build (add `dorm` once it exists: `mlsched run --help`).
-POLICIES = ["oasis", "fifo", "drf", "las", "optimus", "rrh"]
+# Every oasis policy of this build (`mlsched run --help`).
+POLICIES = ["oasis", "fifo", "drf", "las", "optimus", "rrh", "dorm"]
 FLOOR_COST = 1e-280
 EPOCH_DIVISOR = 10
 
@@ -80,6 +80,9 @@ def one_seed(args, seed, name, path):
             "finished": sum(j.get("completion_slot") is not None for j in adm),
             "utility": r["summary"]["total_utility"],
         }
+        if "dorm" in r["summary"]:
+            # Dorm's solver counts (events optimal / stopped at its node budget, largest gap).
+            x["dorm"] = r["summary"]["dorm"]
         if p == "oasis" and adm:
             costs = [(j.get("cost") or 0.0, j.get("utility") or 0.0) for j in adm]
             x["at_floor"] = sum(c < FLOOR_COST for c, _ in costs) / len(adm)

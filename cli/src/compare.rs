@@ -275,6 +275,12 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
             if let Some(n) = res.summary.restarts {
                 m.extra.insert("restarts".into(), n as f64);
             }
+            if let Some(dorm) = &res.summary.dorm {
+                m.extra.insert("dorm_optimal".into(), dorm.optimal as f64);
+                m.extra
+                    .insert("dorm_stopped".into(), dorm.stopped_at_budget as f64);
+                m.extra.insert("dorm_gap_max".into(), dorm.gap_max);
+            }
             let scn = d.validate().ok();
             for (i, (jd, jr)) in d.jobs.iter().zip(&res.jobs).enumerate() {
                 if let (true, Some(c)) = (jr.admitted, jr.completion_slot) {

@@ -61,7 +61,14 @@ pub fn text(r: &ResultDoc) -> String {
     let full = r.summary_text();
     let first = full.lines().next().unwrap_or_default();
     match r {
-        ResultDoc::Oasis(o) => format!("{first}\n{}", oasis(o)),
+        ResultDoc::Oasis(o) => match &o.summary.dorm {
+            Some(d) => format!(
+                "{first}\n{}\n{}",
+                crate::exec::oasis::dorm_line(d),
+                oasis(o)
+            ),
+            None => format!("{first}\n{}", oasis(o)),
+        },
         ResultDoc::Online(o) => format!("{first}\n{}log_hash {}", online(o), o.log_hash),
         _ => full,
     }

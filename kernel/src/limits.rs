@@ -82,10 +82,12 @@ pub const RECORD_BYTES_MAX: usize = 64 * 1024;
 /// when the scheduler is built (OASiS, Alg. 2; the rows the t_hat scan can reach, at most the
 /// window T - a_i, see `docs/oasis.md`).
 pub const OASIS_DP_CELLS_MAX: usize = 16 * 1024 * 1024;
-/// Branch-and-bound nodes (one tentative worker count of one job) Dorm's exact MILP solve of
-/// one arrival / completion event may visit; beyond it the run fails with a typed error naming
-/// the slot instead of returning an approximate allocation (`docs/oasis.md`, Dorm).
-pub const DORM_NODES_MAX: u64 = 1 << 22;
+/// Branch-and-bound nodes (one tentative worker count of one job) Dorm's MILP solve of one
+/// arrival / completion event may visit, over all its fairness-doubling passes: an anytime
+/// budget, not an error. An event that reaches it applies the best feasible allocation found
+/// (at least the kept / greedy one) and is counted as stopped at the budget with its
+/// optimality gap (`docs/oasis.md`, Dorm: why this value).
+pub const DORM_EVENT_NODES: u64 = 1 << 12;
 /// Arrived, unfinished jobs one Dorm event may solve for (the solver's per-depth buffers are
 /// allocated for min(jobs, this) when the runner is built).
 pub const DORM_ACTIVE_MAX: usize = 4096;

@@ -18,12 +18,20 @@ pub struct Recorded<'a> {
 /// Runs `policy` on `scn` to the horizon, summing each unit's demand per server and slot;
 /// `Err` names the first server and slot whose capacity a resource exceeds.
 pub fn run_checked(policy: Policy, scn: &OasisScenario) -> Result<Recorded<'_>, String> {
+    let runner = OasisBaseline::new(policy, scn).map_err(|e| e.to_string())?;
+    run_checked_with(runner, scn)
+}
+
+/// [`run_checked`] with a runner built (and tuned, e.g. Dorm's node budget) by the caller.
+pub fn run_checked_with<'a>(
+    mut runner: OasisBaseline<'a>,
+    scn: &'a OasisScenario,
+) -> Result<Recorded<'a>, String> {
     let t = scn.slots as usize;
     let r_n = scn.resources as usize;
     let mut wuse = vec![vec![vec![0.0f64; r_n]; scn.worker_servers.len()]; t];
     let mut puse = vec![vec![vec![0.0f64; r_n]; scn.ps_servers.len()]; t];
     let mut counts = vec![vec![(0u32, 0u32); t]; scn.jobs.len()];
-    let mut runner = OasisBaseline::new(policy, scn).map_err(|e| e.to_string())?;
     let mut sink = HashSink::new();
     runner
         .run(&mut sink, &mut |u: Unit| {

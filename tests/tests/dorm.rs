@@ -2,8 +2,8 @@
 //! invariants on hundreds of random instances and on the bundled scenarios (capacity never
 //! exceeded in any slot, no unit before arrival, every job's work done exactly once, the
 //! allocation changes only at arrival / completion events, determinism), the exact solver
-//! against a brute-force enumeration of the full placement-level MILP on tiny instances, and
-//! the typed error of the work bound.
+//! against a brute-force enumeration of the full placement-level MILP on tiny instances (all
+//! solved to proven optimality within the node budget), and the budget as an anytime limit.
 // Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 use mlsched_cli::doc::{self, ScenarioDoc};
@@ -11,7 +11,7 @@ use mlsched_cli::run::{policies, run_json, RunOptions};
 use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::OnlineBaseline;
 use mlsched_kernel::baseline::{BaselineError, Policy, DORM_ADJUST_MAX, DORM_FAIRNESS_LOSS_MAX};
-use mlsched_kernel::limits::DORM_NODES_MAX;
+use mlsched_kernel::limits::DORM_EVENT_NODES;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario};
 use proptest::prelude::*;
@@ -75,9 +75,17 @@ fn oasis_doc(
 
 /// Every Dorm invariant on one scenario; returns the log hash.
 fn check_dorm(scn: &OasisScenario) -> Result<u64, TestCaseError> {
+    check_dorm_budget(scn, DORM_EVENT_NODES)
+}
+
+/// [`check_dorm`] with a node budget per event (a tiny one stops most events early: the
+/// allocations applied must keep every invariant too).
+fn check_dorm_budget(scn: &OasisScenario, budget: u64) -> Result<u64, TestCaseError> {
     let t = scn.slots as usize;
+    let mut runner = OasisBaseline::new(Policy::Dorm, scn).unwrap();
+    runner.set_dorm_event_nodes(budget);
     let rec =
-        mlsched_tests::oasis_units::run_checked(Policy::Dorm, scn).map_err(TestCaseError::fail)?;
+        mlsched_tests::oasis_units::run_checked_with(runner, scn).map_err(TestCaseError::fail)?;
     let (r, x, hash) = (&rec.runner, &rec.counts, rec.hash);
     // Slots that are events: an arrival at s, or a completion at s - 1.
     let mut event = vec![false; t];
@@ -124,6 +132,7 @@ fn check_dorm(scn: &OasisScenario) -> Result<u64, TestCaseError> {
         }
     }
     let mut again = OasisBaseline::new(Policy::Dorm, scn).unwrap();
+    again.set_dorm_event_nodes(budget);
     let mut s2 = HashSink::new();
     again.run(&mut s2, &mut |_| {}).unwrap();
     prop_assert_eq!(hash, s2.hash().value());
@@ -143,6 +152,18 @@ proptest! {
         slots in 6u32..20,
     ) {
         check_dorm(&oasis(&oasis_doc(&servers, &ps, &jobs, slots)))?;
+    }
+
+    #[test]
+    fn dorm_keeps_the_invariants_when_events_stop_at_a_tiny_budget(
+        servers in prop::collection::vec((1u32..9, 4u32..20), 1..4),
+        ps in prop::collection::vec(4u32..14, 1..3),
+        jobs in prop::collection::vec(
+            (0u32..12, 1u32..6, 1u32..10, 1u32..12, 1u32..3, 1u32..4, 1u32..10), 1..9),
+        slots in 6u32..20,
+        budget in 0u64..6,
+    ) {
+        check_dorm_budget(&oasis(&oasis_doc(&servers, &ps, &jobs, slots)), budget)?;
     }
 }
 
@@ -326,6 +347,8 @@ fn solver_matches_brute_force_on_tiny_instances() {
         r.step(0, &mut HashSink::new(), &mut |_| {}).unwrap();
         let st = r.dorm_stats();
         assert_eq!(st.events, 1);
+        // Small events are solved exactly: the budget never applies here.
+        assert_eq!((st.optimal, st.budget_stops, st.gap_max), (1, 0, 0.0));
         if st.relaxed_all > 0 {
             continue;
         }
@@ -411,6 +434,7 @@ fn second_event_matches_brute_force_with_adjustments() {
         if st.events != 2 || st.relaxed_all > 0 {
             continue;
         }
+        assert_eq!((st.optimal, st.budget_stops), (2, 0));
         cases += 1;
         let hi = useful(&scn, &rem, 1);
         let old: Vec<u32> = x0.iter().zip(&hi).map(|(&a, &h)| a.min(h)).collect();
@@ -444,19 +468,33 @@ fn second_event_matches_brute_force_with_adjustments() {
 }
 
 #[test]
-fn the_work_bound_is_a_typed_error() {
+fn the_work_bound_is_an_anytime_limit() {
     let scn = oasis(bundled("oasis-small"));
-    let mut r = OasisBaseline::new(Policy::Dorm, &scn).unwrap();
-    r.set_dorm_nodes_max(3);
-    let e = r.run(&mut HashSink::new(), &mut |_| {}).unwrap_err();
-    assert_eq!(e, BaselineError::DormNodes { slot: 1, max: 3 });
-    assert!(e.to_string().contains("DORM_NODES_MAX"), "{e}");
-    assert!(e.to_string().contains("slot 1"), "{e}");
-    // The default bound solves the bundled scenario.
-    let mut r = OasisBaseline::new(Policy::Dorm, &scn).unwrap();
-    r.set_dorm_nodes_max(u64::MAX);
-    r.run(&mut HashSink::new(), &mut |_| {}).unwrap();
-    assert!(r.dorm_stats().nodes_event_max <= DORM_NODES_MAX);
+    let run = |budget: u64| {
+        let mut r = OasisBaseline::new(Policy::Dorm, &scn).unwrap();
+        r.set_dorm_event_nodes(budget);
+        let mut sink = HashSink::new();
+        r.run(&mut sink, &mut |_| {}).unwrap();
+        (r.dorm_stats(), sink.hash().value())
+    };
+    // Unlimited: every event is proven optimal, well within the default budget, which
+    // therefore gives the very same run.
+    let (exact, hash) = run(u64::MAX);
+    assert_eq!(exact.optimal, exact.events);
+    assert_eq!((exact.budget_stops, exact.gap_max), (0, 0.0));
+    assert!(exact.nodes_event_max <= DORM_EVENT_NODES);
+    assert_eq!(run(DORM_EVENT_NODES), (exact, hash));
+    // Three nodes per event: the run completes with the best allocation each event found,
+    // the stopped events counted with their gap.
+    let (st, _) = run(3);
+    assert!(st.budget_stops > 0, "{st:?}");
+    assert_eq!(st.optimal + st.budget_stops, st.events);
+    assert!(st.gap_max > 0.0 && st.gap_max <= 1.0, "{st:?}");
+    assert!(st.nodes_event_max <= 3);
+    // No search at all: the greedy allocation (kept counts plus what still fits).
+    let (zero, _) = run(0);
+    assert_eq!(zero.nodes, 0);
+    assert_eq!(zero.budget_stops + zero.optimal, zero.events);
 }
 
 #[test]
@@ -465,6 +503,12 @@ fn dorm_is_an_oasis_policy_everywhere() {
     let v: serde_json::Value =
         serde_json::from_str(&run_json(text, &opts("dorm")).unwrap()).unwrap();
     assert_eq!(v["policy"], "dorm");
+    // The result document counts the solves: every event of the bundled scenario is optimal.
+    let st = &v["summary"]["dorm"];
+    assert!(st["events"].as_u64().unwrap() > 0, "{st}");
+    assert_eq!(st["optimal"], st["events"]);
+    assert_eq!(st["stopped_at_budget"], 0);
+    assert_eq!(st["gap_max"], 0.0);
     assert!(policies("oasis").contains(&"dorm"));
     assert!(!policies("online").contains(&"dorm"));
     let online = match doc::parse(bundled("online-ps-small")).unwrap() {
@@ -488,4 +532,5 @@ fn dorm_is_an_oasis_policy_everywhere() {
         .find(|r| r.metrics.policy == "dorm")
         .expect("a row");
     assert_eq!(row.metrics.status, "ok");
+    assert_eq!(row.metrics.extra.get("dorm_stopped"), Some(&0.0));
 }

@@ -39,6 +39,10 @@ Columns of the tables (CSV column names in brackets):
   restarts        allocation changes after a job's start, resumes included, each costing the
                   scenario's restart time (kinds oasis and preempt, when it sets
                   restart_slots; see docs/restart.md) [restarts]
+  dorm solves     Dorm's events solved to proven optimality / stopped at the per-event node
+                  budget, and the largest optimality gap of a stopped event, percent (kind
+                  oasis, policy dorm; see docs/oasis.md) [dorm_optimal, dorm_stopped,
+                  dorm_gap_max, a fraction; compare.json only]
   preemptions     chunks preempted on edge workers (preempt) [preemptions]
   cloud chunks    chunks sent to the cloud (preempt) [cloud_chunks]
   cost            the route paper's objective, eq. (11): (J_v / J) x (F-score part + network
@@ -56,6 +60,19 @@ Units: JCT, makespan and times are in slots for kinds oasis, online and preempt 
 for kind placement; headers carry the unit. JCT statistics are of finished jobs only. Sweeps (--seeds) print mean ± the half-width of the
 95% confidence interval, t_{0.975, n-1} s / sqrt(n) with the exact Student-t quantile.
 CSV numbers are rounded to 12 significant digits (no float noise); JSON files keep exact bits.";
+
+/// Dorm's solver counts, `optimal / stopped, gap G%` ("-" for the other policies).
+fn dorm_solves(m: &Metrics) -> String {
+    let get = |k: &str| m.extra.get(k).copied();
+    match (
+        get("dorm_optimal"),
+        get("dorm_stopped"),
+        get("dorm_gap_max"),
+    ) {
+        (Some(o), Some(s), Some(g)) => format!("{o:.0} opt / {s:.0} budget, gap {:.1}%", g * 100.0),
+        _ => "-".into(),
+    }
+}
 
 /// The unit of a JCT of `kind`: "s" for placement, else "slots".
 pub fn jct_unit(kind: &str) -> &'static str {
@@ -128,6 +145,8 @@ struct Known {
     util: Option<Vec<String>>,
     /// Some report counts restarts (the scenario sets a restart time).
     restarts: bool,
+    /// Some report is Dorm's, with its solver counts.
+    dorm: bool,
 }
 
 fn known(reports: &[PolicyReport]) -> Known {
@@ -136,6 +155,9 @@ fn known(reports: &[PolicyReport]) -> Known {
         restarts: reports
             .iter()
             .any(|r| r.metrics.extra.contains_key("restarts")),
+        dorm: reports
+            .iter()
+            .any(|r| r.metrics.extra.contains_key("dorm_optimal")),
         util: reports
             .iter()
             .find(|r| !r.metrics.utilisation.is_empty())
@@ -156,6 +178,7 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
         seconds,
         util,
         restarts,
+        dorm,
     } = k;
     let mut c = vec![col("admitted", |r: &PolicyReport| {
         let m = &r.metrics;
@@ -223,6 +246,11 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
     if restarts {
         c.push(col("restarts", |r: &PolicyReport| {
             extra(&r.metrics, "restarts", 1.0, 0)
+        }));
+    }
+    if dorm {
+        c.push(col("dorm solves", |r: &PolicyReport| {
+            dorm_solves(&r.metrics)
         }));
     }
     if kind == "preempt" {
@@ -441,7 +469,7 @@ mod tests {
     #[test]
     fn every_header_has_a_legend_entry() {
         let entries = legend_entries();
-        assert_eq!(entries.len(), 21, "{entries:?}");
+        assert_eq!(entries.len(), 22, "{entries:?}");
         for kind in ["oasis", "online", "placement", "preempt", "route"] {
             let header: Vec<String> = std::iter::once("policy".to_string())
                 .chain(
@@ -452,6 +480,7 @@ mod tests {
                             seconds: true,
                             util: Some(vec!["gpu".into()]),
                             restarts: true,
+                            dorm: kind == "oasis",
                         },
                     )
                     .into_iter()

@@ -32,8 +32,9 @@
 //!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
 //! - Dorm (OASiS scenarios only; Bao et al.'s scheme (iv), after Sun et al.): on each arrival
 //!   and completion, worker counts that maximise utilisation subject to a fairness-loss and an
-//!   adjustment bound, solved exactly by branch and bound, placed first fit decreasing rather
-//!   than round-robin ([`oasis::dorm`]).
+//!   adjustment bound, solved by branch and bound within a per-event node budget (exactly
+//!   unless the event reaches it), placed first fit decreasing rather than round-robin
+//!   ([`oasis::dorm`]).
 //! - AntMan (online scenarios only; Zhou et al.'s scheme (iii)): resource-guarantee jobs first
 //!   as gangs, opportunistic jobs best-effort on what is left ([`online`] module `antman`).
 //!
@@ -90,7 +91,8 @@ pub enum Policy {
     /// the free resources ([`online`] module `antman`).
     AntMan,
     /// Dorm (OASiS scenarios only): utilisation-maximising worker counts under fairness-loss
-    /// and adjustment bounds, re-solved exactly on arrivals and completions ([`oasis::dorm`]).
+    /// and adjustment bounds, re-solved on arrivals and completions by branch and bound within
+    /// a node budget per event ([`oasis::dorm`]).
     Dorm,
 }
 
@@ -137,14 +139,6 @@ pub enum BaselineError {
     /// The policy does not run this scenario kind (RRH and Dorm are OASiS-only, AntMan
     /// online-only).
     WrongKind(Policy),
-    /// Dorm's exact solve of the event at `slot` would visit more than `max` branch-and-bound
-    /// nodes ([`crate::limits::DORM_NODES_MAX`] unless lowered): no approximate answer is given.
-    DormNodes {
-        /// The slot of the arrival / completion event being solved.
-        slot: crate::Slot,
-        /// The node bound that was reached.
-        max: u64,
-    },
     /// Dorm's event at `slot` has `active` unfinished jobs, more than
     /// [`crate::limits::DORM_ACTIVE_MAX`] (the solver's buffers are sized for that many).
     DormActive {
@@ -164,10 +158,6 @@ impl fmt::Display for BaselineError {
             BaselineError::WrongKind(p) => {
                 write!(f, "baseline {p:?} does not run this scenario kind")
             }
-            BaselineError::DormNodes { slot, max } => write!(
-                f,
-                "dorm: the exact MILP solve at slot {slot} needs more than DORM_NODES_MAX = {max} branch-and-bound nodes"
-            ),
             BaselineError::DormActive { slot, active } => write!(
                 f,
                 "dorm: {active} active jobs at slot {slot} exceed DORM_ACTIVE_MAX = {}",

@@ -307,6 +307,11 @@ impl<'a> OasisBaseline<'a> {
         Ok(())
     }
 
+    /// The policy this runner applies.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
     /// Job j has arrived by slot t, was not rejected, and still has work.
     fn arrived(&self, j: usize, t: Slot) -> bool {
         match (self.scn.jobs.get(j), self.jobs.get(j)) {

@@ -331,6 +331,34 @@ pub struct OasisSummary {
     /// Restarts over all jobs (only when the scenario sets `restart_slots`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub restarts: Option<u64>,
+    /// The Dorm baseline's solver counts (policy `dorm` only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dorm: Option<DormSummary>,
+}
+
+/// `summary.dorm`: how Dorm's per-event MILP solves went (`docs/oasis.md`, "The Dorm
+/// baseline").
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DormSummary {
+    /// Arrival / completion events solved.
+    pub events: u32,
+    /// Events solved to proven optimality.
+    pub optimal: u32,
+    /// Events whose search reached the per-event node budget (`DORM_EVENT_NODES`): the best
+    /// feasible allocation found was applied.
+    pub stopped_at_budget: u32,
+    /// The largest relative optimality gap of a stopped event, (upper bound - applied) / upper
+    /// bound; 0 when every event was solved to optimality.
+    pub gap_max: f64,
+    /// Events whose fairness bound had to be doubled.
+    pub fairness_raised: u32,
+    /// Events where both bounds were lifted.
+    pub bounds_lifted: u32,
+    /// Branch-and-bound nodes over all events.
+    pub nodes: u64,
+    /// Most nodes of one event.
+    pub nodes_event_max: u64,
 }
 
 /// The note `summary.prices` carries when the price bounds were derived.

@@ -1,12 +1,16 @@
 //! Kind `"oasis"` behind the façade: OASiS (Bao et al. 2018, Alg. 1) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
 use super::{Built, Decision, Kind, KindEngine, Out};
-use crate::doc::oasis::{OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary};
+use crate::doc::oasis::{
+    DormSummary, OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary,
+};
 use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_policy, OASIS_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::baseline::oasis::dorm::DormStats;
 use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineOutput};
+use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
@@ -273,6 +277,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
                     .is_none()
                     .then(|| crate::doc::oasis::PRICES_DERIVED.to_string()),
                 restarts,
+                dorm: None,
             },
             jobs: rows.jobs.iter().flatten().cloned().collect(),
             log_hash: sink.hash().hex().to_string(),
@@ -422,7 +427,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             .map_err(|e| from_driver(e, |m| m))?;
         let per_job = std::mem::take(&mut self.per_job);
         let ids = &self.ids;
-        let (jobs, admitted, total, restarts) = self.cell.with_dependent(|scn, d| {
+        let (jobs, admitted, total, restarts, dorm) = self.cell.with_dependent(|scn, d| {
             let mut jobs = Vec::with_capacity(scn.jobs.len());
             let (mut admitted, mut total) = (0u32, 0.0f64);
             let rs = d.scheduler().restarts();
@@ -481,7 +486,9 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                     restarts,
                 });
             }
-            (jobs, admitted, total, rs.total())
+            let dorm = (d.scheduler().policy() == Policy::Dorm)
+                .then(|| dorm_summary(&d.scheduler().dorm_stats()));
+            (jobs, admitted, total, rs.total(), dorm)
         });
         let n = jobs.len() as u32;
         Ok(ResultDoc::Oasis(OasisResult {
@@ -493,9 +500,24 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 total_utility: total,
                 prices: None,
                 restarts,
+                dorm,
             },
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))
+    }
+}
+
+/// The result document's view of Dorm's solver counters.
+fn dorm_summary(st: &DormStats) -> DormSummary {
+    DormSummary {
+        events: st.events,
+        optimal: st.optimal,
+        stopped_at_budget: st.budget_stops,
+        gap_max: st.gap_max,
+        fairness_raised: st.relaxed_fair,
+        bounds_lifted: st.relaxed_all,
+        nodes: st.nodes,
+        nodes_event_max: st.nodes_event_max,
     }
 }

@@ -1,5 +1,5 @@
 //! Runs kind `"oasis"`: Alg. 1 over the jobs in arrival order (equal arrivals in input order).
-use crate::doc::oasis::OasisResult;
+use crate::doc::oasis::{DormSummary, OasisResult};
 use std::fmt::Write as _;
 
 /// The human summary `mlsched run` prints: totals, then one line per job with its explanation
@@ -14,6 +14,9 @@ pub fn summary_text(r: &OasisResult) -> String {
         r.summary.total_utility,
         r.log_hash
     );
+    if let Some(d) = &r.summary.dorm {
+        let _ = writeln!(s, "  {}", dorm_line(d));
+    }
     for j in &r.jobs {
         let num = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
         if j.admitted {
@@ -51,6 +54,21 @@ pub fn summary_text(r: &OasisResult) -> String {
         }
     }
     s
+}
+
+/// Dorm's solver counts in one line: events solved to proven optimality, stopped at the node
+/// budget, the largest optimality gap, and the nodes.
+pub fn dorm_line(d: &DormSummary) -> String {
+    format!(
+        "dorm: {} events, {} solved to optimality, {} stopped at the node budget (largest gap {:.2}%), fairness bound raised in {}, {} nodes (at most {} in one event)",
+        d.events,
+        d.optimal,
+        d.stopped_at_budget,
+        d.gap_max * 100.0,
+        d.fairness_raised,
+        d.nodes,
+        d.nodes_event_max
+    )
 }
 
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).

@@ -30,16 +30,23 @@
 //! rules it out; a leaf replaces the incumbent only if it is better by more than 1e-9 and its
 //! packing succeeds, so among equal optima the first in this fixed order wins. Integral gangs
 //! often cannot meet a tight fairness bound at all; then the bound is doubled, each time a
-//! further exact solve, until an allocation meets it (`solve_passes`; [`DormStats`] counts
-//! these events). Every node counts against [`DORM_NODES_MAX`]: beyond it the run fails with
-//! [`BaselineError::DormNodes`], never with an approximate answer. All buffers are allocated
-//! when the runner is built.
+//! further solve, until an allocation meets it (`solve_passes`; [`DormStats`] counts these
+//! events).
+//!
+//! **Budget.** Before searching, a greedy allocation (the kept counts, plus as many workers as
+//! still fit for each job without any) is built; it meets every bound the kept counts meet, and
+//! seeds each pass it meets as the incumbent to beat (pruning from the first node without
+//! changing the answer). All passes of an event share a node budget ([`DORM_EVENT_NODES`]),
+//! like a MILP solver's limit but counted in nodes so that runs repeat bit for bit: an event
+//! that reaches it applies the best feasible allocation found and is counted as stopped at the
+//! budget, with its optimality gap against an upper bound on the unexplored subtrees. Events
+//! within the budget are solved exactly. All buffers are allocated when the runner is built.
 use super::{ps_for, useful_workers, OasisBaseline, OasisBaselineOutput, Unit};
 use crate::baseline::pool::Pool;
 use crate::baseline::{
     dominant_share, BaselineError, Policy, DORM_ADJUST_MAX, DORM_FAIRNESS_LOSS_MAX,
 };
-use crate::limits::{DORM_ACTIVE_MAX, DORM_NODES_MAX, RESOURCES_MAX};
+use crate::limits::{DORM_ACTIVE_MAX, DORM_EVENT_NODES, RESOURCES_MAX};
 use crate::model::oasis::{OasisJob, OasisScenario};
 use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
@@ -50,6 +57,9 @@ use core::cmp::Ordering;
 
 /// Objective and constraint comparisons tolerate this much floating-point noise.
 const EPS: f64 = 1e-9;
+
+/// Entries of a knapsack order per skip block (see `DormState::kmax`).
+const BLOCK: usize = 32;
 
 /// Counters of Dorm's solves over a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -70,8 +80,21 @@ pub struct DormStats {
     pub nodes: u64,
     /// Most nodes of one event.
     pub nodes_event_max: u64,
-    /// Nodes spent proving that a fairness bound could not be met (before doubling it).
+    /// Nodes of the passes that found no allocation before the fairness bound was doubled
+    /// (proving it could not be met, or leaving it undecided at their share of the budget).
     pub nodes_infeasible: u64,
+    /// Nodes of the deciding passes after their last incumbent improvement (proving it
+    /// optimal, or searching on until the budget ran out).
+    pub nodes_proof: u64,
+    /// Events solved to proven optimality (the search finished within the budget).
+    pub optimal: u32,
+    /// Events whose search reached the per-event budget ([`DORM_EVENT_NODES`] unless set):
+    /// the best feasible allocation found so far was applied, or a smaller fairness bound was
+    /// left undecided.
+    pub budget_stops: u32,
+    /// The largest relative optimality gap of a budget-stopped event: (upper bound -
+    /// incumbent) / upper bound, 0 when every event was solved to optimality.
+    pub gap_max: f64,
 }
 
 /// Dorm's allocation and solver buffers (all empty for the other policies).
@@ -127,13 +150,18 @@ pub(super) struct DormState {
     vmax: Vec<f64>,
     /// Per kind and pool resource: the depths in decreasing density (ties by depth).
     kord: Vec<u32>,
+    /// Per kind and pool resource: the deepest depth in each block of [`BLOCK`] entries of
+    /// `kord` (a bound's scan skips the blocks holding only jobs already on the path).
+    kmax: Vec<u32>,
     /// Sort keys by depth.
     dkeys: Vec<f64>,
     /// Per depth: the sum of f_j and of the most fairness gain of the jobs from it on.
     fsuf: Vec<f64>,
     gsuf: Vec<f64>,
-    /// Node bound of one event (at most [`DORM_NODES_MAX`]).
-    nodes_max: u64,
+    /// The greedy incumbent's counts, per depth.
+    inc: Vec<u32>,
+    /// Node budget of one event ([`DORM_EVENT_NODES`] unless set).
+    budget: u64,
     /// The adjustment bound ([`DORM_ADJUST_MAX`] unless set).
     adjust_max: u32,
     stats: DormStats,
@@ -171,10 +199,12 @@ impl DormState {
             dens: vec![0.0; 2 * 2 * r * cap],
             vmax: vec![0.0; 2 * cap],
             kord: vec![0; 2 * 2 * r * cap],
+            kmax: vec![0; 2 * 2 * r * cap.div_ceil(BLOCK)],
             dkeys: vec![0.0; cap],
             fsuf: vec![0.0; cap + 1],
             gsuf: vec![0.0; cap + 1],
-            nodes_max: DORM_NODES_MAX,
+            inc: vec![0; cap],
+            budget: DORM_EVENT_NODES,
             adjust_max: DORM_ADJUST_MAX,
             stats: DormStats::default(),
         }
@@ -208,28 +238,31 @@ impl Ctx<'_> {
     /// First-fit packing of the counts `cand` of the jobs `pack` (in that order): `true` if
     /// every unit is placed. The pools are left reset.
     fn packs(&mut self, pack: &[u32], cand: &[u32]) -> bool {
+        let ok = self.place_all(pack, cand);
         self.workers.reset();
         self.ps.reset();
-        let mut ok = true;
-        'jobs: for &j in pack {
+        ok
+    }
+
+    /// Like [`Ctx::packs`], but the pools keep what was placed (up to a failure).
+    fn place_all(&mut self, pack: &[u32], cand: &[u32]) -> bool {
+        self.workers.reset();
+        self.ps.reset();
+        for &j in pack {
             let job = &self.scn.jobs[j as usize];
             let v = cand[j as usize];
             for _ in 0..v {
                 if self.workers.place_first(&job.worker_demand).is_none() {
-                    ok = false;
-                    break 'jobs;
+                    return false;
                 }
             }
             for _ in 0..ps_for(job, v) {
                 if self.ps.place_first(&job.ps_demand).is_none() {
-                    ok = false;
-                    break 'jobs;
+                    return false;
                 }
             }
         }
-        self.workers.reset();
-        self.ps.reset();
-        ok
+        true
     }
 }
 
@@ -301,9 +334,11 @@ impl OasisBaseline<'_> {
         self.dorm.stats
     }
 
-    /// Lowers the node bound of one event (it never exceeds [`DORM_NODES_MAX`]).
-    pub fn set_dorm_nodes_max(&mut self, max: u64) {
-        self.dorm.nodes_max = max.min(DORM_NODES_MAX);
+    /// Sets the node budget of one event (default [`DORM_EVENT_NODES`]): an event whose
+    /// search reaches it applies the best feasible allocation found so far (tests raise it to
+    /// solve exactly, or lower it to exercise the stop).
+    pub fn set_dorm_event_nodes(&mut self, budget: u64) {
+        self.dorm.budget = budget;
     }
 
     /// Sets the adjustment bound (default [`DORM_ADJUST_MAX`]): at most `max` jobs that held
@@ -366,52 +401,216 @@ impl OasisBaseline<'_> {
         order_and_bounds(d, &ctx, m, &wcap, &pcap);
         knapsack_items(d, &ctx, m);
         let mut nodes = 0u64;
-        let found = solve_passes(d, &mut ctx, m, &mut nodes, t)?;
+        solve_passes(d, &mut ctx, m, &mut nodes);
         d.stats.events += 1;
         d.stats.nodes += nodes;
         d.stats.nodes_event_max = d.stats.nodes_event_max.max(nodes);
         for k in 0..m {
             let j = d.act[k] as usize;
-            d.x[j] = if found { d.best[k] } else { 0 };
+            d.x[j] = d.best[k];
         }
         Ok(())
     }
 }
 
-/// The exact solves of one event: the fairness bound [`DORM_FAIRNESS_LOSS_MAX`] doubled until
-/// an allocation meets it with the adjustment bound (once it exceeds the sum of the fair shares
-/// every allocation meets it, and the previous allocation meets the adjustment bound if it
-/// still packs), then, should even that fail, both bounds lifted. `true` once an allocation
-/// is found (always, unless the node bound fails).
-fn solve_passes(
-    d: &mut DormState,
-    ctx: &mut Ctx<'_>,
-    m: usize,
-    nodes: &mut u64,
-    t: Slot,
-) -> Result<bool, BaselineError> {
+/// The solves of one event, leaving the allocation in `d.best` (by depth): the fairness bound
+/// [`DORM_FAIRNESS_LOSS_MAX`] doubled until an allocation meets it with the adjustment bound
+/// (once it exceeds the sum of the fair shares every allocation meets it, and the kept
+/// allocation meets the adjustment bound if it still packs), then, should even that fail, both
+/// bounds lifted. All passes share the event's node budget. A pass the greedy allocation does
+/// not meet may use a quarter of what is left before it has found an allocation; if it has
+/// not by then, the bound is left undecided and doubled (the event then counts as stopped at
+/// the budget), so a hard infeasibility proof cannot starve the bounds that can be met. A pass
+/// that reaches the budget otherwise ends the event ([`stop_at_budget`]).
+fn solve_passes(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize, nodes: &mut u64) {
+    let g = greedy(d, ctx, m);
     let total_fair: f64 = (0..m).map(|k| d.fair[d.pack[k] as usize]).sum();
     let mut theta = DORM_FAIRNESS_LOSS_MAX;
+    let mut amax = d.adjust_max;
+    // A smaller fairness bound was left undecided.
+    let mut undecided = false;
     loop {
+        let seed = g.meets(theta, amax).then_some(g.obj);
         let before = *nodes;
-        if branch_and_bound(d, ctx, m, theta, d.adjust_max, nodes, t)? {
-            if theta > DORM_FAIRNESS_LOSS_MAX {
-                d.stats.relaxed_fair += 1;
+        let left = d.budget.saturating_sub(before);
+        let soft = if seed.is_some() { left } else { left / 4 };
+        let limits = (before.saturating_add(soft), d.budget);
+        let pass = branch_and_bound(d, ctx, m, (theta, amax), seed, limits, nodes);
+        let open = pass.stopped.is_some() && pass.found.is_none() && seed.is_none();
+        if pass.stopped.is_some() && !open {
+            d.stats.nodes_proof += *nodes - pass.last;
+            stop_at_budget(d, &g, theta, &pass, seed);
+            return;
+        }
+        if !open && (pass.found.is_some() || seed.is_some()) {
+            if pass.found.is_none() {
+                // Nothing beat the greedy allocation by more than the tolerance.
+                d.best[..m].copy_from_slice(&d.inc[..m]);
             }
-            d.stats.theta_max = d.stats.theta_max.max(theta);
-            d.stats.theta_last = theta;
-            return Ok(true);
+            d.stats.nodes_proof += *nodes - pass.last;
+            if undecided {
+                // Optimal at this bound, but a smaller one was not ruled out.
+                d.stats.budget_stops += 1;
+            } else {
+                d.stats.optimal += 1;
+            }
+            used_theta(&mut d.stats, theta);
+            return;
         }
         d.stats.nodes_infeasible += *nodes - before;
+        undecided |= open;
         if theta > total_fair + EPS {
-            break;
+            // Not even the kept allocation meets the adjustment bound: lift both bounds (the
+            // greedy seed meets them, so this pass always decides).
+            theta = f64::INFINITY;
+            amax = u32::MAX;
+        } else {
+            theta *= 2.0;
         }
-        theta *= 2.0;
     }
-    d.stats.relaxed_all += 1;
-    d.stats.theta_max = f64::INFINITY;
-    d.stats.theta_last = f64::INFINITY;
-    branch_and_bound(d, ctx, m, f64::INFINITY, u32::MAX, nodes, t)
+}
+
+/// Records the fairness bound an event used.
+fn used_theta(st: &mut DormStats, theta: f64) {
+    if theta.is_infinite() {
+        st.relaxed_all += 1;
+    } else if theta > DORM_FAIRNESS_LOSS_MAX {
+        st.relaxed_fair += 1;
+    }
+    st.theta_max = st.theta_max.max(theta);
+    st.theta_last = theta;
+}
+
+/// Ends an event whose pass at fairness bound `theta` reached the node budget. `found` is the
+/// objective of the pass's best leaf (in `d.best`), `seed` the greedy allocation's if it meets
+/// the pass's bounds, `bound` an upper bound on the pass's open subtrees; the better of the two
+/// is applied. With neither, the greedy allocation is applied at the least doubled fairness
+/// bound it meets, and the gap is measured against the relaxation's bound at the root (any
+/// bound Dorm would reach may allow more).
+fn stop_at_budget(d: &mut DormState, g: &Greedy, theta: f64, pass: &Pass, seed: Option<f64>) {
+    let m = d.pack_len;
+    let bound = pass.stopped.unwrap_or(f64::INFINITY);
+    let (inc, upper, used) = match (pass.found, seed) {
+        (Some(f), s) if s.is_none_or(|greedy| f > greedy + EPS) => (f, bound.max(f), theta),
+        (_, Some(_)) => {
+            d.best[..m].copy_from_slice(&d.inc[..m]);
+            (g.obj, bound.max(g.obj), theta)
+        }
+        // No allocation meeting the pass's bounds (`(Some, None)` is the first arm's; this
+        // is not reached from `solve_passes`, which doubles the bound instead).
+        (_, None) => {
+            d.best[..m].copy_from_slice(&d.inc[..m]);
+            (g.obj, g.root.max(g.obj), g.ladder(d.adjust_max).max(theta))
+        }
+    };
+    let gap = if upper > EPS {
+        ((upper - inc) / upper).max(0.0)
+    } else {
+        0.0
+    };
+    d.stats.budget_stops += 1;
+    d.stats.gap_max = d.stats.gap_max.max(gap);
+    used_theta(&mut d.stats, used);
+}
+
+/// The greedy allocation of an event (counts by depth in `d.inc`) and what it scores.
+struct Greedy {
+    /// Utilisation objective.
+    obj: f64,
+    /// Fairness loss.
+    loss: f64,
+    /// Jobs with kept workers whose count changed.
+    adj: u32,
+    /// Upper bound on any allocation of the event (capacity only).
+    root: f64,
+}
+
+impl Greedy {
+    /// Whether it meets fairness bound `theta` and adjustment bound `amax`.
+    fn meets(&self, theta: f64, amax: u32) -> bool {
+        self.loss <= theta + EPS && self.adj <= amax
+    }
+
+    /// The least fairness bound of the doubling sequence it meets (infinite if it breaks the
+    /// adjustment bound `amax`).
+    fn ladder(&self, amax: u32) -> f64 {
+        if self.adj > amax {
+            return f64::INFINITY;
+        }
+        let mut theta = DORM_FAIRNESS_LOSS_MAX;
+        while self.loss > theta + EPS {
+            theta *= 2.0;
+        }
+        theta
+    }
+}
+
+/// The greedy allocation: the kept counts (or none, should they no longer pack first fit:
+/// first fit is not monotone, so the jobs that left can break it), then, in branching order,
+/// each job without workers gets the most workers (with their PSs) that still fit on the
+/// pools. Adding workers to a job without kept workers lowers no one's fairness and adjusts
+/// no one, so it meets every bound the kept counts meet. If the whole does not pack in the
+/// packing order (the fill was placed after the kept units), the kept counts stay alone.
+fn greedy(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize) -> Greedy {
+    for k in 0..m {
+        let j = d.act[k] as usize;
+        d.cand[j] = d.old[j];
+    }
+    let kept = ctx.place_all(&d.pack[..m], &d.cand);
+    for k in 0..m {
+        let j = d.act[k] as usize;
+        d.inc[k] = if kept { d.old[j] } else { 0 };
+        d.cand[j] = d.inc[k];
+    }
+    if !kept {
+        ctx.workers.reset();
+        ctx.ps.reset();
+    }
+    let mut filled = false;
+    for k in 0..m {
+        if d.inc[k] > 0 {
+            continue;
+        }
+        let j = d.act[k] as usize;
+        let job = &ctx.scn.jobs[j];
+        let mut v = ctx.workers.room(&job.worker_demand, d.hi[j]);
+        let ps_room = ctx.ps.room(&job.ps_demand, u32::MAX);
+        while v > 0 && ps_for(job, v) > ps_room {
+            v -= 1;
+        }
+        for _ in 0..v {
+            ctx.workers.place_first(&job.worker_demand);
+        }
+        for _ in 0..ps_for(job, v) {
+            ctx.ps.place_first(&job.ps_demand);
+        }
+        d.inc[k] = v;
+        d.cand[j] = v;
+        filled |= v > 0;
+    }
+    if filled && !ctx.packs(&d.pack[..m], &d.cand) {
+        for k in 0..m {
+            d.inc[k] = if kept { d.old[d.act[k] as usize] } else { 0 };
+        }
+    }
+    ctx.workers.reset();
+    ctx.ps.reset();
+    let (mut obj, mut loss, mut adj) = (0.0, 0.0, 0u32);
+    for k in 0..m {
+        let j = d.act[k] as usize;
+        let job = &ctx.scn.jobs[j];
+        let v = d.inc[k];
+        let (u, sigma) = ctx.usage(job, v, ps_for(job, v));
+        obj += u;
+        loss += (d.fair[j] - sigma).max(0.0);
+        adj += u32::from(d.old[j] > 0 && v != d.old[j]);
+    }
+    Greedy {
+        obj,
+        loss,
+        adj,
+        root: rest_bound(d, ctx, m, 0, 0),
+    }
 }
 
 /// The most workers job j can use (`useful`) that fit, with their PSs, on the idle pools.
@@ -617,7 +816,24 @@ fn knapsack_items(d: &mut DormState, ctx: &Ctx<'_>, m: usize) {
             d.dkeys[k] = -d.dens[kq * cap + k];
         }
         sort_indices_by_keys(ord, &d.dkeys, &mut d.scratch[..m]);
+        let nb = cap.div_ceil(BLOCK);
+        for (b, block) in d.kord[kq * cap..kq * cap + m].chunks(BLOCK).enumerate() {
+            d.kmax[kq * nb + b] = block.iter().copied().max().unwrap_or(0);
+        }
     }
+}
+
+/// The depths from `depth` on in the knapsack order of (kind, pool resource) `kq`, skipping
+/// whole blocks of depths above (deep in the search, most of the order is the path's own jobs).
+fn items(d: &DormState, kq: usize, m: usize, depth: usize) -> impl Iterator<Item = usize> + '_ {
+    let cap = d.pack.len();
+    let nb = cap.div_ceil(BLOCK);
+    d.kord[kq * cap..kq * cap + m]
+        .chunks(BLOCK)
+        .zip(&d.kmax[kq * nb..(kq + 1) * nb])
+        .filter(move |(_, &deepest)| deepest as usize >= depth)
+        .flat_map(|(block, _)| block.iter().map(|&k| k as usize))
+        .filter(move |&k| k >= depth)
 }
 
 /// The fractional knapsack bound of value `kind` over pool resource `q` for the jobs from
@@ -627,10 +843,9 @@ fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: 
     let kq = kind * 2 * d.r + q;
     let mut left = free.max(0.0);
     let mut total = 0.0;
-    for &k in &d.kord[kq * cap..kq * cap + m] {
-        let k = k as usize;
+    for k in items(d, kq, m, depth) {
         let v = d.vmax[kind * cap + k];
-        if k < depth || v <= 0.0 {
+        if v <= 0.0 {
             continue;
         }
         let rho = d.dens[kq * cap + k];
@@ -651,30 +866,82 @@ fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: 
     total
 }
 
-/// The least of the knapsack bounds of value `kind` over every pool resource, for the jobs
-/// from `depth` on with the free capacity of path state `depth`.
-fn knapsack_min(d: &DormState, m: usize, kind: usize, depth: usize) -> f64 {
-    let w2 = 2 * d.r;
-    let mut b = f64::INFINITY;
-    for q in 0..w2 {
-        b = b.min(knapsack(d, m, kind, q, depth, d.rem[depth * w2 + q]));
+/// Whether the knapsack bound of value `kind` over some pool resource, for the jobs from
+/// `depth` on with the free capacity of path state `depth`, is `small` enough to prune. The
+/// same sums as [`knapsack`], in the same order, but a resource's sum stops as soon as it is no
+/// longer small (`small` must hold for every total below one it holds for): the least bound
+/// over the resources is small exactly when one of them is, and most sums end after a few
+/// items, which is where the search spent most of its time.
+fn knapsack_prunes(
+    d: &DormState,
+    m: usize,
+    kind: usize,
+    depth: usize,
+    small: impl Fn(f64) -> bool,
+) -> bool {
+    let (cap, w2) = (d.pack.len(), 2 * d.r);
+    'q: for q in 0..w2 {
+        let kq = kind * w2 + q;
+        let mut left = d.rem[depth * w2 + q].max(0.0);
+        let mut total = 0.0;
+        for k in items(d, kq, m, depth) {
+            let v = d.vmax[kind * cap + k];
+            if v <= 0.0 {
+                continue;
+            }
+            let rho = d.dens[kq * cap + k];
+            if rho == f64::INFINITY {
+                total += v;
+            } else if v / rho <= left {
+                total += v;
+                left -= v / rho;
+            } else {
+                total += rho * left;
+                break;
+            }
+            if !small(total) {
+                continue 'q;
+            }
+        }
+        if small(total) {
+            return true;
+        }
     }
-    b
+    false
 }
 
-/// Exact depth-first branch and bound for fairness bound `theta` and adjustment bound `amax`;
-/// `true` if a feasible allocation was found (in `d.best`, by depth). `nodes` counts across
-/// the passes of one event.
+/// How one pass of the search ended.
+struct Pass {
+    /// The objective of the best leaf that met the bounds (its counts in `d.best`, by depth).
+    found: Option<f64>,
+    /// The node count when that leaf was found (or when the pass began).
+    last: u64,
+    /// `Some(upper bound on the open subtrees)` if the pass stopped at the node budget.
+    stopped: Option<f64>,
+}
+
+/// Depth-first branch and bound for fairness bound `theta` and adjustment bound `amax`,
+/// exact unless `nodes` (counted across the passes of one event) reaches `hard`, or `soft`
+/// before a leaf is found. `seed`, the objective of a known allocation meeting both bounds, prunes from the
+/// start; only leaves better than it by more than the tolerance are taken, so the answer is
+/// the one the unseeded search gives.
 fn branch_and_bound(
     d: &mut DormState,
     ctx: &mut Ctx<'_>,
     m: usize,
-    theta: f64,
-    amax: u32,
+    (theta, amax): (f64, u32),
+    seed: Option<f64>,
+    (soft, hard): (u64, u64),
     nodes: &mut u64,
-    t: Slot,
-) -> Result<bool, BaselineError> {
-    let mut best: Option<f64> = None;
+) -> Pass {
+    // Leaves must beat best + EPS: a seed lets in any leaf within EPS below it, as the first
+    // leaf of an unseeded search would be.
+    let mut best: Option<f64> = seed.map(|g| g - 2.0 * EPS);
+    let mut pass = Pass {
+        found: None,
+        last: *nodes,
+        stopped: None,
+    };
     let mut depth = 0usize;
     if m > 0 {
         d.next[0] = top(d, ctx, 0) as i64;
@@ -683,6 +950,8 @@ fn branch_and_bound(
         if depth == m {
             if best.is_none_or(|b| d.obj[m] > b + EPS) && leaf_packs(d, ctx, m) {
                 best = Some(d.obj[m]);
+                pass.found = best;
+                pass.last = *nodes;
                 d.best[..m].copy_from_slice(&d.val[..m]);
             }
             if depth == 0 {
@@ -699,14 +968,12 @@ fn branch_and_bound(
             depth -= 1;
             continue;
         }
+        if *nodes >= hard || (*nodes >= soft && pass.found.is_none()) {
+            pass.stopped = Some(open_bound(d, ctx, m, depth));
+            break;
+        }
         d.next[depth] = v - 1;
         *nodes += 1;
-        if *nodes > d.nodes_max {
-            return Err(BaselineError::DormNodes {
-                slot: t,
-                max: d.nodes_max,
-            });
-        }
         match child(d, ctx, m, depth, v as u32, theta, amax, best) {
             Step::Descend => {
                 d.val[depth] = v as u32;
@@ -720,7 +987,47 @@ fn branch_and_bound(
             Step::Cut => d.next[depth] = -1,
         }
     }
-    Ok(best.is_some())
+    pass
+}
+
+/// An upper bound on the objective of every allocation the stopped search has not ruled out:
+/// for each depth k up to `depth` on the current path, the path's objective before k, job k at
+/// its next untried count (fewer workers never use more), and [`rest_bound`] of the jobs after
+/// k in the free capacity before k. Fairness and adjustments are relaxed.
+fn open_bound(d: &DormState, ctx: &Ctx<'_>, m: usize, depth: usize) -> f64 {
+    let mut upper = f64::NEG_INFINITY;
+    for k in 0..=depth.min(m.saturating_sub(1)) {
+        let v = d.next[k];
+        if v < 0 {
+            continue;
+        }
+        let job = &ctx.scn.jobs[d.act[k] as usize];
+        let g = ctx.usage(job, v as u32, ps_for(job, v as u32)).0;
+        upper = upper.max(d.obj[k] + g + rest_bound(d, ctx, m, k + 1, k));
+    }
+    upper
+}
+
+/// The objective bound of the jobs from depth `from` on with the free capacity of path state
+/// `at`: the smaller of, per resource, free capacity against the jobs' largest use, and the
+/// fractional knapsack on utilisation.
+fn rest_bound(d: &DormState, ctx: &Ctx<'_>, m: usize, from: usize, at: usize) -> f64 {
+    let (r, w2) = (d.r, 2 * d.r);
+    let free = &d.rem[at * w2..(at + 1) * w2];
+    let mut cap = 0.0;
+    for q in 0..r {
+        let c = ctx.total.get(q);
+        if c > 0.0 {
+            let w = free[q].max(0.0).min(d.suf[from * w2 + q]);
+            let p = free[r + q].max(0.0).min(d.suf[from * w2 + r + q]);
+            cap += (w + p) / c;
+        }
+    }
+    let mut knap = f64::INFINITY;
+    for (q, &f) in free.iter().enumerate() {
+        knap = knap.min(knapsack(d, m, 0, q, from, f));
+    }
+    cap.min(knap)
 }
 
 /// The largest count worth trying at `depth`: hi_j, and no more workers than the free
@@ -797,8 +1104,9 @@ fn child(
     }
     // Fairness with capacity: the remaining jobs gain at most the knapsack bound.
     if theta.is_finite() {
-        let gain = d.gsuf[depth + 1].min(knapsack_min(d, m, 1, depth + 1));
-        if loss + (d.fsuf[depth + 1] - gain) > theta + EPS {
+        let fs = d.fsuf[depth + 1];
+        let short = |gain: f64| loss + (fs - gain) > theta + EPS;
+        if short(d.gsuf[depth + 1]) || knapsack_prunes(d, m, 1, depth + 1, short) {
             return Step::Skip;
         }
     }
@@ -817,7 +1125,7 @@ fn child(
             return Step::Cut;
         }
         // Fewer workers of this job may leave room for denser ones: only this count goes.
-        if obj + knapsack_min(d, m, 0, depth + 1) <= b + EPS {
+        if knapsack_prunes(d, m, 0, depth + 1, |rest| obj + rest <= b + EPS) {
             return Step::Skip;
         }
     }
