@@ -38,8 +38,12 @@ pub use super::windows::FastScratch;
 /// Rebuilds the greedy placement of a q = 0 winner (literal inner loop over the order).
 fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     let (m, t0, dur) = (c.m as usize, c.tminus, c.dur);
-    // Window minima of free capacity for this (t-, L), straight from `free`.
+    // Window minima of free capacity for this (t-, L), straight from `free` (a flat server's
+    // are its free capacities, read from `free` by `min_free`).
     for hr in 0..s.h * s.r {
+        if s.flat[hr / s.r] {
+            continue;
+        }
         let b = hr * s.wcap;
         let mut lo = f64::INFINITY;
         for t in t0..t0 + dur {

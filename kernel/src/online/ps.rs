@@ -71,7 +71,34 @@ pub(super) fn job_workers(job: &OnlineJob, s: &mut FastScratch, dur: u32) -> boo
     any
 }
 
+/// Drops the worker counts no server (`one`) or the whole set (`!one`) can hold in any slot of
+/// the window ([`FastScratch::worker_ub`]): such (m, p) have no feasible candidate at this
+/// duration. Returns whether any count is left.
+fn drop_unholdable(cx: &Ctx, s: &mut FastScratch, one: bool) -> bool {
+    let mut any = false;
+    for m in 0..s.m {
+        let (most_one, most_all) = s.worker_ub(cx, m);
+        for p in 0..s.p {
+            let n = if one {
+                &mut s.n2[m * s.p + p]
+            } else {
+                &mut s.n1[m * s.p + p]
+            };
+            let most = if one { most_one as u64 } else { most_all };
+            if *n != NONE && *n as u64 > most {
+                *n = NONE;
+            }
+            any |= *n != NONE;
+        }
+    }
+    any
+}
+
 /// A_mincost2 (q = 1) over the window, durations up to `top`.
+///
+/// Candidates are (m, p, L, t-, h) with cost >= 0, so once the best so far precedes
+/// (0, (0, 0, L, t-, 0)) in (cost, index) order no candidate of duration L from t- on, nor of
+/// any longer duration, can beat it: the loops stop there.
 pub(super) fn ps_q1(
     cx: &Ctx,
     job: &OnlineJob,
@@ -83,10 +110,16 @@ pub(super) fn ps_q1(
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     s.mins_len = 0;
     for dur in 1..=top {
-        if !job_workers(job, s, dur) {
+        if !may_beat(0, idx_ps(0, 0, dur, 0, 0), &best) {
+            break;
+        }
+        if !job_workers(job, s, dur) || !drop_unholdable(cx, s, true) {
             continue;
         }
         for t0 in 1..=w.len - dur {
+            if !may_beat(0, idx_ps(0, 0, dur, t0, 0), &best) {
+                break;
+            }
             for m in 0..s.m {
                 let mut caps_done = false;
                 for p in 0..s.p {
@@ -141,7 +174,7 @@ pub(super) fn ps_q1(
 }
 
 /// A_mincost1 (q = 0), durations up to `top`, only looking for schedules strictly cheaper than
-/// `bound`.
+/// `bound`; stops as [`ps_q1`] does once nothing of cost >= 0 can be useful.
 pub(super) fn ps_q0(
     cx: &Ctx,
     job: &OnlineJob,
@@ -154,10 +187,16 @@ pub(super) fn ps_q0(
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     // The sliding minima ps_q1 left (same window, same free capacities) are reused.
     for dur in 1..=top {
-        if !job_workers(job, s, dur) {
+        if !useful(0, idx_ps(0, 0, dur, 0, 0), bound, &best) {
+            break;
+        }
+        if !job_workers(job, s, dur) || !drop_unholdable(cx, s, false) {
             continue;
         }
         for t0 in 1..=w.len - dur {
+            if !useful(0, idx_ps(0, 0, dur, t0, 0), bound, &best) {
+                break;
+            }
             s.zdone.iter_mut().for_each(|z| *z = false);
             for m in 0..s.m {
                 if !(0..s.p).any(|p| {

@@ -47,8 +47,15 @@ pub struct FastScratch {
     pub(super) pre: Vec<u128>,
     /// free[(h * R + r) * wcap + t] = omega_h^r(t).
     pub(super) free: Vec<f64>,
-    /// Sliding minima of `free` over [t, t + L).
+    /// Sliding minima of `free` over [t, t + L), for the servers that are not [`Self::flat`].
     pub(super) mins: Vec<f64>,
+    /// `flat[v]`: every free capacity of virtual server v is the same (same bits) in every slot
+    /// of the window (an idle server): its window minima are its free capacities, so the
+    /// sliding minima skip its rows and [`Self::min_free`] reads `free` instead.
+    pub(super) flat: Vec<bool>,
+    /// Scratch of [`Self::direct_mins`]: per-block prefix and suffix minima of one row.
+    pub(super) blk_pre: Vec<f64>,
+    pub(super) blk_suf: Vec<f64>,
     /// The L the sliding minima describe (0: not built for this search).
     pub(super) mins_len: u32,
     /// delta_h^r(t) at `(h * wcap + t) * R + r`.
@@ -92,14 +99,18 @@ pub struct FastScratch {
     pub(super) price0: Vec<Option<f64>>,
     /// max over the window's slots of omega_h^r(t), at `h * R + r`.
     pub(super) maxfree: Vec<f64>,
-    /// Ring, per worker type m: (most workers one server can hold in any slot of the window,
-    /// most the whole cluster can), computed on first use after `maxfree` changed.
+    /// Per worker type m: (most workers one server can hold in any slot of the window, most
+    /// the whole set can), computed on first use after `maxfree` changed ([`Self::worker_ub`]).
     pub(super) ub: Vec<Option<(u32, u64)>>,
     /// Per worker type m, the servers of [`Self::possible`] at `poss[m * hcap..][..poss_n[m]]`.
     pub(super) poss: Vec<u32>,
     pub(super) poss_n: Vec<u32>,
     pub(super) poss_ok: Vec<bool>,
 }
+
+/// Durations a few slots above the current sliding minima are reached by sliding (one pass
+/// each); farther ones are computed directly (three passes).
+const SLIDE_STEPS: u32 = 2;
 
 /// "No worker count" in the per-(m, p) tables.
 pub(super) const NONE: u32 = u32::MAX;
@@ -139,6 +150,9 @@ impl FastScratch {
             free: vec![0.0; h * r * wcap],
             mins: vec![0.0; h * r * wcap],
             mins_len: 0,
+            flat: vec![false; h],
+            blk_pre: vec![0.0; wcap],
+            blk_suf: vec![0.0; wcap],
             dl: vec![0.0; h * r * wcap],
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
@@ -311,6 +325,7 @@ impl FastScratch {
         let len = (w.len as usize).min(wcap);
         let h = self.real[v] as usize;
         let caps = cx.scn.servers.get(h);
+        let mut flat = true;
         for r in 0..rr {
             let cap = caps.map_or(0.0, |c| c.get(r));
             let free = &mut self.free[(v * rr + r) * wcap..][..len];
@@ -342,7 +357,10 @@ impl FastScratch {
                 }
             }
             self.maxfree[v * rr + r] = most;
+            let row = &self.free[(v * rr + r) * wcap..][..len];
+            flat &= row.iter().all(|f| f.to_bits() == row[0].to_bits());
         }
+        self.flat[v] = flat;
         for ty in 0..self.m + self.p {
             self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
@@ -436,33 +454,82 @@ impl FastScratch {
     }
 
     /// Brings the sliding minima to windows of `dur` slots (lazily: a search that prunes a
-    /// duration never pays for its minima); `mins_len` = 0 forces a restart from `free`.
+    /// duration never pays for its minima); `mins_len` = 0 forces a rebuild from `free`. A
+    /// duration a few slots above the current one slides up to it; any other is computed
+    /// directly ([`Self::direct_mins`]), in time independent of `dur`. Rows of
+    /// [`Self::flat`] servers are never touched. Minima are exact whatever the order they are
+    /// taken in, so both ways give the same values.
     pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
-        if self.mins_len == 0 || self.mins_len > dur {
-            self.reset_mins();
-            self.mins_len = 1;
+        if self.mins_len != 0 && self.mins_len <= dur && dur - self.mins_len <= SLIDE_STEPS {
+            while self.mins_len < dur {
+                self.mins_len += 1;
+                self.slide(len, self.mins_len);
+            }
+            return;
         }
-        while self.mins_len < dur {
-            self.mins_len += 1;
-            self.slide(len, self.mins_len);
+        for v in 0..self.h {
+            if self.flat[v] {
+                continue;
+            }
+            for r in 0..self.r {
+                self.direct_mins((v * self.r + r) * self.wcap, len, dur);
+            }
         }
+        self.mins_len = dur;
     }
 
-    /// mins for L = 1.
-    pub(super) fn reset_mins(&mut self) {
-        let n = self.h * self.r * self.wcap;
-        self.mins[..n].copy_from_slice(&self.free[..n]);
+    /// mins[b + t] = min of free[b + t..b + t + dur] for every t <= len - dur, by van Herk /
+    /// Gil-Werman: with blocks of `dur` slots, the range [t, t + dur) is the end of t's block
+    /// and the start of the next, so its minimum is min(suffix minimum at t, prefix minimum
+    /// at t + dur - 1). Three passes over the row whatever `dur` is.
+    pub(super) fn direct_mins(&mut self, b: usize, len: u32, dur: u32) {
+        let (n, w) = (len as usize, dur as usize);
+        if w == 0 || w > n {
+            return;
+        }
+        let row = &self.free[b..b + n];
+        let (pre, suf) = (&mut self.blk_pre[..n], &mut self.blk_suf[..n]);
+        for ((blk, p), q) in row
+            .chunks(w)
+            .zip(pre.chunks_mut(w))
+            .zip(suf.chunks_mut(w))
+        {
+            let mut lo = f64::INFINITY;
+            for (&f, o) in blk.iter().zip(p.iter_mut()) {
+                if f < lo {
+                    lo = f;
+                }
+                *o = lo;
+            }
+            lo = f64::INFINITY;
+            for (&f, o) in blk.iter().zip(q.iter_mut()).rev() {
+                if f < lo {
+                    lo = f;
+                }
+                *o = lo;
+            }
+        }
+        let out = &mut self.mins[b..b + n];
+        for t in 0..=n - w {
+            let (x, y) = (suf[t], pre[t + w - 1]);
+            out[t] = if y < x { y } else { x };
+        }
     }
 
     /// Grows the sliding minima from L - 1 to L over a window of `len` slots.
     pub(super) fn slide(&mut self, len: u32, dur: u32) {
         let last = (len - dur) as usize;
-        for hr in 0..self.h * self.r {
-            let b = hr * self.wcap;
-            for t in 0..=last {
-                let f = self.free[b + t + dur as usize - 1];
-                if f < self.mins[b + t] {
-                    self.mins[b + t] = f;
+        for v in 0..self.h {
+            if self.flat[v] {
+                continue;
+            }
+            for r in 0..self.r {
+                let b = (v * self.r + r) * self.wcap;
+                for t in 0..=last {
+                    let f = self.free[b + t + dur as usize - 1];
+                    if f < self.mins[b + t] {
+                        self.mins[b + t] = f;
+                    }
                 }
             }
         }
@@ -571,9 +638,16 @@ impl FastScratch {
         }
     }
 
+    /// The window minima of server h's free capacities at t- (for the duration of the last
+    /// [`Self::mins_for`]); a flat server's are its free capacities.
     pub(super) fn min_free(&self, h: usize, t0: u32, out: &mut [f64]) {
+        let (src, at) = if self.flat[h] {
+            (&self.free, 0)
+        } else {
+            (&self.mins, t0 as usize)
+        };
         for (r, o) in out.iter_mut().enumerate() {
-            *o = self.mins[(h * self.r + r) * self.wcap + t0 as usize];
+            *o = src[(h * self.r + r) * self.wcap + at];
         }
     }
 
@@ -603,6 +677,31 @@ impl FastScratch {
             self.zdone[p] = true;
         }
         self.zmin[p]
+    }
+
+    /// Bounds of worker type m over the window (cached in [`Self::ub`]): (most workers one
+    /// server can hold, most the whole set can). A server's window capacity
+    /// floor(min over t of omega / e) is at most fit(max over t of omega), the fit count being
+    /// non-decreasing in each free capacity. So a q = 1 schedule of more workers than the first
+    /// is infeasible (Ring Phi, PS N), and so is a q = 0 schedule of more than the second (the
+    /// greedy fill places at most the sum of the capacities).
+    pub(super) fn worker_ub(&mut self, cx: &Ctx, m: usize) -> (u32, u64) {
+        if let Some(Some(u)) = self.ub.get(m) {
+            return *u;
+        }
+        let (mut one, mut all) = (0u32, 0u64);
+        for h in 0..self.h {
+            let c = fit(
+                &self.maxfree[h * self.r..(h + 1) * self.r],
+                &cx.scn.worker_types[m],
+            );
+            one = one.max(c);
+            all = all.saturating_add(c as u64);
+        }
+        if let Some(u) = self.ub.get_mut(m) {
+            *u = Some((one, all));
+        }
+        (one, all)
     }
 
     /// The servers of the set that can hold one type-m worker in some slot of the window:
