@@ -38,24 +38,8 @@ pub use super::windows::FastScratch;
 /// Rebuilds the greedy placement of a q = 0 winner (literal inner loop over the order).
 fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     let (m, t0, dur) = (c.m as usize, c.tminus, c.dur);
-    // Window minima of free capacity for this (t-, L), straight from `free` (a flat server's
-    // are its free capacities, read from `free` by `min_free`).
-    for hr in 0..s.h * s.r {
-        if s.flat[hr / s.r] {
-            continue;
-        }
-        let b = hr * s.wcap;
-        let mut lo = f64::INFINITY;
-        for t in t0..t0 + dur {
-            let f = s.free[b + t as usize];
-            if f < lo {
-                lo = f;
-            }
-        }
-        s.mins[b + t0 as usize] = lo;
-    }
     s.omegas(cx, m, t0, dur);
-    s.caps_for(cx, m, t0);
+    s.caps_for(cx, m, t0, dur);
     s.sort_and_prefix();
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     let mut left = c.workers;
@@ -73,7 +57,7 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
         let mut y = yk;
         if k == host {
             let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[c.p as usize]);
-            s.min_free(k, t0, &mut free[..s.r]);
+            s.min_free(k, t0, dur, &mut free[..s.r]);
             let mut g = yk.min(c.workers - 1);
             loop {
                 let need = ps_needed(c.workers - g, wt, pt);

@@ -108,7 +108,6 @@ pub(super) fn ps_q1(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    s.mins_len = 0;
     for dur in 1..=top {
         if !may_beat(0, idx_ps(0, 0, dur, 0, 0), &best) {
             break;
@@ -129,8 +128,7 @@ pub(super) fn ps_q1(
                     }
                     if !caps_done {
                         s.possible(cx, m);
-                        s.mins_for(w.len, dur);
-                        s.caps_possible(cx, m, t0);
+                        s.caps_possible(cx, m, t0, dur);
                         s.ensure(cx, m);
                         caps_done = true;
                     }
@@ -150,7 +148,7 @@ pub(super) fn ps_q1(
                         if !may_beat(cost, idx, &best) {
                             continue;
                         }
-                        s.min_free(h, t0, &mut free[..s.r]);
+                        s.min_free(h, t0, dur, &mut free[..s.r]);
                         if ps_fit(&free[..s.r], n, wt, pt) < 1 {
                             continue;
                         }
@@ -185,7 +183,6 @@ pub(super) fn ps_q0(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    // The sliding minima ps_q1 left (same window, same free capacities) are reused.
     for dur in 1..=top {
         if !useful(0, idx_ps(0, 0, dur, 0, 0), bound, &best) {
             break;
@@ -217,8 +214,7 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     if !sorted {
-                        s.mins_for(w.len, dur);
-                        s.caps_for(cx, m, t0);
+                        s.caps_for(cx, m, t0, dur);
                         s.sort_and_prefix();
                         sorted = true;
                     }
@@ -243,7 +239,7 @@ pub(super) fn ps_q0(
                         let pos = s.posof[n] as usize;
                         let before = (nn as u64).min(s.pc[pos]) as u32;
                         let yk = s.caps[n].min(nn - before);
-                        s.min_free(n, t0, &mut free[..s.r]);
+                        s.min_free(n, t0, dur, &mut free[..s.r]);
                         // g* = the largest g <= yk with N - g >= 1 and s-hat(g) >= PSs needed.
                         let mut gstar = None;
                         let mut g = yk.min(nn - 1);

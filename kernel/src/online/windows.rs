@@ -47,17 +47,14 @@ pub struct FastScratch {
     pub(super) pre: Vec<u128>,
     /// free[(h * R + r) * wcap + t] = omega_h^r(t).
     pub(super) free: Vec<f64>,
-    /// Sliding minima of `free` over [t, t + L), for the servers that are not [`Self::flat`].
+    /// Ring: power-of-two window minima of `free` (see [`Self::levels_to`]).
     pub(super) mins: Vec<f64>,
-    /// `flat[v]`: every free capacity of virtual server v is the same (same bits) in every slot
-    /// of the window (an idle server): its window minima are its free capacities, so the
-    /// sliding minima skip its rows and [`Self::min_free`] reads `free` instead.
-    pub(super) flat: Vec<bool>,
-    /// Scratch of [`Self::direct_mins`]: per-block prefix and suffix minima of one row.
-    pub(super) blk_pre: Vec<f64>,
-    pub(super) blk_suf: Vec<f64>,
-    /// The L the sliding minima describe (0: not built for this search).
-    pub(super) mins_len: u32,
+    /// Runs of equal usage: `runs[v * wcap + k]` is the first slot of virtual server v's k-th
+    /// run of slots whose R usages all have the same bits (so do their free capacities), and
+    /// `run_of[v * wcap + t]` is the run holding slot t. A window minimum is a minimum over the
+    /// runs it meets ([`Self::min_free`]); an idle server is one run.
+    pub(super) runs: Vec<u32>,
+    pub(super) run_of: Vec<u32>,
     /// delta_h^r(t) at `(h * wcap + t) * R + r`.
     pub(super) dl: Vec<f64>,
     /// `fresh[h * wcap + t]`: the prices of slot t on h differ from slot t - 1's (or t = 0).
@@ -108,10 +105,6 @@ pub struct FastScratch {
     pub(super) poss_ok: Vec<bool>,
 }
 
-/// Durations a few slots above the current sliding minima are reached by sliding (one pass
-/// each); farther ones are computed directly (three passes).
-const SLIDE_STEPS: u32 = 2;
-
 /// "No worker count" in the per-(m, p) tables.
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -149,10 +142,8 @@ impl FastScratch {
             pre: vec![0; ty * h * (wcap + 1)],
             free: vec![0.0; h * r * wcap],
             mins: vec![0.0; h * r * wcap],
-            mins_len: 0,
-            flat: vec![false; h],
-            blk_pre: vec![0.0; wcap],
-            blk_suf: vec![0.0; wcap],
+            runs: vec![0; h * wcap],
+            run_of: vec![0; h * wcap],
             dl: vec![0.0; h * r * wcap],
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
@@ -325,7 +316,6 @@ impl FastScratch {
         let len = (w.len as usize).min(wcap);
         let h = self.real[v] as usize;
         let caps = cx.scn.servers.get(h);
-        let mut flat = true;
         for r in 0..rr {
             let cap = caps.map_or(0.0, |c| c.get(r));
             let free = &mut self.free[(v * rr + r) * wcap..][..len];
@@ -357,10 +347,15 @@ impl FastScratch {
                 }
             }
             self.maxfree[v * rr + r] = most;
-            let row = &self.free[(v * rr + r) * wcap..][..len];
-            flat &= row.iter().all(|f| f.to_bits() == row[0].to_bits());
         }
-        self.flat[v] = flat;
+        let mut k = 0;
+        for t in 0..len {
+            if self.fresh[v * wcap + t] {
+                self.runs[v * wcap + k] = t as u32;
+                k += 1;
+            }
+            self.run_of[v * wcap + t] = k.saturating_sub(1) as u32;
+        }
         for ty in 0..self.m + self.p {
             self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
@@ -451,88 +446,6 @@ impl FastScratch {
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
         let i = (ty * self.hcap + h) * (self.wcap + 1);
         self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
-    }
-
-    /// Brings the sliding minima to windows of `dur` slots (lazily: a search that prunes a
-    /// duration never pays for its minima); `mins_len` = 0 forces a rebuild from `free`. A
-    /// duration a few slots above the current one slides up to it; any other is computed
-    /// directly ([`Self::direct_mins`]), in time independent of `dur`. Rows of
-    /// [`Self::flat`] servers are never touched. Minima are exact whatever the order they are
-    /// taken in, so both ways give the same values.
-    pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
-        if self.mins_len != 0 && self.mins_len <= dur && dur - self.mins_len <= SLIDE_STEPS {
-            while self.mins_len < dur {
-                self.mins_len += 1;
-                self.slide(len, self.mins_len);
-            }
-            return;
-        }
-        for v in 0..self.h {
-            if self.flat[v] {
-                continue;
-            }
-            for r in 0..self.r {
-                self.direct_mins((v * self.r + r) * self.wcap, len, dur);
-            }
-        }
-        self.mins_len = dur;
-    }
-
-    /// mins[b + t] = min of free[b + t..b + t + dur] for every t <= len - dur, by van Herk /
-    /// Gil-Werman: with blocks of `dur` slots, the range [t, t + dur) is the end of t's block
-    /// and the start of the next, so its minimum is min(suffix minimum at t, prefix minimum
-    /// at t + dur - 1). Three passes over the row whatever `dur` is.
-    pub(super) fn direct_mins(&mut self, b: usize, len: u32, dur: u32) {
-        let (n, w) = (len as usize, dur as usize);
-        if w == 0 || w > n {
-            return;
-        }
-        let row = &self.free[b..b + n];
-        let (pre, suf) = (&mut self.blk_pre[..n], &mut self.blk_suf[..n]);
-        for ((blk, p), q) in row
-            .chunks(w)
-            .zip(pre.chunks_mut(w))
-            .zip(suf.chunks_mut(w))
-        {
-            let mut lo = f64::INFINITY;
-            for (&f, o) in blk.iter().zip(p.iter_mut()) {
-                if f < lo {
-                    lo = f;
-                }
-                *o = lo;
-            }
-            lo = f64::INFINITY;
-            for (&f, o) in blk.iter().zip(q.iter_mut()).rev() {
-                if f < lo {
-                    lo = f;
-                }
-                *o = lo;
-            }
-        }
-        let out = &mut self.mins[b..b + n];
-        for t in 0..=n - w {
-            let (x, y) = (suf[t], pre[t + w - 1]);
-            out[t] = if y < x { y } else { x };
-        }
-    }
-
-    /// Grows the sliding minima from L - 1 to L over a window of `len` slots.
-    pub(super) fn slide(&mut self, len: u32, dur: u32) {
-        let last = (len - dur) as usize;
-        for v in 0..self.h {
-            if self.flat[v] {
-                continue;
-            }
-            for r in 0..self.r {
-                let b = (v * self.r + r) * self.wcap;
-                for t in 0..=last {
-                    let f = self.free[b + t + dur as usize - 1];
-                    if f < self.mins[b + t] {
-                        self.mins[b + t] = f;
-                    }
-                }
-            }
-        }
     }
 
     /// Level 0 of the power-of-two window minima: `mins` = `free` over the window's `len` slots.
@@ -638,16 +551,24 @@ impl FastScratch {
         }
     }
 
-    /// The window minima of server h's free capacities at t- (for the duration of the last
-    /// [`Self::mins_for`]); a flat server's are its free capacities.
-    pub(super) fn min_free(&self, h: usize, t0: u32, out: &mut [f64]) {
-        let (src, at) = if self.flat[h] {
-            (&self.free, 0)
-        } else {
-            (&self.mins, t0 as usize)
-        };
+    /// The minima over [t-, t- + L) of server h's free capacities, one per resource: the
+    /// minimum over the runs of equal usage the range meets (every slot of a run has the same
+    /// free capacities, so this is the slot-by-slot minimum). An idle server is one run.
+    pub(super) fn min_free(&self, h: usize, t0: u32, dur: u32, out: &mut [f64]) {
+        let at = h * self.wcap;
+        let first = self.run_of[at + t0 as usize] as usize;
+        let last = self.run_of[at + (t0 + dur) as usize - 1] as usize;
+        let starts = &self.runs[at + first..=at + last];
         for (r, o) in out.iter_mut().enumerate() {
-            *o = src[(h * self.r + r) * self.wcap + at];
+            let row = &self.free[(h * self.r + r) * self.wcap..];
+            let mut lo = f64::INFINITY;
+            for &t in starts {
+                let f = row[t as usize];
+                if f < lo {
+                    lo = f;
+                }
+            }
+            *o = lo;
         }
     }
 
@@ -728,20 +649,21 @@ impl FastScratch {
     }
 
     /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
-    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32) {
+    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         self.possible(cx, m);
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         for i in 0..self.poss_n[m] as usize {
             let h = self.poss[m * self.hcap + i] as usize;
-            self.min_free(h, t0, &mut free[..self.r]);
+            self.min_free(h, t0, dur, &mut free[..self.r]);
             self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
         }
     }
 
-    pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32) {
+    /// Window capacity of every server of the set for worker type m over [t-, t- + L).
+    pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         for h in 0..self.h {
-            self.min_free(h, t0, &mut free[..self.r]);
+            self.min_free(h, t0, dur, &mut free[..self.r]);
             self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
         }
     }
