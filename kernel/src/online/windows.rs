@@ -141,7 +141,12 @@ impl FastScratch {
             cached: None,
             pre: vec![0; ty * h * (wcap + 1)],
             free: vec![0.0; h * r * wcap],
-            mins: vec![0.0; h * r * wcap],
+            // Only the ring search reads window minima levels; the PS search uses `runs`.
+            mins: if ring_cap > 0 {
+                vec![0.0; h * r * wcap]
+            } else {
+                Vec::new()
+            },
             runs: vec![0; h * wcap],
             run_of: vec![0; h * wcap],
             dl: vec![0.0; h * r * wcap],
