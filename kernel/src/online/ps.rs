@@ -108,6 +108,9 @@ pub(super) fn ps_q1(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
+    // Short windows: sliding minima, rebuilt per search (free capacities changed since).
+    s.mins_len = 0;
+    let slides = s.slides(w);
     for dur in 1..=top {
         if !may_beat(0, idx_ps(0, 0, dur, 0, 0), &best) {
             break;
@@ -128,6 +131,9 @@ pub(super) fn ps_q1(
                     }
                     if !caps_done {
                         s.possible(cx, m);
+                        if slides {
+                            s.mins_for(w.len, dur);
+                        }
                         s.caps_possible(cx, m, t0, dur);
                         s.ensure(cx, m);
                         caps_done = true;
@@ -183,6 +189,8 @@ pub(super) fn ps_q0(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
+    // The sliding minima ps_q1 left (same window, same free capacities) are reused.
+    let slides = s.slides(w);
     for dur in 1..=top {
         if !useful(0, idx_ps(0, 0, dur, 0, 0), bound, &best) {
             break;
@@ -214,6 +222,9 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     if !sorted {
+                        if slides {
+                            s.mins_for(w.len, dur);
+                        }
                         s.caps_for(cx, m, t0, dur);
                         s.sort_and_prefix();
                         sorted = true;

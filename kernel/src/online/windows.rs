@@ -47,8 +47,11 @@ pub struct FastScratch {
     pub(super) pre: Vec<u128>,
     /// free[(h * R + r) * wcap + t] = omega_h^r(t).
     pub(super) free: Vec<f64>,
-    /// Ring: power-of-two window minima of `free` (see [`Self::levels_to`]).
+    /// Window minima of `free`: ring, power-of-two levels ([`Self::levels_to`]); PS in windows
+    /// of at most [`SLIDE_WINDOW_MAX`] slots, sliding minima over [t, t + L) ([`Self::mins_for`]).
     pub(super) mins: Vec<f64>,
+    /// The L the PS sliding minima describe (0: none built in this search).
+    pub(super) mins_len: u32,
     /// Runs of equal usage: `runs[v * wcap + k]` is the first slot of virtual server v's k-th
     /// run of slots whose R usages all have the same bits (so do their free capacities), and
     /// `run_of[v * wcap + t]` is the run holding slot t. A window minimum is a minimum over the
@@ -105,6 +108,9 @@ pub struct FastScratch {
     pub(super) poss_ok: Vec<bool>,
 }
 
+/// The longest window in which the PS search keeps sliding minima ([`FastScratch::slides`]).
+pub(super) const SLIDE_WINDOW_MAX: u32 = 256;
+
 /// "No worker count" in the per-(m, p) tables.
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -141,8 +147,10 @@ impl FastScratch {
             cached: None,
             pre: vec![0; ty * h * (wcap + 1)],
             free: vec![0.0; h * r * wcap],
-            // Only the ring search reads window minima levels; the PS search uses `runs`.
-            mins: if ring_cap > 0 {
+            // The ring search's levels, and the PS search's sliding minima in short windows
+            // (long windows use `runs` only).
+            mins_len: 0,
+            mins: if ring_cap > 0 || wcap <= SLIDE_WINDOW_MAX as usize {
                 vec![0.0; h * r * wcap]
             } else {
                 Vec::new()
@@ -453,6 +461,35 @@ impl FastScratch {
         self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
     }
 
+    /// Whether the PS search keeps sliding minima in window `w`: short windows, where a few
+    /// passes over every row cost less than walking the runs of many busy servers per start.
+    pub(super) fn slides(&self, w: &Window) -> bool {
+        w.len <= SLIDE_WINDOW_MAX && !self.mins.is_empty()
+    }
+
+    /// Brings the sliding minima to windows of `dur` slots, growing them one duration at a time
+    /// from the last (or from `free` when `mins_len` is 0 or above `dur`).
+    pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
+        if self.mins_len == 0 || self.mins_len > dur {
+            let n = self.h * self.r * self.wcap;
+            self.mins[..n].copy_from_slice(&self.free[..n]);
+            self.mins_len = 1;
+        }
+        while self.mins_len < dur {
+            self.mins_len += 1;
+            let (last, d) = ((len - self.mins_len) as usize, self.mins_len as usize);
+            for hr in 0..self.h * self.r {
+                let b = hr * self.wcap;
+                for t in 0..=last {
+                    let f = self.free[b + t + d - 1];
+                    if f < self.mins[b + t] {
+                        self.mins[b + t] = f;
+                    }
+                }
+            }
+        }
+    }
+
     /// Level 0 of the power-of-two window minima: `mins` = `free` over the window's `len` slots.
     pub(super) fn level_reset(&mut self, len: u32) {
         for hr in 0..self.h * self.r {
@@ -560,6 +597,13 @@ impl FastScratch {
     /// minimum over the runs of equal usage the range meets (every slot of a run has the same
     /// free capacities, so this is the slot-by-slot minimum). An idle server is one run.
     pub(super) fn min_free(&self, h: usize, t0: u32, dur: u32, out: &mut [f64]) {
+        if self.mins_len == dur {
+            // The sliding minima of this search describe L (short windows).
+            for (r, o) in out.iter_mut().enumerate() {
+                *o = self.mins[(h * self.r + r) * self.wcap + t0 as usize];
+            }
+            return;
+        }
         let at = h * self.wcap;
         let first = self.run_of[at + t0 as usize] as usize;
         let last = self.run_of[at + (t0 + dur) as usize - 1] as usize;
