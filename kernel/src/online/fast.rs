@@ -8,8 +8,11 @@
 //!   O(1) differences; built per type only when a search asks for it, and refreshed only for the
 //!   servers a scheduled job touched (lazily, by the next search in the same window); prices
 //!   are computed once per run of equal usage (beta is piecewise constant along t);
-//! - PS: sliding-window minima of free capacity per (server, resource), grown by one slot per
-//!   duration L (min over [t-, t- + L) = min(min over [t-, t- + L - 1), omega(t- + L - 1)));
+//! - PS: window minima of free capacity per (server, resource): in windows of at most 256 slots
+//!   sliding minima grown by one slot per duration L (min over [t-, t- + L) =
+//!   min(min over [t-, t- + L - 1), omega(t- + L - 1))), in longer ones the minimum over the runs
+//!   of equal usage the range meets; both loops stop once nothing of cost >= 0 can win, and
+//!   worker counts no server (q = 1) or the whole set (q = 0) can hold are dropped;
 //! - Ring-AllReduce: only the Phi whose d-hat can fit the window are evaluated (a bound from
 //!   rho_jm <= 1 / v_jm), bucketed by duration; q = 1 and q = 0 in one pass over the durations
 //!   that occur; window minima from power-of-two levels (min over [t, t + L) = min of two

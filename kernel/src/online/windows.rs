@@ -1,9 +1,9 @@
 //! The window machinery of the fast search ([`super::fast`]): the scratch [`FastScratch`]
 //! and what it keeps per A_dual window -- free capacities and prices per (server, resource,
 //! slot), rebuilt only for servers a scheduled job touched; prefix sums of every type's unit
-//! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; sliding
-//! and power-of-two window minima of free capacity; memoised fit counts; the server order by
-//! Omega with its prefix sums and the greedy fill answered by binary search.
+//! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; runs of
+//! equal usage, sliding and power-of-two window minima of free capacity; memoised fit counts;
+//! the server order by Omega with its prefix sums and the greedy fill answered by binary search.
 use super::common::*;
 use super::ps::Rates;
 #[cfg(doc)]
