@@ -11,6 +11,7 @@
 # than the jobs' utility decay every f_i underflows to 0 at the horizon and OASiS refuses the
 # scenario (naming eq. 25): give the scenario explicit "prices" then (docs/scale.md).
 #   POLICIES_OASIS="oasis fifo" POLICIES_ONLINE="online fifo" bash scripts/whole-trace.sh
+#   POLICIES_OASIS="" POLICIES_ONLINE="online fifo" bash scripts/whole-trace.sh   # an empty list skips the kind
 #
 # Writes $OUT/*.json (the imported scenarios), $OUT/points.jsonl and $OUT/table.md
 # (default OUT: /tmp/mlsched-whole).
@@ -19,8 +20,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/mlsched-whole}
 OASIS_SLOT=${OASIS_SLOT:-}
 ONLINE_SLOT=${ONLINE_SLOT:-3600}
-POLICIES_OASIS=${POLICIES_OASIS:-"oasis fifo drf las optimus"}
-POLICIES_ONLINE=${POLICIES_ONLINE:-"online fifo drf las optimus"}
+POLICIES_OASIS=${POLICIES_OASIS-"oasis fifo drf las optimus"}
+POLICIES_ONLINE=${POLICIES_ONLINE-"online fifo drf las optimus"}
 mkdir -p "$OUT"
 cargo build --release -q -p mlsched-cli -p mlsched-benches --bin mlsched --bin scale
 M=target/release/mlsched

@@ -1,8 +1,9 @@
 //! Zhou et al. A_online: a full run at the paper's defaults (T = 150, H = 150, 8 worker / 10 PS
 //! types, 100 jobs; target <= 2 s), the fast search against the paper-literal listings and the
 //! FIFO baseline in the same group on a small generated scenario (target >= 50x over the
-//! listings), and a scale case (1,000 servers, 500 jobs) with FIFO beside it. Per-decision
-//! p50 / p99 on big scenario files: `examples/online_scale.rs`.
+//! listings), a scale case (1,000 servers, 500 jobs) with FIFO beside it, and long windows (an
+//! openb slice with hour-long slots, windows of thousands of slots) with FIFO beside it.
+//! Per-decision p50 / p99 on big scenario files: `examples/online_scale.rs`.
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use mlsched_cli::gen::{online as gen, GenOptions};
 use mlsched_kernel::baseline::online::OnlineBaseline;
@@ -86,5 +87,29 @@ fn scale(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, full_run, fast_vs_literal, scale);
+/// Long windows: the first 1,500 openb pods on 150 servers with 3,600-second slots (T = 23,664,
+/// windows of up to 4,096 slots; docs/online.md "Long windows"), A_online PS and FIFO. Took
+/// 32 s before the long-window work, about as long as FIFO after it.
+fn long_windows(c: &mut Criterion) {
+    use mlsched_cli::import::{import_json, ImportOptions, Source};
+    let o = ImportOptions {
+        kind: "online".into(),
+        jobs: 1500,
+        start: Some(0),
+        servers: 150,
+        slots: 0,
+        slot_seconds: 3600.0,
+        ..ImportOptions::default()
+    };
+    let text = import_json(Source::Openb, &o).expect("import openb");
+    let doc: mlsched_scenario::doc::online::OnlineDoc = serde_json::from_str(&text).expect("parse");
+    let scn = doc.validate().expect("valid");
+    let mut g = c.benchmark_group("online/long windows openb 1500 pods H=150 3600-s slots");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.bench_function("ps fast", |b| b.iter(|| black_box(run(&scn, Search::Fast))));
+    g.bench_function("ps fifo", |b| b.iter(|| black_box(fifo(&scn))));
+    g.finish();
+}
+
+criterion_group!(benches, full_run, fast_vs_literal, scale, long_windows);
 criterion_main!(benches);

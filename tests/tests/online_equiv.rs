@@ -4,7 +4,7 @@
 mod online_common;
 use mlsched_kernel::model::online::Architecture;
 use mlsched_kernel::online::Search;
-use online_common::{decisions, many_servers_instance, small_instance};
+use online_common::{decisions, long_window_instance, many_servers_instance, small_instance};
 use proptest::prelude::*;
 
 fn same(seed: u64, arch: Architecture) -> Result<(), TestCaseError> {
@@ -50,6 +50,43 @@ proptest! {
     #[test]
     fn fast_equals_literal_many_identical_servers_ring(seed in any::<u64>()) {
         same_wide(seed, Architecture::Ring)?;
+    }
+}
+
+fn same_long(seed: u64, arch: Architecture) -> Result<(), TestCaseError> {
+    let scn = long_window_instance(seed, arch);
+    let (fast, hf) = decisions(&scn, Search::Fast);
+    let (lit, hl) = decisions(&scn, Search::Reference);
+    prop_assert_eq!(&fast, &lit, "long seed {} {:?}", seed, arch);
+    prop_assert_eq!(hf, hl);
+    Ok(())
+}
+
+proptest! {
+    // Windows of 512 slots: the PS search reads window minima from runs of equal usage there
+    // (short windows keep sliding minima), and stops early once nothing can win.
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_equals_literal_long_windows_ps(seed in any::<u64>()) {
+        same_long(seed, Architecture::Ps)?;
+    }
+
+    #[test]
+    fn fast_equals_literal_long_windows_ring(seed in any::<u64>()) {
+        same_long(seed, Architecture::Ring)?;
+    }
+}
+
+/// The long-window instances schedule jobs (in windows of 512 slots) under both architectures.
+#[test]
+fn long_window_instances_schedule_jobs() {
+    for arch in [Architecture::Ps, Architecture::Ring] {
+        let mut long = 0;
+        for seed in 0..40 {
+            let (d, _) = decisions(&long_window_instance(seed, arch), Search::Fast);
+            long += d.iter().filter(|d| d.scheduled && d.tau == 512).count();
+        }
+        assert!(long > 0, "{arch:?}: nothing scheduled in a 512-slot window");
     }
 }
 

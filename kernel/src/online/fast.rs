@@ -8,8 +8,11 @@
 //!   O(1) differences; built per type only when a search asks for it, and refreshed only for the
 //!   servers a scheduled job touched (lazily, by the next search in the same window); prices
 //!   are computed once per run of equal usage (beta is piecewise constant along t);
-//! - PS: sliding-window minima of free capacity per (server, resource), grown by one slot per
-//!   duration L (min over [t-, t- + L) = min(min over [t-, t- + L - 1), omega(t- + L - 1)));
+//! - PS: window minima of free capacity per (server, resource): in windows of at most 256 slots
+//!   sliding minima grown by one slot per duration L (min over [t-, t- + L) =
+//!   min(min over [t-, t- + L - 1), omega(t- + L - 1))), in longer ones the minimum over the runs
+//!   of equal usage the range meets; both loops stop once nothing of cost >= 0 can win, and
+//!   worker counts no server (q = 1) or the whole set (q = 0) can hold are dropped;
 //! - Ring-AllReduce: only the Phi whose d-hat can fit the window are evaluated (a bound from
 //!   rho_jm <= 1 / v_jm), bucketed by duration; q = 1 and q = 0 in one pass over the durations
 //!   that occur; window minima from power-of-two levels (min over [t, t + L) = min of two
@@ -38,20 +41,8 @@ pub use super::windows::FastScratch;
 /// Rebuilds the greedy placement of a q = 0 winner (literal inner loop over the order).
 fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     let (m, t0, dur) = (c.m as usize, c.tminus, c.dur);
-    // Window minima of free capacity for this (t-, L), straight from `free`.
-    for hr in 0..s.h * s.r {
-        let b = hr * s.wcap;
-        let mut lo = f64::INFINITY;
-        for t in t0..t0 + dur {
-            let f = s.free[b + t as usize];
-            if f < lo {
-                lo = f;
-            }
-        }
-        s.mins[b + t0 as usize] = lo;
-    }
     s.omegas(cx, m, t0, dur);
-    s.caps_for(cx, m, t0);
+    s.caps_for(cx, m, t0, dur);
     s.sort_and_prefix();
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     let mut left = c.workers;
@@ -69,7 +60,7 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
         let mut y = yk;
         if k == host {
             let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[c.p as usize]);
-            s.min_free(k, t0, &mut free[..s.r]);
+            s.min_free(k, t0, dur, &mut free[..s.r]);
             let mut g = yk.min(c.workers - 1);
             loop {
                 let need = ps_needed(c.workers - g, wt, pt);

@@ -71,7 +71,34 @@ pub(super) fn job_workers(job: &OnlineJob, s: &mut FastScratch, dur: u32) -> boo
     any
 }
 
+/// Drops the worker counts no server (`one`) or the whole set (`!one`) can hold in any slot of
+/// the window ([`FastScratch::worker_ub`]): such (m, p) have no feasible candidate at this
+/// duration. Returns whether any count is left.
+fn drop_unholdable(cx: &Ctx, s: &mut FastScratch, one: bool) -> bool {
+    let mut any = false;
+    for m in 0..s.m {
+        let (most_one, most_all) = s.worker_ub(cx, m);
+        for p in 0..s.p {
+            let n = if one {
+                &mut s.n2[m * s.p + p]
+            } else {
+                &mut s.n1[m * s.p + p]
+            };
+            let most = if one { most_one as u64 } else { most_all };
+            if *n != NONE && *n as u64 > most {
+                *n = NONE;
+            }
+            any |= *n != NONE;
+        }
+    }
+    any
+}
+
 /// A_mincost2 (q = 1) over the window, durations up to `top`.
+///
+/// Candidates are (m, p, L, t-, h) with cost >= 0, so once the best so far precedes
+/// (0, (0, 0, L, t-, 0)) in (cost, index) order no candidate of duration L from t- on, nor of
+/// any longer duration, can beat it: the loops stop there.
 pub(super) fn ps_q1(
     cx: &Ctx,
     job: &OnlineJob,
@@ -81,12 +108,20 @@ pub(super) fn ps_q1(
 ) -> Option<Cand> {
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
+    // Short windows: sliding minima, rebuilt per search (free capacities changed since).
     s.mins_len = 0;
+    let slides = s.slides(w);
     for dur in 1..=top {
-        if !job_workers(job, s, dur) {
+        if !may_beat(0, idx_ps(0, 0, dur, 0, 0), &best) {
+            break;
+        }
+        if !job_workers(job, s, dur) || !drop_unholdable(cx, s, true) {
             continue;
         }
         for t0 in 1..=w.len - dur {
+            if !may_beat(0, idx_ps(0, 0, dur, t0, 0), &best) {
+                break;
+            }
             for m in 0..s.m {
                 let mut caps_done = false;
                 for p in 0..s.p {
@@ -96,8 +131,10 @@ pub(super) fn ps_q1(
                     }
                     if !caps_done {
                         s.possible(cx, m);
-                        s.mins_for(w.len, dur);
-                        s.caps_possible(cx, m, t0);
+                        if slides {
+                            s.mins_for(w.len, dur);
+                        }
+                        s.caps_possible(cx, m, t0, dur);
                         s.ensure(cx, m);
                         caps_done = true;
                     }
@@ -117,7 +154,7 @@ pub(super) fn ps_q1(
                         if !may_beat(cost, idx, &best) {
                             continue;
                         }
-                        s.min_free(h, t0, &mut free[..s.r]);
+                        s.min_free(h, t0, dur, &mut free[..s.r]);
                         if ps_fit(&free[..s.r], n, wt, pt) < 1 {
                             continue;
                         }
@@ -141,7 +178,7 @@ pub(super) fn ps_q1(
 }
 
 /// A_mincost1 (q = 0), durations up to `top`, only looking for schedules strictly cheaper than
-/// `bound`.
+/// `bound`; stops as [`ps_q1`] does once nothing of cost >= 0 can be useful.
 pub(super) fn ps_q0(
     cx: &Ctx,
     job: &OnlineJob,
@@ -153,11 +190,18 @@ pub(super) fn ps_q0(
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     // The sliding minima ps_q1 left (same window, same free capacities) are reused.
+    let slides = s.slides(w);
     for dur in 1..=top {
-        if !job_workers(job, s, dur) {
+        if !useful(0, idx_ps(0, 0, dur, 0, 0), bound, &best) {
+            break;
+        }
+        if !job_workers(job, s, dur) || !drop_unholdable(cx, s, false) {
             continue;
         }
         for t0 in 1..=w.len - dur {
+            if !useful(0, idx_ps(0, 0, dur, t0, 0), bound, &best) {
+                break;
+            }
             s.zdone.iter_mut().for_each(|z| *z = false);
             for m in 0..s.m {
                 if !(0..s.p).any(|p| {
@@ -178,8 +222,10 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     if !sorted {
-                        s.mins_for(w.len, dur);
-                        s.caps_for(cx, m, t0);
+                        if slides {
+                            s.mins_for(w.len, dur);
+                        }
+                        s.caps_for(cx, m, t0, dur);
                         s.sort_and_prefix();
                         sorted = true;
                     }
@@ -204,7 +250,7 @@ pub(super) fn ps_q0(
                         let pos = s.posof[n] as usize;
                         let before = (nn as u64).min(s.pc[pos]) as u32;
                         let yk = s.caps[n].min(nn - before);
-                        s.min_free(n, t0, &mut free[..s.r]);
+                        s.min_free(n, t0, dur, &mut free[..s.r]);
                         // g* = the largest g <= yk with N - g >= 1 and s-hat(g) >= PSs needed.
                         let mut gstar = None;
                         let mut g = yk.min(nn - 1);

@@ -105,26 +105,6 @@ pub(super) fn ring_table(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u3
     longest
 }
 
-/// Ring bounds of worker type m over the window (see [`FastScratch::ub`]): a server's window
-/// capacity floor(min over t of omega / e) is at most fit(max over t of omega), the fit count
-/// being non-decreasing in each free capacity. So Phi above the first is infeasible for q = 1
-/// and Phi above the second for q = 0 (the greedy fill places at most the sum of capacities).
-pub(super) fn ring_ub(cx: &Ctx, s: &mut FastScratch, m: usize) -> (u32, u64) {
-    if let Some(Some(u)) = s.ub.get(m) {
-        return *u;
-    }
-    let (mut one, mut all) = (0u32, 0u64);
-    for h in 0..s.h {
-        let c = fit(&s.maxfree[h * s.r..(h + 1) * s.r], &cx.scn.worker_types[m]);
-        one = one.max(c);
-        all = all.saturating_add(c as u64);
-    }
-    if let Some(u) = s.ub.get_mut(m) {
-        *u = Some((one, all));
-    }
-    (one, all)
-}
-
 /// The best A_RAmincost1 (q = 1) and A_RAmincost2 (q = 0) schedules of the window, in one pass
 /// over the durations that occur (ascending), the window starts t- and the options of that
 /// duration:
@@ -167,7 +147,7 @@ pub(super) fn ring_search(
                 }
                 let (m, idx) = (m as usize, [m, phi, t0, 0, 0]);
                 if one {
-                    if !may_beat(0, idx, &b1) || phi > ring_ub(cx, s, m).0 {
+                    if !may_beat(0, idx, &b1) || phi > s.worker_ub(cx, m).0 {
                         continue;
                     }
                     if !caps_done {
@@ -179,7 +159,7 @@ pub(super) fn ring_search(
                     continue;
                 }
                 let bound = b1.map_or(u128::MAX, |c| c.cost);
-                if !useful(0, idx, bound, &b0) || phi as u64 > ring_ub(cx, s, m).1 {
+                if !useful(0, idx, bound, &b0) || phi as u64 > s.worker_ub(cx, m).1 {
                     continue;
                 }
                 let lo = *om_min.get_or_insert_with(|| s.omegas(cx, m, t0, dur));

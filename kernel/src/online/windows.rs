@@ -1,9 +1,9 @@
 //! The window machinery of the fast search ([`super::fast`]): the scratch [`FastScratch`]
 //! and what it keeps per A_dual window -- free capacities and prices per (server, resource,
 //! slot), rebuilt only for servers a scheduled job touched; prefix sums of every type's unit
-//! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; sliding
-//! and power-of-two window minima of free capacity; memoised fit counts; the server order by
-//! Omega with its prefix sums and the greedy fill answered by binary search.
+//! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; runs of
+//! equal usage, sliding and power-of-two window minima of free capacity; memoised fit counts;
+//! the server order by Omega with its prefix sums and the greedy fill answered by binary search.
 use super::common::*;
 use super::ps::Rates;
 #[cfg(doc)]
@@ -47,10 +47,17 @@ pub struct FastScratch {
     pub(super) pre: Vec<u128>,
     /// free[(h * R + r) * wcap + t] = omega_h^r(t).
     pub(super) free: Vec<f64>,
-    /// Sliding minima of `free` over [t, t + L).
+    /// Window minima of `free`: ring, power-of-two levels ([`Self::levels_to`]); PS in windows
+    /// of at most [`SLIDE_WINDOW_MAX`] slots, sliding minima over [t, t + L) ([`Self::mins_for`]).
     pub(super) mins: Vec<f64>,
-    /// The L the sliding minima describe (0: not built for this search).
+    /// The L the PS sliding minima describe (0: none built in this search).
     pub(super) mins_len: u32,
+    /// Runs of equal usage: `runs[v * wcap + k]` is the first slot of virtual server v's k-th
+    /// run of slots whose R usages all have the same bits (so do their free capacities), and
+    /// `run_of[v * wcap + t]` is the run holding slot t. A window minimum is a minimum over the
+    /// runs it meets ([`Self::min_free`]); an idle server is one run.
+    pub(super) runs: Vec<u32>,
+    pub(super) run_of: Vec<u32>,
     /// delta_h^r(t) at `(h * wcap + t) * R + r`.
     pub(super) dl: Vec<f64>,
     /// `fresh[h * wcap + t]`: the prices of slot t on h differ from slot t - 1's (or t = 0).
@@ -92,14 +99,17 @@ pub struct FastScratch {
     pub(super) price0: Vec<Option<f64>>,
     /// max over the window's slots of omega_h^r(t), at `h * R + r`.
     pub(super) maxfree: Vec<f64>,
-    /// Ring, per worker type m: (most workers one server can hold in any slot of the window,
-    /// most the whole cluster can), computed on first use after `maxfree` changed.
+    /// Per worker type m: (most workers one server can hold in any slot of the window, most
+    /// the whole set can), computed on first use after `maxfree` changed ([`Self::worker_ub`]).
     pub(super) ub: Vec<Option<(u32, u64)>>,
     /// Per worker type m, the servers of [`Self::possible`] at `poss[m * hcap..][..poss_n[m]]`.
     pub(super) poss: Vec<u32>,
     pub(super) poss_n: Vec<u32>,
     pub(super) poss_ok: Vec<bool>,
 }
+
+/// The longest window in which the PS search keeps sliding minima ([`FastScratch::slides`]).
+pub(super) const SLIDE_WINDOW_MAX: u32 = 256;
 
 /// "No worker count" in the per-(m, p) tables.
 pub(super) const NONE: u32 = u32::MAX;
@@ -137,8 +147,16 @@ impl FastScratch {
             cached: None,
             pre: vec![0; ty * h * (wcap + 1)],
             free: vec![0.0; h * r * wcap],
-            mins: vec![0.0; h * r * wcap],
+            // The ring search's levels, and the PS search's sliding minima in short windows
+            // (long windows use `runs` only).
             mins_len: 0,
+            mins: if ring_cap > 0 || wcap <= SLIDE_WINDOW_MAX as usize {
+                vec![0.0; h * r * wcap]
+            } else {
+                Vec::new()
+            },
+            runs: vec![0; h * wcap],
+            run_of: vec![0; h * wcap],
             dl: vec![0.0; h * r * wcap],
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
@@ -343,6 +361,14 @@ impl FastScratch {
             }
             self.maxfree[v * rr + r] = most;
         }
+        let mut k = 0;
+        for t in 0..len {
+            if self.fresh[v * wcap + t] {
+                self.runs[v * wcap + k] = t as u32;
+                k += 1;
+            }
+            self.run_of[v * wcap + t] = k.saturating_sub(1) as u32;
+        }
         for ty in 0..self.m + self.p {
             self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
@@ -435,34 +461,30 @@ impl FastScratch {
         self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
     }
 
-    /// Brings the sliding minima to windows of `dur` slots (lazily: a search that prunes a
-    /// duration never pays for its minima); `mins_len` = 0 forces a restart from `free`.
+    /// Whether the PS search keeps sliding minima in window `w`: short windows, where a few
+    /// passes over every row cost less than walking the runs of many busy servers per start.
+    pub(super) fn slides(&self, w: &Window) -> bool {
+        w.len <= SLIDE_WINDOW_MAX && !self.mins.is_empty()
+    }
+
+    /// Brings the sliding minima to windows of `dur` slots, growing them one duration at a time
+    /// from the last (or from `free` when `mins_len` is 0 or above `dur`).
     pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
         if self.mins_len == 0 || self.mins_len > dur {
-            self.reset_mins();
+            let n = self.h * self.r * self.wcap;
+            self.mins[..n].copy_from_slice(&self.free[..n]);
             self.mins_len = 1;
         }
         while self.mins_len < dur {
             self.mins_len += 1;
-            self.slide(len, self.mins_len);
-        }
-    }
-
-    /// mins for L = 1.
-    pub(super) fn reset_mins(&mut self) {
-        let n = self.h * self.r * self.wcap;
-        self.mins[..n].copy_from_slice(&self.free[..n]);
-    }
-
-    /// Grows the sliding minima from L - 1 to L over a window of `len` slots.
-    pub(super) fn slide(&mut self, len: u32, dur: u32) {
-        let last = (len - dur) as usize;
-        for hr in 0..self.h * self.r {
-            let b = hr * self.wcap;
-            for t in 0..=last {
-                let f = self.free[b + t + dur as usize - 1];
-                if f < self.mins[b + t] {
-                    self.mins[b + t] = f;
+            let (last, d) = ((len - self.mins_len) as usize, self.mins_len as usize);
+            for hr in 0..self.h * self.r {
+                let b = hr * self.wcap;
+                for t in 0..=last {
+                    let f = self.free[b + t + d - 1];
+                    if f < self.mins[b + t] {
+                        self.mins[b + t] = f;
+                    }
                 }
             }
         }
@@ -571,9 +593,31 @@ impl FastScratch {
         }
     }
 
-    pub(super) fn min_free(&self, h: usize, t0: u32, out: &mut [f64]) {
+    /// The minima over [t-, t- + L) of server h's free capacities, one per resource: the
+    /// minimum over the runs of equal usage the range meets (every slot of a run has the same
+    /// free capacities, so this is the slot-by-slot minimum). An idle server is one run.
+    pub(super) fn min_free(&self, h: usize, t0: u32, dur: u32, out: &mut [f64]) {
+        if self.mins_len == dur {
+            // The sliding minima of this search describe L (short windows).
+            for (r, o) in out.iter_mut().enumerate() {
+                *o = self.mins[(h * self.r + r) * self.wcap + t0 as usize];
+            }
+            return;
+        }
+        let at = h * self.wcap;
+        let first = self.run_of[at + t0 as usize] as usize;
+        let last = self.run_of[at + (t0 + dur) as usize - 1] as usize;
+        let starts = &self.runs[at + first..=at + last];
         for (r, o) in out.iter_mut().enumerate() {
-            *o = self.mins[(h * self.r + r) * self.wcap + t0 as usize];
+            let row = &self.free[(h * self.r + r) * self.wcap..];
+            let mut lo = f64::INFINITY;
+            for &t in starts {
+                let f = row[t as usize];
+                if f < lo {
+                    lo = f;
+                }
+            }
+            *o = lo;
         }
     }
 
@@ -605,6 +649,31 @@ impl FastScratch {
         self.zmin[p]
     }
 
+    /// Bounds of worker type m over the window (cached in [`Self::ub`]): (most workers one
+    /// server can hold, most the whole set can). A server's window capacity
+    /// floor(min over t of omega / e) is at most fit(max over t of omega), the fit count being
+    /// non-decreasing in each free capacity. So a q = 1 schedule of more workers than the first
+    /// is infeasible (Ring Phi, PS N), and so is a q = 0 schedule of more than the second (the
+    /// greedy fill places at most the sum of the capacities).
+    pub(super) fn worker_ub(&mut self, cx: &Ctx, m: usize) -> (u32, u64) {
+        if let Some(Some(u)) = self.ub.get(m) {
+            return *u;
+        }
+        let (mut one, mut all) = (0u32, 0u64);
+        for h in 0..self.h {
+            let c = fit(
+                &self.maxfree[h * self.r..(h + 1) * self.r],
+                &cx.scn.worker_types[m],
+            );
+            one = one.max(c);
+            all = all.saturating_add(c as u64);
+        }
+        if let Some(u) = self.ub.get_mut(m) {
+            *u = Some((one, all));
+        }
+        (one, all)
+    }
+
     /// The servers of the set that can hold one type-m worker in some slot of the window:
     /// fit(max over the window of omega) >= 1 (the window capacity, a fit of the minima, is at
     /// most that, the fit count being non-decreasing in each free capacity), or a superset of
@@ -629,20 +698,21 @@ impl FastScratch {
     }
 
     /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
-    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32) {
+    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         self.possible(cx, m);
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         for i in 0..self.poss_n[m] as usize {
             let h = self.poss[m * self.hcap + i] as usize;
-            self.min_free(h, t0, &mut free[..self.r]);
+            self.min_free(h, t0, dur, &mut free[..self.r]);
             self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
         }
     }
 
-    pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32) {
+    /// Window capacity of every server of the set for worker type m over [t-, t- + L).
+    pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         for h in 0..self.h {
-            self.min_free(h, t0, &mut free[..self.r]);
+            self.min_free(h, t0, dur, &mut free[..self.r]);
             self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
         }
     }

@@ -104,3 +104,17 @@ pub fn many_servers_instance(seed: u64, arch: Architecture) -> OnlineScenario {
     }
     scn
 }
+
+/// [`small_instance`] with windows of 512 slots: every job arrives in slots 257..=356, so the
+/// first round that batches it has tau = 512, and the horizon holds its alpha windows. Windows
+/// longer than the fast PS search's sliding-minima limit (256 slots) take its runs-of-equal-usage
+/// path; the jobs are the small instance's, so the literal listings stay affordable.
+pub fn long_window_instance(seed: u64, arch: Architecture) -> OnlineScenario {
+    let mut scn = small_instance(seed, arch);
+    let mut g = SplitMix64::new(seed ^ 0x10a6_3a11);
+    scn.slots = 2 * scn.alpha * 512;
+    for j in &mut scn.jobs {
+        j.arrival = 257 + g.below(100) as u32;
+    }
+    scn
+}
