@@ -118,7 +118,7 @@ for (const [g, e] of [...groups].sort((a, b) => b[1].size - a[1].size).slice(0, 
 }
 console.log(`\ntop ${top} functions, KB raw:`);
 for (const f of [...funcs].sort((a, b) => b.size - a.size).slice(0, top)) {
-  console.log(`${kb(f.size)}  ${f.name.length > 150 ? f.name.slice(0, 150) + "..." : f.name}`);
+  console.log(`${kb(f.size)}  ${f.name.length > (Number(process.env.SIZES_NAME_MAX) || 150) ? f.name.slice(0, Number(process.env.SIZES_NAME_MAX) || 150) + "..." : f.name}`);
 }
 // The data section's printable runs of 40+ characters, longest first (messages, tables).
 const text = utf8(ds, de);
