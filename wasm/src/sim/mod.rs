@@ -94,8 +94,7 @@ impl Run {
             ));
         }
         // Through the scenario crate's parser: no second copy of the `Value` parser in the wasm.
-        let same =
-            doc::json_value(result_json).ok() == doc::json_value(&run.result.to_json()).ok();
+        let same = doc::json_value(result_json).ok() == doc::json_value(&run.result.to_json()).ok();
         if !same {
             return Err(format!(
                 "result: log_hash `{got}` matches but the document differs from the engine's \
