@@ -6,7 +6,8 @@
 // (the same optimisation plus `wasm-opt -g`; the functions are the shipped module's, the
 // names section only adds bytes) and build again without it before shipping.
 // Usage: node scripts/sizes.mjs [module, default pkg/web/mlsched_bg.wasm] [top N, default 60]
-//        [depth of the module grouping, default 2]
+//        [depth of the module grouping, default 2]; env SIZES_NAME_MAX (default 150): longest
+//        function name printed (generic instances named with v0 mangling are long)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
