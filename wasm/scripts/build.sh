@@ -7,7 +7,9 @@
 # budget counts (gzip -9 of the browser module; wasm/README.md "Size").
 #   env: CARGO_TARGET_DIR (default <workspace>/target),
 #        MLSCHED_PROFILE (wasm-release|release|dev, default wasm-release),
-#        MLSCHED_WASM_OPT (1 = run wasm-opt, the default; 0 = skip it, for quick local builds)
+#        MLSCHED_WASM_OPT (1 = run wasm-opt, the default; 0 = skip it, for quick local builds),
+#        MLSCHED_NAMES (1 = keep the function names, wasm-opt -g: for `node scripts/sizes.mjs`;
+#        the module is then larger than the one shipped and its gzip size is not the budget's)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)          # wasm/
 ws=${MLSCHED_WORKSPACE:-$(cd "$here/.." && pwd)}  # workspace root
@@ -36,8 +38,10 @@ wasm-bindgen "$wasm" --target web --out-dir "$here/pkg/web" --out-name mlsched -
 wasm-bindgen "$wasm" --target nodejs --out-dir "$here/pkg/node" --out-name mlsched --no-typescript
 if [ "${MLSCHED_WASM_OPT:-1}" != 0 ]; then
   # The same optimisation of both builds' module (they differ only in import names).
+  names=""
+  [ "${MLSCHED_NAMES:-0}" = 1 ] && names=-g
   for b in web node; do
-    "$wasm_opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    "$wasm_opt" -O3 $names --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
       --enable-mutable-globals --enable-multivalue --enable-reference-types \
       "$here/pkg/$b/mlsched_bg.wasm" -o "$here/pkg/$b/mlsched_bg.wasm"
   done

@@ -61,6 +61,15 @@ struct Probe {
     kind: Option<serde_json::Value>,
 }
 
+/// Any JSON text as a [`serde_json::Value`] tree, for the crates above this one (the wasm's
+/// visualiser compares documents with it). Not generic and never inlined: each crate that calls
+/// `serde_json::from_str::<Value>` itself compiles a copy of the `Value` parser of its own
+/// (about 4 KB of wasm); this is the copy [`parse`] already needs for `kind`.
+#[inline(never)]
+pub fn json_value(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
 /// Parses a scenario document (any kind) without validating its values.
 pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
     let what = match text.trim_start().as_bytes().first() {
