@@ -15,6 +15,7 @@ use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, Utility};
 use mlsched_kernel::oasis::fast::FastDp;
 use mlsched_kernel::oasis::{reference, JobParams, OasisScheduler};
+use mlsched_kernel::log::{HashSink, LogSink};
 use std::time::Instant;
 
 fn generated(seed: u64, jobs: u32, slots: u32) -> OasisScenario {
@@ -162,7 +163,7 @@ fn stats(v: &mut [f64]) -> String {
     )
 }
 
-/// Every decision of `scn` timed once (reserve, DP and commit: the whole `decide`).
+/// Every decision of `scn` timed once (reserve, DP, commit and the hash of its log records).
 fn timed_run(label: &str, scn: &OasisScenario) {
     let t0 = Instant::now();
     let mut s = OasisScheduler::new(scn).expect("builds");
@@ -174,17 +175,19 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(usize::MAX);
+    // The decision log's hash of the timed decisions: a faster path must print the same one.
+    let mut sink = HashSink::new();
     for idx in s.arrival_order().into_iter().take(limit) {
         let a = scn.jobs[idx as usize].arrival;
         let t = Instant::now();
-        let d = s.decide(a, idx).expect("decides");
+        let d = s.decide_logged(a, idx, &mut sink).expect("decides");
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         admitted += d.admitted as u32;
     }
     let m = s.market();
     println!(
         "{label}: H {} K {} T {}, {} jobs, {admitted} admitted; build {:.1} ms; decisions {}; \
-         market breakpoints {} + {}",
+         market breakpoints {} + {}; decision log hash {}",
         m.workers.servers(),
         m.ps.servers(),
         m.slots(),
@@ -192,14 +195,14 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         build.as_secs_f64() * 1e3,
         stats(&mut ms),
         m.workers.breakpoints(),
-        m.ps.breakpoints()
+        m.ps.breakpoints(),
+        sink.hash().hex()
     );
 }
 
 /// Whole runs, OASiS against FIFO, on the same scenario.
 fn whole_runs(c: &mut Criterion) {
     use mlsched_kernel::baseline::{oasis::OasisBaseline, Policy};
-    use mlsched_kernel::log::HashSink;
     let scn = generated(1, 1000, 300);
     let fresh = OasisScheduler::new(&scn).expect("builds");
     let order = fresh.arrival_order();
