@@ -117,7 +117,10 @@ fn a_generated_2000_node_cluster_keeps_its_decision_log() {
     let mut admitted = 0;
     for idx in s.arrival_order() {
         let a = scn.jobs[idx as usize].arrival;
-        admitted += s.decide_logged(a, idx, &mut sink).expect("decides").admitted as u32;
+        admitted += s
+            .decide_logged(a, idx, &mut sink)
+            .expect("decides")
+            .admitted as u32;
     }
     assert_eq!(admitted, 126);
     assert_eq!(sink.hash().hex().as_str(), "060dd6e9d0023907");

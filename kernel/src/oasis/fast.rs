@@ -62,10 +62,6 @@ struct Sweep {
     link: Vec<u32>,
     /// servers with a breakpoint still ahead
     pending: usize,
-    /// the servers of one slot's bucket, and the slots of their next breakpoints (`step`'s
-    /// scratch)
-    batch: Vec<u32>,
-    batch_next: Vec<u32>,
     /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
     /// up in the price order)
     known: Vec<bool>,
@@ -97,8 +93,6 @@ impl Sweep {
             bstamp: vec![0; slots],
             link: vec![NONE; n],
             pending: 0,
-            batch: vec![0; n],
-            batch_next: vec![0; n],
             known: vec![false; n],
             now: 0,
             ls: vec![0; n],
@@ -220,13 +214,6 @@ impl Sweep {
     }
 
     /// Moves the state on to slot `now + 1`.
-    ///
-    /// In three passes over the slot's bucket (collect; read the new breakpoints; file the
-    /// next ones and update the tree) rather than one: the breakpoints of a saturated horizon
-    /// are scattered over a large arena, and a pass that only reads them lets the processor
-    /// overlap those cache misses instead of waiting for each behind the tree updates. Every
-    /// server gets the same values as in one pass, and the tree's winners depend only on its
-    /// leaves, so the order changes nothing.
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
         let t = self.now + 1;
         self.now = t;
@@ -236,32 +223,20 @@ impl Sweep {
             Some(&st) if st == self.stamp => core::mem::replace(&mut self.bhead[ti], NONE),
             _ => NONE,
         };
-        let mut nb = 0usize;
         while s != NONE {
-            let Some(b) = self.batch.get_mut(nb) else {
-                break; // a server is filed once, so the bucket holds at most n
-            };
-            *b = s;
-            nb += 1;
-            s = self.link[s as usize];
-        }
-        self.pending -= nb;
-        for i in 0..nb {
-            let si = self.batch[i] as usize;
+            let si = s as usize;
+            let after = self.link[si];
+            self.pending -= 1;
             let j = self.next[si] as usize;
             self.load(pool, si, Some(j), dem);
             self.next[si] = j as u32 + 1;
-            self.batch_next[i] = pool.times(si as u32).get(j + 1).copied().unwrap_or(NONE);
-        }
-        for i in 0..nb {
-            let s = self.batch[i];
-            let nt = self.batch_next[i];
-            if nt != NONE {
+            if let Some(&nt) = pool.times(s).get(j + 1) {
                 self.push(nt, s);
             }
             if tree {
-                self.refresh(s as usize);
+                self.refresh(si);
             }
+            s = after;
         }
     }
 
