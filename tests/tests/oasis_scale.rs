@@ -95,3 +95,33 @@ fn a_cluster_of_12500_servers_and_100000_slots_runs_sparse() {
     assert_eq!(m.workers.usage(99_999, 12_499, 0), 0.0);
     assert_eq!(m.workers.price(99_999, 12_499, 0), 0.5);
 }
+
+/// The decision log of a generated cluster with many servers (`mlsched gen oasis --nodes 2000
+/// --jobs 1000`: T = 213, 2,000 worker + 2,000 PS servers; its `log_hash`), pinned before the
+/// work on issue 15 (per-decision latency on a 100,000-GPU cluster): every speed-up of the fast
+/// path must keep each decision and schedule bit for bit.
+#[test]
+fn a_generated_2000_node_cluster_keeps_its_decision_log() {
+    use mlsched_cli::gen::GenOptions;
+    use mlsched_kernel::log::{HashSink, LogSink};
+    let doc = mlsched_cli::gen::oasis::generate(&GenOptions {
+        seed: 1,
+        jobs: Some(1000),
+        nodes: Some(2000),
+        ..GenOptions::default()
+    })
+    .expect("generates");
+    let scn = doc.validate().expect("valid");
+    let mut s = OasisScheduler::new(&scn).expect("builds");
+    let mut sink = HashSink::new();
+    let mut admitted = 0;
+    for idx in s.arrival_order() {
+        let a = scn.jobs[idx as usize].arrival;
+        admitted += s
+            .decide_logged(a, idx, &mut sink)
+            .expect("decides")
+            .admitted as u32;
+    }
+    assert_eq!(admitted, 126);
+    assert_eq!(sink.hash().hex().as_str(), "060dd6e9d0023907");
+}
