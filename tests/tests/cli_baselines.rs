@@ -5,7 +5,7 @@
 #![allow(clippy::needless_range_loop)]
 use mlsched_cli::doc::{self, ScenarioDoc};
 use mlsched_cli::run::{run_json, RunOptions};
-use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline, Unit};
+use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::log::{HashSink, LogSink};
@@ -132,47 +132,9 @@ fn oasis_doc(
 
 fn check_oasis(scn: &OasisScenario, p: Policy) -> Result<(), TestCaseError> {
     let t = scn.slots as usize;
-    let h = scn.worker_servers.len();
-    let k = scn.ps_servers.len();
-    // units[slot][server] per resource, and per job per slot counts.
-    let mut wuse = vec![vec![[0.0f64; 2]; h]; t];
-    let mut puse = vec![vec![[0.0f64; 2]; k]; t];
-    let mut x = vec![vec![(0u32, 0u32); t]; scn.jobs.len()];
-    let mut r = OasisBaseline::new(p, scn).unwrap();
-    let mut sink = HashSink::new();
-    r.run(&mut sink, &mut |u: Unit| {
-        let j = &scn.jobs[u.job as usize];
-        let (d, use_) = if u.ps {
-            (&j.ps_demand, &mut puse[u.slot as usize][u.server as usize])
-        } else {
-            (
-                &j.worker_demand,
-                &mut wuse[u.slot as usize][u.server as usize],
-            )
-        };
-        for (r, v) in use_.iter_mut().enumerate() {
-            *v += d.get(r);
-        }
-        let e = &mut x[u.job as usize][u.slot as usize];
-        if u.ps {
-            e.1 += 1
-        } else {
-            e.0 += 1
-        }
-    })
-    .unwrap();
-    for s in 0..t {
-        for (i, c) in scn.worker_servers.iter().enumerate() {
-            for r in 0..2 {
-                prop_assert!(wuse[s][i][r] <= c.get(r) + 1e-9);
-            }
-        }
-        for (i, c) in scn.ps_servers.iter().enumerate() {
-            for r in 0..2 {
-                prop_assert!(puse[s][i][r] <= c.get(r) + 1e-9);
-            }
-        }
-    }
+    // Capacity per server and slot, and per job per slot counts: the shared recorder.
+    let rec = mlsched_tests::oasis_units::run_checked(p, scn).map_err(TestCaseError::fail)?;
+    let (r, x) = (&rec.runner, &rec.counts);
     for (i, job) in scn.jobs.iter().enumerate() {
         let st = r.jobs()[i];
         let mut done = 0u64;
@@ -197,7 +159,7 @@ fn check_oasis(scn: &OasisScenario, p: Policy) -> Result<(), TestCaseError> {
     let mut again = OasisBaseline::new(p, scn).unwrap();
     let mut s2 = HashSink::new();
     again.run(&mut s2, &mut |_| {}).unwrap();
-    prop_assert_eq!(sink.hash().value(), s2.hash().value());
+    prop_assert_eq!(rec.hash, s2.hash().value());
     Ok(())
 }
 
