@@ -140,30 +140,42 @@ fn check_dorm_budget(scn: &OasisScenario, budget: u64) -> Result<u64, TestCaseEr
     Ok(hash)
 }
 
+/// A small random kind-oasis document: 1-3 worker servers, 1-2 PS servers, 1-8 jobs, 6-19 slots.
+fn small_doc() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec((1u32..9, 4u32..20), 1..4),
+        prop::collection::vec(4u32..14, 1..3),
+        prop::collection::vec(
+            (
+                0u32..12,
+                1u32..6,
+                1u32..10,
+                1u32..12,
+                1u32..3,
+                1u32..4,
+                1u32..10,
+            ),
+            1..9,
+        ),
+        6u32..20,
+    )
+        .prop_map(|(servers, ps, jobs, slots)| oasis_doc(&servers, &ps, &jobs, slots))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn dorm_respects_capacity_arrivals_events_and_work_on_random_instances(
-        servers in prop::collection::vec((1u32..9, 4u32..20), 1..4),
-        ps in prop::collection::vec(4u32..14, 1..3),
-        jobs in prop::collection::vec(
-            (0u32..12, 1u32..6, 1u32..10, 1u32..12, 1u32..3, 1u32..4, 1u32..10), 1..9),
-        slots in 6u32..20,
-    ) {
-        check_dorm(&oasis(&oasis_doc(&servers, &ps, &jobs, slots)))?;
+    fn dorm_respects_capacity_arrivals_events_and_work_on_random_instances(doc in small_doc()) {
+        check_dorm(&oasis(&doc))?;
     }
 
     #[test]
     fn dorm_keeps_the_invariants_when_events_stop_at_a_tiny_budget(
-        servers in prop::collection::vec((1u32..9, 4u32..20), 1..4),
-        ps in prop::collection::vec(4u32..14, 1..3),
-        jobs in prop::collection::vec(
-            (0u32..12, 1u32..6, 1u32..10, 1u32..12, 1u32..3, 1u32..4, 1u32..10), 1..9),
-        slots in 6u32..20,
+        doc in small_doc(),
         budget in 0u64..6,
     ) {
-        check_dorm_budget(&oasis(&oasis_doc(&servers, &ps, &jobs, slots)), budget)?;
+        check_dorm_budget(&oasis(&doc), budget)?;
     }
 }
 

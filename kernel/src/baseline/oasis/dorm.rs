@@ -839,8 +839,22 @@ fn items(d: &DormState, kq: usize, m: usize, depth: usize) -> impl Iterator<Item
 /// The fractional knapsack bound of value `kind` over pool resource `q` for the jobs from
 /// `depth` on, with `free` units of q.
 fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: f64) -> f64 {
+    knapsack_sum(d, m, kind * 2 * d.r + q, depth, free, |_| false)
+}
+
+/// The greedy sum behind [`knapsack`] over value-and-resource row `kq`: items by decreasing
+/// density, the first that does not fit taken fractionally. `stop` sees the running total after
+/// each item taken and ends the sum early when it returns true (the total so far is returned).
+fn knapsack_sum(
+    d: &DormState,
+    m: usize,
+    kq: usize,
+    depth: usize,
+    free: f64,
+    mut stop: impl FnMut(f64) -> bool,
+) -> f64 {
     let cap = d.pack.len();
-    let kq = kind * 2 * d.r + q;
+    let kind = kq / (2 * d.r);
     let mut left = free.max(0.0);
     let mut total = 0.0;
     for k in items(d, kq, m, depth) {
@@ -851,15 +865,15 @@ fn knapsack(d: &DormState, m: usize, kind: usize, q: usize, depth: usize, free: 
         let rho = d.dens[kq * cap + k];
         if rho == f64::INFINITY {
             total += v;
-            continue;
-        }
-        let need = v / rho;
-        if need <= left {
+        } else if v / rho <= left {
             total += v;
-            left -= need;
+            left -= v / rho;
         } else {
             // Densities decrease from here on: the rest of q is worth at most this rate.
             total += rho * left;
+            break;
+        }
+        if stop(total) {
             break;
         }
     }
@@ -879,35 +893,13 @@ fn knapsack_prunes(
     depth: usize,
     small: impl Fn(f64) -> bool,
 ) -> bool {
-    let (cap, w2) = (d.pack.len(), 2 * d.r);
-    'q: for q in 0..w2 {
-        let kq = kind * w2 + q;
-        let mut left = d.rem[depth * w2 + q].max(0.0);
-        let mut total = 0.0;
-        for k in items(d, kq, m, depth) {
-            let v = d.vmax[kind * cap + k];
-            if v <= 0.0 {
-                continue;
-            }
-            let rho = d.dens[kq * cap + k];
-            if rho == f64::INFINITY {
-                total += v;
-            } else if v / rho <= left {
-                total += v;
-                left -= v / rho;
-            } else {
-                total += rho * left;
-                break;
-            }
-            if !small(total) {
-                continue 'q;
-            }
-        }
-        if small(total) {
-            return true;
-        }
-    }
-    false
+    let w2 = 2 * d.r;
+    (0..w2).any(|q| {
+        let free = d.rem[depth * w2 + q];
+        small(knapsack_sum(d, m, kind * w2 + q, depth, free, |t| {
+            !small(t)
+        }))
+    })
 }
 
 /// How one pass of the search ended.
