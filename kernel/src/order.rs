@@ -18,6 +18,14 @@ pub fn sort_indices_by(idx: &mut [u32], cmp: &dyn Fn(u32, u32) -> Ordering) {
     idx.sort_unstable_by(|&a, &b| cmp(a, b));
 }
 
+/// Sorts `v` ascending: [`sort_indices_by`] with the natural order. The cold `u32` sorts
+/// (arrival slots, trace cuts, the visualiser's chunk slots) share that one copy instead of
+/// compiling the standard library's sort for `u32` as well (wasm size); equal `u32`s cannot be
+/// told apart, so the result is the one any sort gives.
+pub fn sort_u32(v: &mut [u32]) {
+    sort_indices_by(v, &|a, b| a.cmp(&b));
+}
+
 /// Total order on f64 keys: `f64::total_cmp` (so NaN cannot break the order), then the index.
 pub fn cmp_f64_then_index(a: (f64, u32), b: (f64, u32)) -> Ordering {
     a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
