@@ -168,7 +168,7 @@ pub fn arrival_order(arrivals: impl IntoIterator<Item = Slot>) -> alloc::vec::Ve
         .enumerate()
         .map(|(i, a)| (a, i as u32))
         .collect();
-    v.sort_unstable();
+    crate::order::sort_pairs(&mut v);
     v
 }
 

@@ -18,6 +18,29 @@ pub fn sort_indices_by(idx: &mut [u32], cmp: &dyn Fn(u32, u32) -> Ordering) {
     idx.sort_unstable_by(|&a, &b| cmp(a, b));
 }
 
+/// Sorts `v` ascending: [`sort_indices_by`] with the natural order. The cold `u32` sorts
+/// (arrival slots, trace cuts, the visualiser's chunk slots) share that one copy instead of
+/// compiling the standard library's sort for `u32` as well (wasm size); equal `u32`s cannot be
+/// told apart, so the result is the one any sort gives.
+pub fn sort_u32(v: &mut [u32]) {
+    sort_indices_by(v, &|a, b| a.cmp(&b));
+}
+
+/// Sorts `v` ascending by the pairs' natural order through [`sort_indices_by`] (a sorted
+/// permutation of the positions, then the pairs copied in that order), so the cold
+/// `(u32, u32)` sorts (arrival orders, route neighbour lists) do not compile the standard
+/// library's sort for pairs (wasm size). Equal pairs cannot be told apart: the result is the
+/// one any sort gives. Allocates twice `v`'s length: for constructors, not decision paths.
+#[cfg(feature = "alloc")]
+pub fn sort_pairs(v: &mut [(u32, u32)]) {
+    let mut pos: alloc::vec::Vec<u32> = (0..v.len() as u32).collect();
+    sort_indices_by(&mut pos, &|a, b| {
+        v[a as usize].cmp(&v[b as usize]).then(a.cmp(&b))
+    });
+    let sorted: alloc::vec::Vec<(u32, u32)> = pos.iter().map(|&p| v[p as usize]).collect();
+    v.copy_from_slice(&sorted);
+}
+
 /// Total order on f64 keys: `f64::total_cmp` (so NaN cannot break the order), then the index.
 pub fn cmp_f64_then_index(a: (f64, u32), b: (f64, u32)) -> Ordering {
     a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
@@ -134,6 +157,22 @@ mod tests {
                 let (x, y) = (w[0] as usize, w[1] as usize);
                 prop_assert!(keys[x] < keys[y] || (keys[x] == keys[y] && x < y));
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn shared_sorts_agree_with_std(v in proptest::collection::vec((0u32..5, 0u32..5), 0..60)) {
+            let mut want = v.clone();
+            want.sort_unstable();
+            let mut got = v.clone();
+            sort_pairs(&mut got);
+            prop_assert_eq!(&got, &want);
+            let mut xs: std::vec::Vec<u32> = v.iter().map(|p| p.0).collect();
+            let mut ys = xs.clone();
+            xs.sort_unstable();
+            sort_u32(&mut ys);
+            prop_assert_eq!(xs, ys);
         }
     }
 

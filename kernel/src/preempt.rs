@@ -371,7 +371,7 @@ impl PreemptScheduler {
         )?;
         let nj = scn.jobs.len();
         let mut arrival_slots: Vec<Slot> = scn.jobs.iter().map(|j| j.arrival).collect();
-        arrival_slots.sort_unstable();
+        crate::order::sort_u32(&mut arrival_slots);
         arrival_slots.dedup();
         Ok(PreemptScheduler {
             scn: scn.clone(),

@@ -357,3 +357,43 @@ fn usage_series_are_the_dense_matrices() {
         }
     }
 }
+
+/// The timeline's `summary` (and placement's rounds and market statistics) are read from the
+/// result's JSON text, not serialised from the result again: they must be the very values the
+/// result holds (every float equal, not one ulp off), for every bundled scenario and policy.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn summaries_are_the_results_own_values() {
+    use mlsched_scenario::run::ResultDoc;
+    for (name, text, policy, all) in cases() {
+        let opts = RunOptions {
+            policy: policy.map(String::from),
+            all_categories: all,
+        };
+        let Ok(run) = Run::new(text, &opts) else {
+            continue;
+        };
+        let t = run.timeline().unwrap();
+        let want = match &run.result {
+            ResultDoc::Oasis(r) => value(&r.summary),
+            ResultDoc::Online(r) => value(&r.summary),
+            ResultDoc::Preempt(r) => value(&r.summary),
+            ResultDoc::Route(r) => value(&r.summary),
+            ResultDoc::Placement(r) => {
+                assert_eq!(t.extra["market_stats"], value(&r.market), "{name}");
+                let rounds = t.extra["rounds"].as_array().unwrap();
+                let per = r.per_category.as_deref().unwrap_or(&[]);
+                assert_eq!(rounds.len(), per.len() + 1, "{name}");
+                for (got, c) in rounds.iter().zip(per) {
+                    assert_eq!(*got, value(c), "{name} {policy:?}");
+                }
+                value(&r.best)
+            }
+        };
+        assert_eq!(t.summary, want, "{name} {policy:?}");
+    }
+}
+
+fn value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap()
+}

@@ -188,7 +188,7 @@ impl<'a> OnlineBaseline<'a> {
                     .enumerate()
                     .map(|(j, x)| (x.arrival, j as u32))
                     .collect();
-                a.sort_unstable();
+                crate::order::sort_pairs(&mut a);
                 a
             },
             order,

@@ -798,7 +798,11 @@ fn check_usage(
     }
     // Per server, in commit order.
     let mut order: Vec<u32> = (0..u.resv.len() as u32).collect();
-    order.sort_by_key(|&i| (u.resv[i as usize].server, i));
+    // The shared `&dyn` sort (wasm size): (server, index) is total, so the order is the
+    // stable sort's.
+    crate::order::sort_indices_by(&mut order, &|a, b| {
+        (u.resv[a as usize].server, a).cmp(&(u.resv[b as usize].server, b))
+    });
     for grp in order.chunk_by(|&a, &b| u.resv[a as usize].server == u.resv[b as usize].server) {
         let srv = &scn.servers[u.resv[grp[0] as usize].server as usize];
         for &i in grp {

@@ -52,7 +52,7 @@ impl Graph {
         }
         for v in 0..n {
             // Neighbour order by index (then link) makes every scan deterministic.
-            adj[deg[v] as usize..deg[v + 1] as usize].sort_unstable();
+            crate::order::sort_pairs(&mut adj[deg[v] as usize..deg[v + 1] as usize]);
         }
         Ok(Graph {
             kind: t.nodes.iter().map(|x| x.kind).collect(),

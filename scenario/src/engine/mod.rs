@@ -315,7 +315,7 @@ impl<L: LogSink> Engine<L> {
             .enumerate()
             .map(|(i, &a)| (a, i as u32))
             .collect();
-        order.sort_unstable();
+        mlsched_kernel::order::sort_pairs(&mut order);
         Ok(Engine {
             kind,
             policy: built.policy,

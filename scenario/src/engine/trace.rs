@@ -182,7 +182,7 @@ pub fn series_of_intervals(intervals: &[(u32, u32, f64)], slots: u32) -> Vec<f64
         .chain([0])
         .filter(|&t| t < slots)
         .collect();
-    cuts.sort_unstable();
+    mlsched_kernel::order::sort_u32(&mut cuts);
     cuts.dedup();
     let mut out: Vec<f64> = Vec::new();
     for t in cuts {

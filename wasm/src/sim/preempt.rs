@@ -75,7 +75,7 @@ pub(super) fn build(d: &PreemptDoc, r: &PreemptResult, ds: &[EngineDecision]) ->
                 continue;
             }
             let mut slots = c.slots.clone();
-            slots.sort_unstable();
+            mlsched_kernel::order::sort_u32(&mut slots);
             slots.dedup();
             for &t in slots.iter().filter(|t| **t < steps) {
                 usage[0][s as usize][t as usize] += 1.0;

@@ -48,7 +48,7 @@ use crate::baseline::{
 };
 use crate::limits::{DORM_ACTIVE_MAX, DORM_EVENT_NODES, RESOURCES_MAX};
 use crate::model::oasis::{OasisJob, OasisScenario};
-use crate::order::sort_indices_by_keys;
+use crate::order::{sort_indices_by, sort_indices_by_keys};
 use crate::resources::ResourceVec;
 use crate::Slot;
 use alloc::vec;
@@ -385,7 +385,9 @@ impl OasisBaseline<'_> {
         let d = &mut self.dorm;
         d.pack_len = m;
         let jobs = &ctx.scn.jobs;
-        d.pack[..m].sort_unstable_by(|&a, &b| {
+        // The shared `&dyn` sort, not a closure sort of its own (wasm size): the order is
+        // total (ties end on the index), so it is the one any correct sort gives.
+        sort_indices_by(&mut d.pack[..m], &|a, b| {
             let (ja, jb) = (&jobs[a as usize], &jobs[b as usize]);
             cmp_vec(&jb.worker_demand, &ja.worker_demand)
                 .then_with(|| cmp_vec(&jb.ps_demand, &ja.ps_demand))
@@ -734,7 +736,8 @@ fn order_and_bounds(
             .then(hi[a as usize].cmp(&hi[b as usize]))
             .then(old[a as usize].cmp(&old[b as usize]))
     };
-    d.act[..m].sort_unstable_by(|&a, &b| {
+    // Total (ties end on the index): the shared sort gives the order any sort would.
+    sort_indices_by(&mut d.act[..m], &|a, b| {
         keys[a as usize]
             .total_cmp(&keys[b as usize])
             .then_with(|| class(a, b))
