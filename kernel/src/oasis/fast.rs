@@ -32,8 +32,9 @@ const NONE: u32 = u32::MAX;
 
 /// One pool's prices swept forward in time for the job being decided: per server the unit
 /// price and fit in force at the current slot, a tournament tree over the servers with fit > 0
-/// keyed (unit price, index) (the order of Alg. 2 lines 25 / 35), and the pending breakpoints
-/// in per-slot buckets. Moving one slot on touches only the servers whose usage changes.
+/// keyed (unit price, index) (the order of Alg. 2 lines 25 / 35). Moving one slot on touches
+/// only the servers whose usage changes there, read in one pass from the pool's time-major copy
+/// of its breakpoints ([`Pool::changes`]).
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
 /// the tree's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
@@ -43,8 +44,6 @@ struct Sweep {
     leaves: usize,
     unit: Vec<f64>,
     fit: Vec<u32>,
-    /// per server: position of its next breakpoint
-    next: Vec<u32>,
     /// per class (first server of a capacity vector): idle unit price and fit, valid when the
     /// class's stamp is the current one
     cu: Vec<f64>,
@@ -55,13 +54,6 @@ struct Sweep {
     masked: Vec<bool>,
     /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
     tree: Vec<u32>,
-    /// per slot, the first server whose next breakpoint is there (valid when `bstamp` is the
-    /// current `stamp`), chained through `link`
-    bhead: Vec<u32>,
-    bstamp: Vec<u32>,
-    link: Vec<u32>,
-    /// servers with a breakpoint still ahead
-    pending: usize,
     /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
     /// up in the price order)
     known: Vec<bool>,
@@ -75,24 +67,19 @@ struct Sweep {
 }
 
 impl Sweep {
-    fn new(n: usize, slots: usize) -> Self {
+    fn new(n: usize) -> Self {
         let leaves = n.next_power_of_two().max(1);
         Sweep {
             n,
             leaves,
             unit: vec![0.0; n],
             fit: vec![0; n],
-            next: vec![0; n],
             cu: vec![0.0; n],
             cf: vec![0; n],
             cstamp: vec![0; n],
             stamp: 0,
             masked: vec![false; n],
             tree: vec![NONE; 2 * leaves],
-            bhead: vec![NONE; slots],
-            bstamp: vec![0; slots],
-            link: vec![NONE; n],
-            pending: 0,
             known: vec![false; n],
             now: 0,
             ls: vec![0; n],
@@ -172,11 +159,11 @@ impl Sweep {
         }
     }
 
-    /// Computes the fit of server `s` in the breakpoint in force (`next[s] - 1`).
+    /// Computes the fit of server `s` in the breakpoint in force at `now`.
     fn resolve(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) {
         let nr = pool.resources_n();
         let cap = pool.capacities(s * nr, nr);
-        self.fit[s] = match (self.next[s] as usize).checked_sub(1) {
+        self.fit[s] = match pool.at(self.now, s as u32) {
             Some(j) => fit_of(cap, pool.values(s as u32, j), dem),
             None => fit_of(cap, &[], dem),
         };
@@ -188,20 +175,14 @@ impl Sweep {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.cstamp.iter_mut().for_each(|x| *x = 0);
-            self.bstamp.iter_mut().for_each(|x| *x = 0);
             self.stamp = 1;
         }
-        self.pending = 0;
         self.now = t;
         self.k = 0;
         for s in 0..self.n {
             let ts = pool.times(s as u32);
             let j = ts.partition_point(|&x| x <= t);
             self.load(pool, s, j.checked_sub(1), dem);
-            self.next[s] = j as u32;
-            if let Some(&nt) = ts.get(j) {
-                self.push(nt, s as u32);
-            }
         }
         if tree {
             for s in 0..self.leaves {
@@ -213,46 +194,28 @@ impl Sweep {
         }
     }
 
-    /// Moves the state on to slot `now + 1`.
+    /// Moves the state on to slot `now + 1`: reads that slot's changes from the pool's
+    /// time-major copy, in one sequential pass. A changed server's fit waits until the listing
+    /// reaches it (`known` false); its unit price is the same sum over the same prices as the
+    /// server-major breakpoint's, so the order is unchanged (an idle breakpoint's prices are its
+    /// class's idle prices, and its fit over a usage of +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
         let t = self.now + 1;
         self.now = t;
         self.k = 0;
-        let ti = t as usize;
-        let mut s = match self.bstamp.get(ti) {
-            Some(&st) if st == self.stamp => core::mem::replace(&mut self.bhead[ti], NONE),
-            _ => NONE,
-        };
-        while s != NONE {
+        let nr = pool.resources_n();
+        let (srv, px) = pool.changes(t);
+        for (&s, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
             let si = s as usize;
-            let after = self.link[si];
-            self.pending -= 1;
-            let j = self.next[si] as usize;
-            self.load(pool, si, Some(j), dem);
-            self.next[si] = j as u32 + 1;
-            if let Some(&nt) = pool.times(s).get(j + 1) {
-                self.push(nt, s);
+            if si >= self.n {
+                continue;
             }
+            self.unit[si] = unit_of(p, dem);
+            self.known[si] = false;
             if tree {
                 self.refresh(si);
             }
-            s = after;
         }
-    }
-
-    /// Files server `s` under the slot `t` of its next breakpoint.
-    fn push(&mut self, t: u32, s: u32) {
-        let ti = t as usize;
-        if ti >= self.bhead.len() {
-            return; // past T: never reached
-        }
-        if self.bstamp[ti] != self.stamp {
-            self.bstamp[ti] = self.stamp;
-            self.bhead[ti] = NONE;
-        }
-        self.link[s as usize] = self.bhead[ti];
-        self.bhead[ti] = s;
-        self.pending += 1;
     }
 
     /// Lists the cheapest servers of the current slot with fit > 0 until their fits cover
@@ -436,8 +399,8 @@ impl FastDp {
         let t = size.slots;
         FastDp {
             slots: t,
-            wsw: Sweep::new(size.workers, t),
-            psw: Sweep::new(size.ps, t),
+            wsw: Sweep::new(size.workers),
+            psw: Sweep::new(size.ps),
             pt_w: vec![0; size.points],
             pt_d: vec![0; size.points],
             pt_c: vec![0.0; size.points],
@@ -728,7 +691,7 @@ impl FastDp {
                     if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
                         break; // even N_i workers in every later slot fall short
                     }
-                    if self.wsw.pending == 0 && self.psw.pending == 0 {
+                    if !m.workers.changes_after(t) && !m.ps.changes_after(t) {
                         // no usage changes after t: every later slot offers Dcap(t)
                         covered = covered.saturating_add(dcap.saturating_mul(rest));
                         break;

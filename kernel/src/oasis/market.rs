@@ -47,6 +47,51 @@ pub struct Pool {
     /// Servers added to since the last merge (capacity H, so marking never allocates).
     dirty: Vec<u32>,
     is_dirty: Vec<bool>,
+    /// The time-major copy of the breakpoints' prices (derived; see [`SlotChanges`]).
+    changes: SlotChanges,
+}
+
+/// A time-major copy of a pool's breakpoints, kept for the sweep of [`super::fast`]: per slot t,
+/// the servers that have a breakpoint at t (by index) and its R prices, contiguous. Moving the
+/// sweep one slot on then reads one slot's changes sequentially instead of chasing each changed
+/// server's next breakpoint through the server-major arena (the cache misses that made most of
+/// a large decision's time, `docs/oasis.md` "Measured"). Only prices are copied: the unit price
+/// sum_r p^r dem^r is all the sweep needs per change; a fit is computed from the server-major
+/// usage only for the few servers the listing reaches. Kept in step by each commit's merge
+/// ([`Pool::sync`]); rebuilt on restore.
+#[derive(Clone, Debug, Default)]
+struct SlotChanges {
+    /// per slot: servers with a breakpoint there, increasing
+    srv: Vec<Vec<u32>>,
+    /// per slot: R prices per entry of `srv`, same order
+    px: Vec<Vec<f64>>,
+    /// the last slot with a change (`None`: no breakpoint anywhere)
+    last: Option<u32>,
+    /// (slot, server) cells a commit touched, synced at its merge (reserved with the arena)
+    touched: Vec<(u32, u32)>,
+}
+
+impl SlotChanges {
+    fn new(slots: u32) -> Self {
+        SlotChanges {
+            srv: vec![Vec::new(); slots as usize],
+            px: vec![Vec::new(); slots as usize],
+            last: None,
+            touched: Vec::new(),
+        }
+    }
+
+    /// Recomputes `last` from `from` down (`from`: at or above the last non-empty slot).
+    fn settle_last(&mut self, from: Option<u32>) {
+        let mut t = from;
+        while let Some(x) = t {
+            if self.srv.get(x as usize).is_some_and(|v| !v.is_empty()) {
+                break;
+            }
+            t = x.checked_sub(1);
+        }
+        self.last = t;
+    }
 }
 
 impl Pool {
@@ -82,6 +127,7 @@ impl Pool {
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
+            changes: SlotChanges::new(slots),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -167,8 +213,23 @@ impl Pool {
         self.idle.get(b..b + r).unwrap_or(&[])
     }
 
+    /// The servers with a breakpoint at slot `t` (increasing) and their R prices each, from
+    /// the time-major copy.
+    pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
+        let c = &self.changes;
+        match (c.srv.get(t as usize), c.px.get(t as usize)) {
+            (Some(s), Some(p)) => (s, p),
+            _ => (&[], &[]),
+        }
+    }
+
+    /// Does any server have a breakpoint after slot `t`?
+    pub(crate) fn changes_after(&self, t: u32) -> bool {
+        self.changes.last.is_some_and(|l| l > t)
+    }
+
     /// The breakpoint in force at slot `t` on server `s` (`None`: idle).
-    fn at(&self, t: u32, s: u32) -> Option<usize> {
+    pub(crate) fn at(&self, t: u32, s: u32) -> Option<usize> {
         let j = self.times(s).partition_point(|&x| x <= t);
         j.checked_sub(1)
     }
@@ -252,6 +313,85 @@ impl Pool {
         if self.bv.capacity() - self.bv.len() < need.saturating_mul(st) {
             self.bv.reserve(need.saturating_mul(st));
         }
+        let touched = &mut self.changes.touched;
+        let want = 2usize.saturating_mul(cells);
+        if touched.capacity() - touched.len() < want {
+            touched.reserve(want);
+        }
+    }
+
+    /// Makes room in the time-major copy of slots `from..to` for a commit that books at most
+    /// `per_slot` servers per slot: each may add an entry at its slot and at the next one.
+    pub(crate) fn reserve_slots(&mut self, from: u32, to: u32, per_slot: usize) {
+        let need = 2usize.saturating_mul(per_slot).min(self.servers as usize);
+        let nr = self.resources as usize;
+        let c = &mut self.changes;
+        let to = (to as usize).min(c.srv.len());
+        for t in (from as usize).min(to)..to {
+            let (srv, px) = (&mut c.srv[t], &mut c.px[t]);
+            if srv.capacity() - srv.len() < need {
+                srv.reserve(need);
+            }
+            if px.capacity() - px.len() < need * nr {
+                px.reserve(need * nr);
+            }
+        }
+    }
+
+    /// Brings the time-major copy of cell (`t`, `s`) in line with the breakpoints: an entry
+    /// with the breakpoint's prices iff server `s` has a breakpoint at slot `t`. Never allocates
+    /// within [`Self::reserve_slots`].
+    fn sync(&mut self, t: u32, s: u32) {
+        let nr = self.resources as usize;
+        let mut prices = [0.0f64; RESOURCES_MAX];
+        let has = match self.times(s).binary_search(&t) {
+            Ok(j) => {
+                let v = self.values(s, j);
+                let n = nr.min(RESOURCES_MAX);
+                prices[..n]
+                    .copy_from_slice(v.get(nr..nr + n).unwrap_or(&[0.0; RESOURCES_MAX][..n]));
+                true
+            }
+            Err(_) => false,
+        };
+        let c = &mut self.changes;
+        let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize)) else {
+            return;
+        };
+        let new = &prices[..nr.min(RESOURCES_MAX)];
+        match (has, srv.binary_search(&s)) {
+            (true, Ok(p)) => px[p * nr..(p + 1) * nr].copy_from_slice(new),
+            (true, Err(p)) => {
+                srv.insert(p, s);
+                let end = px.len();
+                px.extend_from_slice(new);
+                px.copy_within(p * nr..end, (p + 1) * nr);
+                px[p * nr..(p + 1) * nr].copy_from_slice(new);
+            }
+            (false, Ok(p)) => {
+                srv.remove(p);
+                px.copy_within((p + 1) * nr.., p * nr);
+                px.truncate(px.len() - nr);
+            }
+            (false, Err(_)) => {}
+        }
+    }
+
+    /// Rebuilds the time-major copy from the breakpoints (after a restore).
+    fn rebuild_changes(&mut self) {
+        let mut c = SlotChanges::new(self.slots);
+        let nr = self.resources as usize;
+        for s in 0..self.servers {
+            for (j, &t) in self.times(s).iter().enumerate() {
+                if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
+                {
+                    srv.push(s);
+                    px.extend_from_slice(self.values(s, j).get(nr..).unwrap_or(&[]));
+                }
+            }
+        }
+        c.settle_last(self.slots.checked_sub(1));
+        self.changes = c;
     }
 
     /// Rewrites the arena with every block exactly its length.
@@ -331,6 +471,11 @@ impl Pool {
             self.is_dirty[si] = true;
             self.dirty.push(s);
         }
+        // the cells whose breakpoints may change: t, and t + 1 (split, or merged away)
+        self.changes.touched.push((t, s));
+        if t + 1 < self.slots {
+            self.changes.touched.push((t + 1, s));
+        }
         let b = (self.off[si] + j) * st;
         for r in 0..nr {
             if dem.get(r) == 0.0 {
@@ -348,6 +493,18 @@ impl Pool {
         while let Some(s) = self.dirty.pop() {
             self.is_dirty[s as usize] = false;
             self.merge(s);
+        }
+        // A breakpoint changes (appears, moves its prices, or is merged away) only at a
+        // touched cell: an untouched one keeps its values and its predecessor's.
+        let mut top = self.changes.last;
+        for i in 0..self.changes.touched.len() {
+            let (t, s) = self.changes.touched[i];
+            self.sync(t, s);
+            top = top.max(Some(t));
+        }
+        if !self.changes.touched.is_empty() {
+            self.changes.touched.clear();
+            self.changes.settle_last(top);
         }
     }
 
@@ -511,6 +668,7 @@ impl<'de> Deserialize<'de> for Pool {
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
+            changes: SlotChanges::default(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -522,6 +680,7 @@ impl<'de> Deserialize<'de> for Pool {
             p.bt.extend_from_slice(&t);
             p.bv.extend_from_slice(&v);
         }
+        p.rebuild_changes();
         Ok(p)
     }
 }
@@ -714,6 +873,17 @@ impl Market {
         self.workers.reserve(w);
         self.ps.reserve(p);
     }
+
+    /// Makes room in the time-major copies for a commit of `job` within slots
+    /// `from..from + rows` (each booking also touches the slot after it), so that it allocates
+    /// nothing: at most min(N_i, H) worker and min(ceil(N_i b_i / B_i), K) PS servers a slot.
+    pub fn reserve_window(&mut self, job: &JobParams, from: u32, rows: u32) {
+        let to = from.saturating_add(rows).saturating_add(1);
+        let nw = job.max_workers as usize;
+        let nz = usize::try_from(job.ps_for(job.max_workers as u64)).unwrap_or(usize::MAX);
+        self.workers.reserve_slots(from, to, nw);
+        self.ps.reserve_slots(from, to, nz);
+    }
 }
 
 /// The constants of job i that Alg. 2 uses.
@@ -788,5 +958,87 @@ fn sat_u64(x: f64) -> u64 {
         u64::MAX
     } else {
         x as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::oasis::{OasisJob, Utility};
+
+    fn rv(v: &[f64]) -> ResourceVec {
+        ResourceVec::from_slice(v).unwrap()
+    }
+
+    /// Is the time-major copy exactly a rebuild from the breakpoints?
+    fn copy_matches(p: &Pool) -> bool {
+        let mut q = p.clone();
+        q.rebuild_changes();
+        let (a, b) = (&p.changes, &q.changes);
+        a.srv == b.srv
+            && a.last == b.last
+            && a.px.len() == b.px.len()
+            && a.px.iter().zip(&b.px).all(|(x, y)| {
+                x.len() == y.len() && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+            })
+    }
+
+    #[test]
+    fn the_time_major_copy_follows_every_commit() {
+        let job = OasisJob {
+            arrival: 0,
+            epochs: 1,
+            chunks: 4,
+            minibatches_per_chunk: 1,
+            minibatch_time: 0.5,
+            comm_time: 0.0,
+            worker_bw: 1.0,
+            ps_bw: 2.0,
+            worker_demand: rv(&[1.0, 0.5]),
+            ps_demand: rv(&[1.0, 0.0]),
+            utility: Utility::Table(alloc::vec![1.0]),
+        };
+        let scn = OasisScenario {
+            slots: 12,
+            resources: 2,
+            worker_servers: alloc::vec![rv(&[64.0, 64.0]); 5],
+            ps_servers: alloc::vec![rv(&[64.0, 64.0]); 3],
+            prices: None,
+            jobs: alloc::vec![job.clone()],
+            throughput: None,
+        };
+        let bounds = PriceBounds {
+            u_worker: rv(&[8.0, 8.0]),
+            u_ps: rv(&[8.0, 8.0]),
+            l_worker: 1.0,
+            l_ps: 1.0,
+        };
+        let mut m = Market::new(&scn, bounds).unwrap();
+        let p = JobParams::of(&job);
+        let mut x = 12345u64;
+        let mut draw = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        for _ in 0..200 {
+            m.reserve(4, 4);
+            m.reserve_window(&p, 0, 12);
+            let (t0, len) = (draw(12) as u32, 1 + draw(4) as u32);
+            for t in t0..(t0 + len).min(12) {
+                let c = 1 + draw(2) as u32;
+                m.add_workers_raw(t, draw(5) as u32, &p, c);
+                m.add_ps_raw(t, draw(3) as u32, &p, c);
+            }
+            m.merge();
+            assert!(copy_matches(&m.workers) && copy_matches(&m.ps));
+        }
+        assert!(m.workers.changes_after(0));
+        // the restored market rebuilds the same copy
+        let bytes = postcard::to_allocvec(&m).unwrap();
+        let back: Market = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, m);
+        assert!(copy_matches(&back.workers) && back.workers.changes.srv == m.workers.changes.srv);
     }
 }

@@ -241,6 +241,8 @@ impl OasisScheduler {
         };
         if let Some(s) = FastDp::size_of(&self.market, p, &j.utility) {
             self.market.reserve(s.pairs_w, s.pairs_p);
+            let rows = u32::try_from(s.rows).unwrap_or(u32::MAX);
+            self.market.reserve_window(p, p.arrival, rows);
         }
     }
 
