@@ -19,11 +19,11 @@
 //! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
+use super::cheapest::Cheapest;
 use super::market::{fit_of, unit_of, JobParams, Market, Pool};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
-use crate::order::cmp_f64_then_index;
 use crate::ResourceVec;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -40,8 +40,6 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Debug, Default)]
 struct Sweep {
     n: usize,
-    /// leaves of the tournament tree (a power of two >= n)
-    leaves: usize,
     unit: Vec<f64>,
     fit: Vec<u32>,
     /// per class (first server of a capacity vector): idle unit price and fit, valid when the
@@ -52,8 +50,8 @@ struct Sweep {
     stamp: u32,
     /// servers taken out of the tree while the cheapest ones are listed
     masked: Vec<bool>,
-    /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
-    tree: Vec<u32>,
+    /// the cheapest server with fit > 0 (or not yet known)
+    cheap: Cheapest,
     /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
     /// up in the price order)
     known: Vec<bool>,
@@ -68,10 +66,8 @@ struct Sweep {
 
 impl Sweep {
     fn new(n: usize) -> Self {
-        let leaves = n.next_power_of_two().max(1);
         Sweep {
             n,
-            leaves,
             unit: vec![0.0; n],
             fit: vec![0; n],
             cu: vec![0.0; n],
@@ -79,7 +75,7 @@ impl Sweep {
             cstamp: vec![0; n],
             stamp: 0,
             masked: vec![false; n],
-            tree: vec![NONE; 2 * leaves],
+            cheap: Cheapest::new(n),
             known: vec![false; n],
             now: 0,
             ls: vec![0; n],
@@ -89,42 +85,16 @@ impl Sweep {
         }
     }
 
-    fn better(&self, a: u32, b: u32) -> u32 {
-        if a == NONE {
-            return b;
-        }
-        if b == NONE {
-            return a;
-        }
-        let (ka, kb) = ((self.unit[a as usize], a), (self.unit[b as usize], b));
-        if cmp_f64_then_index(kb, ka) == core::cmp::Ordering::Less {
-            b
-        } else {
-            a
-        }
-    }
-
-    fn leaf(&self, s: usize) -> u32 {
-        if s < self.n && (!self.known[s] || self.fit[s] > 0) && !self.masked[s] {
-            s as u32
-        } else {
-            NONE
-        }
+    /// Server `s`'s key in the index: its unit price while it may have room and is not
+    /// listed already.
+    fn key(&self, s: usize) -> Option<f64> {
+        let present = s < self.n && (!self.known[s] || self.fit[s] > 0) && !self.masked[s];
+        present.then(|| self.unit[s])
     }
 
     fn refresh(&mut self, s: usize) {
-        let mut i = self.leaves + s;
-        self.tree[i] = self.leaf(s);
-        i /= 2;
-        while i >= 1 {
-            let w = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
-            let old = core::mem::replace(&mut self.tree[i], w);
-            if w == old && w != s as u32 {
-                // same winner, and not the server whose key changed: nothing above moves
-                break;
-            }
-            i /= 2;
-        }
+        let k = self.key(s);
+        self.cheap.set(s, k);
     }
 
     fn load(&mut self, pool: &Pool, s: usize, j: Option<usize>, dem: &ResourceVec) {
@@ -185,12 +155,11 @@ impl Sweep {
             self.load(pool, s, j.checked_sub(1), dem);
         }
         if tree {
-            for s in 0..self.leaves {
-                self.tree[self.leaves + s] = self.leaf(s);
-            }
-            for i in (1..self.leaves).rev() {
-                self.tree[i] = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
-            }
+            let (unit, known, fit, masked) = (&self.unit, &self.known, &self.fit, &self.masked);
+            self.cheap.build(|s| {
+                let present = (!known[s] || fit[s] > 0) && !masked[s];
+                present.then(|| unit[s])
+            });
         }
     }
 
@@ -226,10 +195,10 @@ impl Sweep {
         self.cum[0] = 0;
         self.pre[0] = 0.0;
         while self.cum[self.k] < count {
-            let s = self.tree[1];
-            if s == NONE {
+            self.cheap.settle();
+            let Some(s) = self.cheap.top() else {
                 break;
-            }
+            };
             let si = s as usize;
             if !self.known[si] {
                 self.resolve(pool, si, dem);
