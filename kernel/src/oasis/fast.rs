@@ -149,10 +149,16 @@ impl Sweep {
         }
         self.now = t;
         self.k = 0;
-        for s in 0..self.n {
-            let ts = pool.times(s as u32);
-            let j = ts.partition_point(|&x| x <= t);
-            self.load(pool, s, j.checked_sub(1), dem);
+        if let Some(px) = pool.prices_at(t) {
+            // the pool keeps slot t's prices densely: one sequential pass; every fit waits
+            // for the listing (an idle server's fit over no usage is its fit over +0.0)
+            let nr = pool.resources_n();
+            for (s, p) in px.chunks_exact(nr.max(1)).take(self.n).enumerate() {
+                self.unit[s] = unit_of(p, dem);
+                self.known[s] = false;
+            }
+        } else {
+            self.start_sparse(pool, dem, t);
         }
         if tree {
             let (unit, known, fit, masked) = (&self.unit, &self.known, &self.fit, &self.masked);
@@ -160,6 +166,16 @@ impl Sweep {
                 let present = (!known[s] || fit[s] > 0) && !masked[s];
                 present.then(|| unit[s])
             });
+        }
+    }
+
+    /// The unit prices at slot `t` from each server's breakpoints (a binary search per server),
+    /// when the pool does not keep that slot's prices.
+    fn start_sparse(&mut self, pool: &Pool, dem: &ResourceVec, t: u32) {
+        for s in 0..self.n {
+            let ts = pool.times(s as u32);
+            let j = ts.partition_point(|&x| x <= t);
+            self.load(pool, s, j.checked_sub(1), dem);
         }
     }
 

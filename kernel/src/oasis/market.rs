@@ -69,15 +69,21 @@ struct SlotChanges {
     last: Option<u32>,
     /// (slot, server) cells a commit touched, synced at its merge (reserved with the arena)
     touched: Vec<(u32, u32)>,
+    /// the slot whose prices `now_px` holds (`None`: not kept yet)
+    now: Option<u32>,
+    /// per server, the R prices in force at slot `now` (server-major, dense)
+    now_px: Vec<f64>,
 }
 
 impl SlotChanges {
-    fn new(slots: u32) -> Self {
+    fn new(slots: u32, cells: usize) -> Self {
         SlotChanges {
             srv: vec![Vec::new(); slots as usize],
             px: vec![Vec::new(); slots as usize],
             last: None,
             touched: Vec::new(),
+            now: None,
+            now_px: vec![0.0; cells],
         }
     }
 
@@ -127,7 +133,7 @@ impl Pool {
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
-            changes: SlotChanges::new(slots),
+            changes: SlotChanges::new(slots, n * r),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -220,6 +226,62 @@ impl Pool {
         match (c.srv.get(t as usize), c.px.get(t as usize)) {
             (Some(s), Some(p)) => (s, p),
             _ => (&[], &[]),
+        }
+    }
+
+    /// Every server's R prices in force at slot `t` (server-major), if the pool keeps that
+    /// slot's prices ([`Self::advance`]).
+    pub(crate) fn prices_at(&self, t: u32) -> Option<&[f64]> {
+        (self.changes.now == Some(t)).then_some(&self.changes.now_px[..])
+    }
+
+    /// Keeps every server's prices at slot `t` in a dense array, for the start of a decision
+    /// arriving at `t`: from the last such slot on by the time-major copy's changes (arrivals
+    /// come in time order, so a whole run reads each change once), or from scratch. Never
+    /// allocates after the first call.
+    pub(crate) fn advance(&mut self, t: u32) {
+        let nr = self.resources as usize;
+        let n = self.servers as usize;
+        if self.changes.now_px.len() != n * nr {
+            self.changes.now_px = vec![0.0; n * nr];
+            self.changes.now = None;
+        }
+        match self.changes.now {
+            Some(c) if c <= t => {
+                for slot in c + 1..=t.min(self.slots.saturating_sub(1)) {
+                    let c = &mut self.changes;
+                    let (Some(srv), Some(px)) = (c.srv.get(slot as usize), c.px.get(slot as usize))
+                    else {
+                        continue;
+                    };
+                    for (&s, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
+                        let b = s as usize * nr;
+                        c.now_px[b..b + nr].copy_from_slice(p);
+                    }
+                }
+            }
+            _ => {
+                for s in 0..self.servers {
+                    self.now_refresh(t, s);
+                }
+            }
+        }
+        self.changes.now = Some(t);
+    }
+
+    /// Sets server `s`'s prices at slot `t` in `now_px` from its breakpoints.
+    fn now_refresh(&mut self, t: u32, s: u32) {
+        let nr = self.resources as usize;
+        let mut prices = [0.0f64; RESOURCES_MAX];
+        let n = nr.min(RESOURCES_MAX);
+        let src = match self.at(t, s) {
+            Some(j) => self.values(s, j).get(nr..nr + n),
+            None => self.idle(s).get(..n),
+        };
+        prices[..n].copy_from_slice(src.unwrap_or(&[0.0; RESOURCES_MAX][..n]));
+        let b = s as usize * nr;
+        if let Some(dst) = self.changes.now_px.get_mut(b..b + n) {
+            dst.copy_from_slice(&prices[..n]);
         }
     }
 
@@ -379,8 +441,8 @@ impl Pool {
 
     /// Rebuilds the time-major copy from the breakpoints (after a restore).
     fn rebuild_changes(&mut self) {
-        let mut c = SlotChanges::new(self.slots);
         let nr = self.resources as usize;
+        let mut c = SlotChanges::new(self.slots, self.servers as usize * nr);
         for s in 0..self.servers {
             for (j, &t) in self.times(s).iter().enumerate() {
                 if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
@@ -501,6 +563,15 @@ impl Pool {
             let (t, s) = self.changes.touched[i];
             self.sync(t, s);
             top = top.max(Some(t));
+        }
+        if let Some(now) = self.changes.now {
+            // a change at or before the kept slot may move the prices in force there
+            for i in 0..self.changes.touched.len() {
+                let (t, s) = self.changes.touched[i];
+                if t <= now {
+                    self.now_refresh(now, s);
+                }
+            }
         }
         if !self.changes.touched.is_empty() {
             self.changes.touched.clear();
@@ -874,6 +945,13 @@ impl Market {
         self.ps.reserve(p);
     }
 
+    /// Keeps both pools' prices at slot `t` for the start of the next decisions
+    /// ([`Pool::advance`]); allocates only on the first call.
+    pub fn advance(&mut self, t: u32) {
+        self.workers.advance(t);
+        self.ps.advance(t);
+    }
+
     /// Makes room in the time-major copies for a commit of `job` within slots
     /// `from..from + rows` (each booking also touches the slot after it), so that it allocates
     /// nothing: at most min(N_i, H) worker and min(ceil(N_i b_i / B_i), K) PS servers a slot.
@@ -1022,7 +1100,10 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (x >> 33) % n
         };
-        for _ in 0..200 {
+        for round in 0..200u32 {
+            // arrivals in time order: the kept prices follow changes and commits
+            let now = round / 20;
+            m.advance(now);
             m.reserve(4, 4);
             m.reserve_window(&p, 0, 12);
             let (t0, len) = (draw(12) as u32, 1 + draw(4) as u32);
@@ -1033,6 +1114,13 @@ mod tests {
             }
             m.merge();
             assert!(copy_matches(&m.workers) && copy_matches(&m.ps));
+            for pool in [&m.workers, &m.ps] {
+                let px = pool.prices_at(now).unwrap();
+                let want = (0..pool.servers()).flat_map(|s| (0..2).map(move |r| (s, r)));
+                for ((s, r), got) in want.zip(px) {
+                    assert_eq!(got.to_bits(), pool.price(now, s, r).to_bits());
+                }
+            }
         }
         assert!(m.workers.changes_after(0));
         // the restored market rebuilds the same copy

@@ -266,6 +266,7 @@ impl OasisScheduler {
         let Some(job) = self.jobs.get(i) else {
             return Err(OasisError::UnknownJob { job: idx });
         };
+        self.market.advance(now);
         let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
         if d.admitted {
             commit(&mut self.market, &p, &self.dp.schedule());
