@@ -20,7 +20,7 @@
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::cheapest::Cheapest;
-use super::market::{fit_of, unit_of, JobParams, Market, Pool};
+use super::market::{fit_of, unit_of, JobParams, Market, Pool, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
@@ -190,13 +190,19 @@ impl Sweep {
         self.k = 0;
         let nr = pool.resources_n();
         let (srv, px) = pool.changes(t);
-        for (&s, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
-            let si = s as usize;
+        for (&e, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
+            let si = (e & !IDLE) as usize;
             if si >= self.n {
                 continue;
             }
-            self.unit[si] = unit_of(p, dem);
-            self.known[si] = false;
+            if e & IDLE != 0 {
+                // idle from here: the class's unit price and fit (its prices are eq. (22) at
+                // zero usage, checked on restore)
+                self.load(pool, si, None, dem);
+            } else {
+                self.unit[si] = unit_of(p, dem);
+                self.known[si] = false;
+            }
             if tree {
                 self.refresh(si);
             }

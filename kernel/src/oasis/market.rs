@@ -51,6 +51,22 @@ pub struct Pool {
     changes: SlotChanges,
 }
 
+/// Set on an entry of the time-major copy whose breakpoint has no usage (every g^r +0.0): the
+/// server is idle from that slot on, with its class's idle prices and fit. Server indices stay
+/// below it (`SERVERS_MAX`).
+pub(crate) const IDLE: u32 = 1 << 31;
+const _: () = assert!(SERVERS_MAX < IDLE as usize && PS_SERVERS_MAX < IDLE as usize);
+
+/// [`IDLE`] if a breakpoint's values (usage then prices) have usage +0.0 everywhere.
+fn idle_flag(values: &[f64], nr: usize) -> u32 {
+    let idle = values.iter().take(nr).all(|g| g.to_bits() == 0);
+    if idle {
+        IDLE
+    } else {
+        0
+    }
+}
+
 /// A time-major copy of a pool's breakpoints, kept for the sweep of [`super::fast`]: per slot t,
 /// the servers that have a breakpoint at t (by index) and its R prices, contiguous. Moving the
 /// sweep one slot on then reads one slot's changes sequentially instead of chasing each changed
@@ -61,7 +77,8 @@ pub struct Pool {
 /// ([`Pool::sync`]); rebuilt on restore.
 #[derive(Clone, Debug, Default)]
 struct SlotChanges {
-    /// per slot: servers with a breakpoint there, increasing
+    /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
+    /// that breakpoint's usage is +0.0 everywhere
     srv: Vec<Vec<u32>>,
     /// per slot: R prices per entry of `srv`, same order
     px: Vec<Vec<f64>>,
@@ -219,8 +236,8 @@ impl Pool {
         self.idle.get(b..b + r).unwrap_or(&[])
     }
 
-    /// The servers with a breakpoint at slot `t` (increasing) and their R prices each, from
-    /// the time-major copy.
+    /// The servers with a breakpoint at slot `t` (increasing, each with [`IDLE`] set when the
+    /// breakpoint has no usage) and their R prices each, from the time-major copy.
     pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
         let c = &self.changes;
         match (c.srv.get(t as usize), c.px.get(t as usize)) {
@@ -254,8 +271,8 @@ impl Pool {
                     else {
                         continue;
                     };
-                    for (&s, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
-                        let b = s as usize * nr;
+                    for (&e, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
+                        let b = (e & !IDLE) as usize * nr;
                         c.now_px[b..b + nr].copy_from_slice(p);
                     }
                 }
@@ -406,9 +423,11 @@ impl Pool {
     fn sync(&mut self, t: u32, s: u32) {
         let nr = self.resources as usize;
         let mut prices = [0.0f64; RESOURCES_MAX];
+        let mut entry = s;
         let has = match self.times(s).binary_search(&t) {
             Ok(j) => {
                 let v = self.values(s, j);
+                entry = s | idle_flag(v, nr);
                 let n = nr.min(RESOURCES_MAX);
                 prices[..n]
                     .copy_from_slice(v.get(nr..nr + n).unwrap_or(&[0.0; RESOURCES_MAX][..n]));
@@ -421,10 +440,13 @@ impl Pool {
             return;
         };
         let new = &prices[..nr.min(RESOURCES_MAX)];
-        match (has, srv.binary_search(&s)) {
-            (true, Ok(p)) => px[p * nr..(p + 1) * nr].copy_from_slice(new),
+        match (has, srv.binary_search_by_key(&s, |&e| e & !IDLE)) {
+            (true, Ok(p)) => {
+                srv[p] = entry;
+                px[p * nr..(p + 1) * nr].copy_from_slice(new);
+            }
             (true, Err(p)) => {
-                srv.insert(p, s);
+                srv.insert(p, entry);
                 let end = px.len();
                 px.extend_from_slice(new);
                 px.copy_within(p * nr..end, (p + 1) * nr);
@@ -447,7 +469,7 @@ impl Pool {
             for (j, &t) in self.times(s).iter().enumerate() {
                 if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
                 {
-                    srv.push(s);
+                    srv.push(s | idle_flag(self.values(s, j), nr));
                     px.extend_from_slice(self.values(s, j).get(nr..).unwrap_or(&[]));
                 }
             }
