@@ -80,6 +80,7 @@ impl Cheapest {
     }
 
     /// Sets server `s`'s key (`None`: absent). O(1); the tree catches up at [`Self::settle`].
+    #[inline]
     pub(crate) fn set(&mut self, s: usize, key: Option<f64>) {
         if s >= self.n {
             return;
@@ -133,13 +134,13 @@ impl Cheapest {
     fn scan(&mut self, b: usize) {
         let from = b * BLOCK;
         let to = (from + BLOCK).min(self.n);
-        let mut best = (ABSENT, NONE);
-        for (i, &k) in self.key[from..to].iter().enumerate() {
-            if k < best.0 {
-                best = (k, (from + i) as u32);
-            }
-        }
-        self.least[b] = best;
+        let keys = self.key.get(from..to).unwrap_or(&[]);
+        // two branch-free passes (the least key, then its first position) vectorise well
+        let least = keys.iter().copied().min().unwrap_or(ABSENT);
+        self.least[b] = match keys.iter().position(|&k| k == least) {
+            Some(i) if least != ABSENT => (least, (from + i) as u32),
+            _ => (ABSENT, NONE),
+        };
     }
 }
 
