@@ -199,12 +199,17 @@ impl Sweep {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)
                 self.load(pool, si, None, dem);
+                if tree {
+                    self.refresh(si);
+                }
             } else {
-                self.unit[si] = unit_of(p, dem);
+                let u = unit_of(p, dem);
+                self.unit[si] = u;
                 self.known[si] = false;
-            }
-            if tree {
-                self.refresh(si);
+                if tree {
+                    // fit unknown and nothing masked between listings: present, at `u`
+                    self.cheap.set(si, Some(u));
+                }
             }
         }
     }
