@@ -31,12 +31,12 @@ use alloc::vec::Vec;
 const NONE: u32 = u32::MAX;
 
 /// One pool's prices swept forward in time for the job being decided: per server the unit
-/// price and fit in force at the current slot, a tournament tree over the servers with fit > 0
-/// keyed (unit price, index) (the order of Alg. 2 lines 25 / 35). Moving one slot on touches
-/// only the servers whose usage changes there, read in one pass from the pool's time-major copy
-/// of its breakpoints ([`Pool::changes`]).
+/// price and fit in force at the current slot, an index of the servers with fit > 0
+/// ([`Cheapest`]) keyed (unit price, index) (the order of Alg. 2 lines 25 / 35). Moving one slot
+/// on touches only the servers whose usage changes there, read in one pass from the pool's
+/// time-major copy of its breakpoints ([`Pool::changes`]).
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
-/// the tree's cheapest servers reproduces the full sorted walk bit for bit.
+/// the index's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
 struct Sweep {
     n: usize,
@@ -48,7 +48,7 @@ struct Sweep {
     cf: Vec<u32>,
     cstamp: Vec<u32>,
     stamp: u32,
-    /// servers taken out of the tree while the cheapest ones are listed
+    /// servers taken out of the index while the cheapest ones are listed
     masked: Vec<bool>,
     /// the cheapest server with fit > 0 (or not yet known)
     cheap: Cheapest,
@@ -140,7 +140,7 @@ impl Sweep {
         self.known[s] = true;
     }
 
-    /// The state at slot `t`; `tree`: also build the tournament tree.
+    /// The state at slot `t`; `tree`: also build the cheapest-server index.
     fn start(&mut self, pool: &Pool, dem: &ResourceVec, t: u32, tree: bool) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
@@ -216,7 +216,7 @@ impl Sweep {
 
     /// Lists the cheapest servers of the current slot with fit > 0 until their fits cover
     /// `count` (or none is left): `ls`, `cum`, `pre` as the full sorted walk would have them.
-    /// A server whose fit turns out 0 leaves the tree until its usage changes again.
+    /// A server whose fit turns out 0 leaves the index until its usage changes again.
     fn list(&mut self, pool: &Pool, dem: &ResourceVec, count: u64) {
         self.k = 0;
         self.cum[0] = 0;

@@ -55,7 +55,8 @@ pub struct Pool {
 /// server is idle from that slot on, with its class's idle prices and fit. Server indices stay
 /// below it (`SERVERS_MAX`).
 pub(crate) const IDLE: u32 = 1 << 31;
-const _: () = assert!(SERVERS_MAX < IDLE as usize && PS_SERVERS_MAX < IDLE as usize);
+// both pools' indices stay below the flag (PS_SERVERS_MAX <= SERVERS_MAX, `limits`)
+const _: () = assert!(SERVERS_MAX < IDLE as usize);
 
 /// [`IDLE`] if a breakpoint's values (usage then prices) have usage +0.0 everywhere.
 fn idle_flag(values: &[f64], nr: usize) -> u32 {
