@@ -55,6 +55,9 @@ struct Sweep {
     /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
     /// up in the price order)
     known: Vec<bool>,
+    /// per server: the (slot, entry) of the time-major copy in force, when the sweep read it
+    /// (NONE: from the start slot, found by a binary search)
+    src: Vec<(u32, u32)>,
     /// the slot the state is at
     now: u32,
     /// the listed cheapest servers of `now`: index, and prefix fits / costs (n + 1 each)
@@ -76,6 +79,7 @@ impl Sweep {
             stamp: 0,
             masked: vec![false; n],
             cheap: Cheapest::new(n),
+            src: vec![(NONE, 0); n],
             known: vec![false; n],
             now: 0,
             ls: vec![0; n],
@@ -129,10 +133,21 @@ impl Sweep {
         }
     }
 
-    /// Computes the fit of server `s` in the breakpoint in force at `now`.
+    /// Computes the fit of server `s` in the breakpoint in force at `now`: from the entry of the
+    /// time-major copy the sweep last read for it (one cache line), else by a binary search.
     fn resolve(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) {
         let nr = pool.resources_n();
         let cap = pool.capacities(s * nr, nr);
+        let (t, i) = self.src[s];
+        if t != NONE {
+            let (_, vals) = pool.changes(t);
+            let b = i as usize * 2 * nr;
+            if let Some(v) = vals.get(b..b + 2 * nr) {
+                self.fit[s] = fit_of(cap, v, dem);
+                self.known[s] = true;
+                return;
+            }
+        }
         self.fit[s] = match pool.at(self.now, s as u32) {
             Some(j) => fit_of(cap, pool.values(s as u32, j), dem),
             None => fit_of(cap, &[], dem),
@@ -149,6 +164,7 @@ impl Sweep {
         }
         self.now = t;
         self.k = 0;
+        self.src.iter_mut().for_each(|x| *x = (NONE, 0));
         if let Some(px) = pool.prices_at(t) {
             // the pool keeps slot t's prices densely: one sequential pass; every fit waits
             // for the listing (an idle server's fit over no usage is its fit over +0.0)
@@ -189,12 +205,15 @@ impl Sweep {
         self.now = t;
         self.k = 0;
         let nr = pool.resources_n();
-        let (srv, px) = pool.changes(t);
-        for (&e, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
+        let (srv, vals) = pool.changes(t);
+        for (i, (&e, v)) in srv.iter().zip(vals.chunks_exact(2 * nr.max(1))).enumerate() {
             let si = (e & !IDLE) as usize;
             if si >= self.n {
                 continue;
             }
+            let p = &v[nr..];
+            // where the fit's usage is, for `resolve`: this entry of slot t
+            self.src[si] = (t, i as u32);
             if e & IDLE != 0 {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)

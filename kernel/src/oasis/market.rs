@@ -81,7 +81,8 @@ struct SlotChanges {
     /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
     /// that breakpoint's usage is +0.0 everywhere
     srv: Vec<Vec<u32>>,
-    /// per slot: R prices per entry of `srv`, same order
+    /// per slot: per entry of `srv`, same order, its breakpoint's values (R usages, then R
+    /// prices): the prices for the sweep's unit prices, the usage for the fits it computes
     px: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
@@ -238,7 +239,8 @@ impl Pool {
     }
 
     /// The servers with a breakpoint at slot `t` (increasing, each with [`IDLE`] set when the
-    /// breakpoint has no usage) and their R prices each, from the time-major copy.
+    /// breakpoint has no usage) and their 2R values each (usage then prices), from the
+    /// time-major copy.
     pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
         let c = &self.changes;
         match (c.srv.get(t as usize), c.px.get(t as usize)) {
@@ -272,9 +274,9 @@ impl Pool {
                     else {
                         continue;
                     };
-                    for (&e, p) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
+                    for (&e, v) in srv.iter().zip(px.chunks_exact(2 * nr.max(1))) {
                         let b = (e & !IDLE) as usize * nr;
-                        c.now_px[b..b + nr].copy_from_slice(p);
+                        c.now_px[b..b + nr].copy_from_slice(&v[nr..]);
                     }
                 }
             }
@@ -412,8 +414,8 @@ impl Pool {
             if srv.capacity() - srv.len() < need {
                 srv.reserve(need);
             }
-            if px.capacity() - px.len() < need * nr {
-                px.reserve(need * nr);
+            if px.capacity() - px.len() < need * 2 * nr {
+                px.reserve(need * 2 * nr);
             }
         }
     }
@@ -423,24 +425,24 @@ impl Pool {
     /// within [`Self::reserve_slots`].
     fn sync(&mut self, t: u32, s: u32) {
         let nr = self.resources as usize;
-        let mut prices = [0.0f64; RESOURCES_MAX];
+        let st = 2 * nr.min(RESOURCES_MAX);
+        let mut vals = [0.0f64; 2 * RESOURCES_MAX];
         let mut entry = s;
         let has = match self.times(s).binary_search(&t) {
             Ok(j) => {
                 let v = self.values(s, j);
                 entry = s | idle_flag(v, nr);
-                let n = nr.min(RESOURCES_MAX);
-                prices[..n]
-                    .copy_from_slice(v.get(nr..nr + n).unwrap_or(&[0.0; RESOURCES_MAX][..n]));
+                vals[..st].copy_from_slice(v.get(..st).unwrap_or(&[0.0; 2 * RESOURCES_MAX][..st]));
                 true
             }
             Err(_) => false,
         };
+        let nr = st; // an entry holds usage then prices
         let c = &mut self.changes;
         let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize)) else {
             return;
         };
-        let new = &prices[..nr.min(RESOURCES_MAX)];
+        let new = &vals[..st];
         match (has, srv.binary_search_by_key(&s, |&e| e & !IDLE)) {
             (true, Ok(p)) => {
                 srv[p] = entry;
@@ -471,7 +473,7 @@ impl Pool {
                 if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
                 {
                     srv.push(s | idle_flag(self.values(s, j), nr));
-                    px.extend_from_slice(self.values(s, j).get(nr..).unwrap_or(&[]));
+                    px.extend_from_slice(self.values(s, j));
                 }
             }
         }
