@@ -7,7 +7,8 @@
 //! same generated scenario, and a scale case: per-decision latency on a generated 12,500-node
 //! cluster (T = 100,000 slots) -- or on any OASiS scenario file named by `OASIS_SCALE_SCENARIO`
 //! (e.g. `mlsched gen oasis --nodes 12500 --jobs 100000 --slots 100000 -o big.json`), which
-//! times every decision of the whole run (p50 / p99 / max / total).
+//! times every decision of the whole run (p50 / p99 / max / total); `OASIS_SCALE_LIMIT=n` times
+//! only the first n, and `OASIS_SCALE_SLOWEST=n` lists the n slowest with what they did.
 //!
 //! `cargo bench -p mlsched-benches --bench oasis -- --warm-up-time 1 --measurement-time 3`
 use criterion::{black_box, Criterion};
@@ -193,6 +194,8 @@ fn timed_run(label: &str, scn: &OasisScenario) {
     let mut ms = Vec::with_capacity(scn.jobs.len());
     let mut cpu = Vec::with_capacity(scn.jobs.len());
     let mut admitted = 0u32;
+    // per decision: CPU ms, job, admitted, completion slot, DP cells (for OASIS_SCALE_SLOWEST)
+    let mut each: Vec<(f64, u32, bool, Option<u32>, u64)> = Vec::new();
     // OASIS_SCALE_LIMIT=n: time only the first n decisions of the run (same state as the run).
     let limit = std::env::var("OASIS_SCALE_LIMIT")
         .ok()
@@ -204,9 +207,11 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         let a = scn.jobs[idx as usize].arrival;
         let (t, c) = (Instant::now(), thread_cpu_ms());
         let d = s.decide_logged(a, idx, &mut sink).expect("decides");
-        cpu.push(thread_cpu_ms() - c);
+        let c = thread_cpu_ms() - c;
+        cpu.push(c);
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         admitted += d.admitted as u32;
+        each.push((c, idx, d.admitted, d.completion_slot, s.last_work()));
     }
     let m = s.market();
     println!(
@@ -226,6 +231,26 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         "  the same decisions in thread CPU time: {}",
         stats(&mut cpu)
     );
+    slowest(scn, &mut each);
+}
+
+/// OASIS_SCALE_SLOWEST=n: the n slowest decisions in CPU time, with what they did (arrival,
+/// admitted and completion slot, DP cells written), to see what the tail is made of.
+fn slowest(scn: &OasisScenario, each: &mut [(f64, u32, bool, Option<u32>, u64)]) {
+    let n: usize = match std::env::var("OASIS_SCALE_SLOWEST").map(|v| v.parse()) {
+        Ok(Ok(n)) => n,
+        _ => return,
+    };
+    each.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for &(c, idx, adm, done, cells) in each.iter().take(n) {
+        let j = &scn.jobs[idx as usize];
+        println!(
+            "  job {idx}: {c:.2} ms CPU, arrival {}, workload {} chunks, admitted {adm} \
+             (completion {done:?}), DP cells {cells}",
+            j.arrival,
+            j.workload()
+        );
+    }
 }
 
 /// Whole runs, OASiS against FIFO, on the same scenario.

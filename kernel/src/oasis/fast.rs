@@ -19,11 +19,11 @@
 //! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
-use super::market::{fit_of, unit_of, JobParams, Market, Pool};
+use super::cheapest::Cheapest;
+use super::market::{fit_of, unit_of, JobParams, Market, Pool, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
-use crate::order::cmp_f64_then_index;
 use crate::ResourceVec;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -31,40 +31,33 @@ use alloc::vec::Vec;
 const NONE: u32 = u32::MAX;
 
 /// One pool's prices swept forward in time for the job being decided: per server the unit
-/// price and fit in force at the current slot, a tournament tree over the servers with fit > 0
-/// keyed (unit price, index) (the order of Alg. 2 lines 25 / 35), and the pending breakpoints
-/// in per-slot buckets. Moving one slot on touches only the servers whose usage changes.
+/// price and fit in force at the current slot, an index of the servers with fit > 0
+/// ([`Cheapest`]) keyed (unit price, index) (the order of Alg. 2 lines 25 / 35). Moving one slot
+/// on touches only the servers whose usage changes there, read in one pass from the pool's
+/// time-major copy of its breakpoints ([`Pool::changes`]).
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
-/// the tree's cheapest servers reproduces the full sorted walk bit for bit.
+/// the index's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
 struct Sweep {
     n: usize,
-    /// leaves of the tournament tree (a power of two >= n)
-    leaves: usize,
     unit: Vec<f64>,
     fit: Vec<u32>,
-    /// per server: position of its next breakpoint
-    next: Vec<u32>,
     /// per class (first server of a capacity vector): idle unit price and fit, valid when the
     /// class's stamp is the current one
     cu: Vec<f64>,
     cf: Vec<u32>,
     cstamp: Vec<u32>,
     stamp: u32,
-    /// servers taken out of the tree while the cheapest ones are listed
+    /// servers taken out of the index while the cheapest ones are listed
     masked: Vec<bool>,
-    /// winners: `tree[1]` is the cheapest server with fit > 0 (NONE: none)
-    tree: Vec<u32>,
-    /// per slot, the first server whose next breakpoint is there (valid when `bstamp` is the
-    /// current `stamp`), chained through `link`
-    bhead: Vec<u32>,
-    bstamp: Vec<u32>,
-    link: Vec<u32>,
-    /// servers with a breakpoint still ahead
-    pending: usize,
+    /// the cheapest server with fit > 0 (or not yet known)
+    cheap: Cheapest,
     /// per server: is `fit` computed? (a changed server's fit is computed only when it comes
     /// up in the price order)
     known: Vec<bool>,
+    /// per server: the (slot, entry) of the time-major copy in force, when the sweep read it
+    /// (NONE: from the start slot, found by a binary search)
+    src: Vec<(u32, u32)>,
     /// the slot the state is at
     now: u32,
     /// the listed cheapest servers of `now`: index, and prefix fits / costs (n + 1 each)
@@ -75,24 +68,18 @@ struct Sweep {
 }
 
 impl Sweep {
-    fn new(n: usize, slots: usize) -> Self {
-        let leaves = n.next_power_of_two().max(1);
+    fn new(n: usize) -> Self {
         Sweep {
             n,
-            leaves,
             unit: vec![0.0; n],
             fit: vec![0; n],
-            next: vec![0; n],
             cu: vec![0.0; n],
             cf: vec![0; n],
             cstamp: vec![0; n],
             stamp: 0,
             masked: vec![false; n],
-            tree: vec![NONE; 2 * leaves],
-            bhead: vec![NONE; slots],
-            bstamp: vec![0; slots],
-            link: vec![NONE; n],
-            pending: 0,
+            cheap: Cheapest::new(n),
+            src: vec![(NONE, 0); n],
             known: vec![false; n],
             now: 0,
             ls: vec![0; n],
@@ -102,42 +89,16 @@ impl Sweep {
         }
     }
 
-    fn better(&self, a: u32, b: u32) -> u32 {
-        if a == NONE {
-            return b;
-        }
-        if b == NONE {
-            return a;
-        }
-        let (ka, kb) = ((self.unit[a as usize], a), (self.unit[b as usize], b));
-        if cmp_f64_then_index(kb, ka) == core::cmp::Ordering::Less {
-            b
-        } else {
-            a
-        }
-    }
-
-    fn leaf(&self, s: usize) -> u32 {
-        if s < self.n && (!self.known[s] || self.fit[s] > 0) && !self.masked[s] {
-            s as u32
-        } else {
-            NONE
-        }
+    /// Server `s`'s key in the index: its unit price while it may have room and is not
+    /// listed already.
+    fn key(&self, s: usize) -> Option<f64> {
+        let present = s < self.n && (!self.known[s] || self.fit[s] > 0) && !self.masked[s];
+        present.then(|| self.unit[s])
     }
 
     fn refresh(&mut self, s: usize) {
-        let mut i = self.leaves + s;
-        self.tree[i] = self.leaf(s);
-        i /= 2;
-        while i >= 1 {
-            let w = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
-            let old = core::mem::replace(&mut self.tree[i], w);
-            if w == old && w != s as u32 {
-                // same winner, and not the server whose key changed: nothing above moves
-                break;
-            }
-            i /= 2;
-        }
+        let k = self.key(s);
+        self.cheap.set(s, k);
     }
 
     fn load(&mut self, pool: &Pool, s: usize, j: Option<usize>, dem: &ResourceVec) {
@@ -172,101 +133,118 @@ impl Sweep {
         }
     }
 
-    /// Computes the fit of server `s` in the breakpoint in force (`next[s] - 1`).
+    /// Computes the fit of server `s` in the breakpoint in force at `now`: from the entry of the
+    /// time-major copy the sweep last read for it (one cache line), else by a binary search.
     fn resolve(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) {
         let nr = pool.resources_n();
         let cap = pool.capacities(s * nr, nr);
-        self.fit[s] = match (self.next[s] as usize).checked_sub(1) {
+        let (t, i) = self.src[s];
+        if t != NONE {
+            let (_, vals) = pool.changes(t);
+            let b = i as usize * 2 * nr;
+            if let Some(v) = vals.get(b..b + 2 * nr) {
+                self.fit[s] = fit_of(cap, v, dem);
+                self.known[s] = true;
+                return;
+            }
+        }
+        self.fit[s] = match pool.at(self.now, s as u32) {
             Some(j) => fit_of(cap, pool.values(s as u32, j), dem),
             None => fit_of(cap, &[], dem),
         };
         self.known[s] = true;
     }
 
-    /// The state at slot `t`; `tree`: also build the tournament tree.
+    /// The state at slot `t`; `tree`: also build the cheapest-server index.
     fn start(&mut self, pool: &Pool, dem: &ResourceVec, t: u32, tree: bool) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.cstamp.iter_mut().for_each(|x| *x = 0);
-            self.bstamp.iter_mut().for_each(|x| *x = 0);
             self.stamp = 1;
         }
-        self.pending = 0;
         self.now = t;
         self.k = 0;
+        self.src.iter_mut().for_each(|x| *x = (NONE, 0));
+        if let Some(px) = pool.prices_at(t) {
+            // the pool keeps slot t's prices densely: one sequential pass; every fit waits
+            // for the listing (an idle server's fit over no usage is its fit over +0.0)
+            let nr = pool.resources_n();
+            for (s, p) in px.chunks_exact(nr.max(1)).take(self.n).enumerate() {
+                self.unit[s] = unit_of(p, dem);
+                self.known[s] = false;
+            }
+        } else {
+            self.start_sparse(pool, dem, t);
+        }
+        if tree {
+            let (unit, known, fit, masked) = (&self.unit, &self.known, &self.fit, &self.masked);
+            self.cheap.build(|s| {
+                let present = (!known[s] || fit[s] > 0) && !masked[s];
+                present.then(|| unit[s])
+            });
+        }
+    }
+
+    /// The unit prices at slot `t` from each server's breakpoints (a binary search per server),
+    /// when the pool does not keep that slot's prices.
+    fn start_sparse(&mut self, pool: &Pool, dem: &ResourceVec, t: u32) {
         for s in 0..self.n {
             let ts = pool.times(s as u32);
             let j = ts.partition_point(|&x| x <= t);
             self.load(pool, s, j.checked_sub(1), dem);
-            self.next[s] = j as u32;
-            if let Some(&nt) = ts.get(j) {
-                self.push(nt, s as u32);
-            }
-        }
-        if tree {
-            for s in 0..self.leaves {
-                self.tree[self.leaves + s] = self.leaf(s);
-            }
-            for i in (1..self.leaves).rev() {
-                self.tree[i] = self.better(self.tree[2 * i], self.tree[2 * i + 1]);
-            }
         }
     }
 
-    /// Moves the state on to slot `now + 1`.
+    /// Moves the state on to slot `now + 1`: reads that slot's changes from the pool's
+    /// time-major copy, in one sequential pass. A changed server's fit waits until the listing
+    /// reaches it (`known` false); its unit price is the same sum over the same prices as the
+    /// server-major breakpoint's, so the order is unchanged (an idle breakpoint's prices are its
+    /// class's idle prices, and its fit over a usage of +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
         let t = self.now + 1;
         self.now = t;
         self.k = 0;
-        let ti = t as usize;
-        let mut s = match self.bstamp.get(ti) {
-            Some(&st) if st == self.stamp => core::mem::replace(&mut self.bhead[ti], NONE),
-            _ => NONE,
-        };
-        while s != NONE {
-            let si = s as usize;
-            let after = self.link[si];
-            self.pending -= 1;
-            let j = self.next[si] as usize;
-            self.load(pool, si, Some(j), dem);
-            self.next[si] = j as u32 + 1;
-            if let Some(&nt) = pool.times(s).get(j + 1) {
-                self.push(nt, s);
+        let nr = pool.resources_n();
+        let (srv, vals) = pool.changes(t);
+        for (i, (&e, v)) in srv.iter().zip(vals.chunks_exact(2 * nr.max(1))).enumerate() {
+            let si = (e & !IDLE) as usize;
+            if si >= self.n {
+                continue;
             }
-            if tree {
-                self.refresh(si);
+            let p = &v[nr..];
+            // where the fit's usage is, for `resolve`: this entry of slot t
+            self.src[si] = (t, i as u32);
+            if e & IDLE != 0 {
+                // idle from here: the class's unit price and fit (its prices are eq. (22) at
+                // zero usage, checked on restore)
+                self.load(pool, si, None, dem);
+                if tree {
+                    self.refresh(si);
+                }
+            } else {
+                let u = unit_of(p, dem);
+                self.unit[si] = u;
+                self.known[si] = false;
+                if tree {
+                    // fit unknown and nothing masked between listings: present, at `u`
+                    self.cheap.set(si, Some(u));
+                }
             }
-            s = after;
         }
-    }
-
-    /// Files server `s` under the slot `t` of its next breakpoint.
-    fn push(&mut self, t: u32, s: u32) {
-        let ti = t as usize;
-        if ti >= self.bhead.len() {
-            return; // past T: never reached
-        }
-        if self.bstamp[ti] != self.stamp {
-            self.bstamp[ti] = self.stamp;
-            self.bhead[ti] = NONE;
-        }
-        self.link[s as usize] = self.bhead[ti];
-        self.bhead[ti] = s;
-        self.pending += 1;
     }
 
     /// Lists the cheapest servers of the current slot with fit > 0 until their fits cover
     /// `count` (or none is left): `ls`, `cum`, `pre` as the full sorted walk would have them.
-    /// A server whose fit turns out 0 leaves the tree until its usage changes again.
+    /// A server whose fit turns out 0 leaves the index until its usage changes again.
     fn list(&mut self, pool: &Pool, dem: &ResourceVec, count: u64) {
         self.k = 0;
         self.cum[0] = 0;
         self.pre[0] = 0.0;
         while self.cum[self.k] < count {
-            let s = self.tree[1];
-            if s == NONE {
+            self.cheap.settle();
+            let Some(s) = self.cheap.top() else {
                 break;
-            }
+            };
             let si = s as usize;
             if !self.known[si] {
                 self.resolve(pool, si, dem);
@@ -436,8 +414,8 @@ impl FastDp {
         let t = size.slots;
         FastDp {
             slots: t,
-            wsw: Sweep::new(size.workers, t),
-            psw: Sweep::new(size.ps, t),
+            wsw: Sweep::new(size.workers),
+            psw: Sweep::new(size.ps),
             pt_w: vec![0; size.points],
             pt_d: vec![0; size.points],
             pt_c: vec![0.0; size.points],
@@ -728,7 +706,7 @@ impl FastDp {
                     if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
                         break; // even N_i workers in every later slot fall short
                     }
-                    if self.wsw.pending == 0 && self.psw.pending == 0 {
+                    if !m.workers.changes_after(t) && !m.ps.changes_after(t) {
                         // no usage changes after t: every later slot offers Dcap(t)
                         covered = covered.saturating_add(dcap.saturating_mul(rest));
                         break;

@@ -47,6 +47,76 @@ pub struct Pool {
     /// Servers added to since the last merge (capacity H, so marking never allocates).
     dirty: Vec<u32>,
     is_dirty: Vec<bool>,
+    /// The time-major copy of the breakpoints' prices (derived; see [`SlotChanges`]).
+    changes: SlotChanges,
+}
+
+/// Set on an entry of the time-major copy whose breakpoint has no usage (every g^r +0.0): the
+/// server is idle from that slot on, with its class's idle prices and fit. Server indices stay
+/// below it (`SERVERS_MAX`).
+pub(crate) const IDLE: u32 = 1 << 31;
+// both pools' indices stay below the flag (PS_SERVERS_MAX <= SERVERS_MAX, `limits`)
+const _: () = assert!(SERVERS_MAX < IDLE as usize);
+
+/// [`IDLE`] if a breakpoint's values (usage then prices) have usage +0.0 everywhere.
+fn idle_flag(values: &[f64], nr: usize) -> u32 {
+    let idle = values.iter().take(nr).all(|g| g.to_bits() == 0);
+    if idle {
+        IDLE
+    } else {
+        0
+    }
+}
+
+/// A time-major copy of a pool's breakpoints, kept for the sweep of [`super::fast`]: per slot t,
+/// the servers that have a breakpoint at t (by index) and its R prices, contiguous. Moving the
+/// sweep one slot on then reads one slot's changes sequentially instead of chasing each changed
+/// server's next breakpoint through the server-major arena (the cache misses that made most of
+/// a large decision's time, `docs/oasis.md` "Measured"). Only prices are copied: the unit price
+/// sum_r p^r dem^r is all the sweep needs per change; a fit is computed from the server-major
+/// usage only for the few servers the listing reaches. Kept in step by each commit's merge
+/// ([`Pool::sync`]); rebuilt on restore.
+#[derive(Clone, Debug, Default)]
+struct SlotChanges {
+    /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
+    /// that breakpoint's usage is +0.0 everywhere
+    srv: Vec<Vec<u32>>,
+    /// per slot: per entry of `srv`, same order, its breakpoint's values (R usages, then R
+    /// prices): the prices for the sweep's unit prices, the usage for the fits it computes
+    px: Vec<Vec<f64>>,
+    /// the last slot with a change (`None`: no breakpoint anywhere)
+    last: Option<u32>,
+    /// (slot, server) cells a commit touched, synced at its merge (reserved with the arena)
+    touched: Vec<(u32, u32)>,
+    /// the slot whose prices `now_px` holds (`None`: not kept yet)
+    now: Option<u32>,
+    /// per server, the R prices in force at slot `now` (server-major, dense)
+    now_px: Vec<f64>,
+}
+
+impl SlotChanges {
+    fn new(slots: u32, cells: usize) -> Self {
+        SlotChanges {
+            srv: vec![Vec::new(); slots as usize],
+            px: vec![Vec::new(); slots as usize],
+            last: None,
+            touched: Vec::new(),
+            now: None,
+            now_px: vec![0.0; cells],
+        }
+    }
+
+    /// Recomputes `last` from `from` down (`from`: at or above the last non-empty slot).
+    fn settle_last(&mut self, from: Option<u32>) {
+        let mut t = from;
+        while let Some(x) = t {
+            if self.srv.get(x as usize).is_some_and(|v| !v.is_empty()) {
+                break;
+            }
+            t = x.checked_sub(1);
+        }
+        self.last = t;
+    }
 }
 
 impl Pool {
@@ -82,6 +152,7 @@ impl Pool {
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
+            changes: SlotChanges::new(slots, n * r),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -167,8 +238,80 @@ impl Pool {
         self.idle.get(b..b + r).unwrap_or(&[])
     }
 
+    /// The servers with a breakpoint at slot `t` (increasing, each with [`IDLE`] set when the
+    /// breakpoint has no usage) and their 2R values each (usage then prices), from the
+    /// time-major copy.
+    pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
+        let c = &self.changes;
+        match (c.srv.get(t as usize), c.px.get(t as usize)) {
+            (Some(s), Some(p)) => (s, p),
+            _ => (&[], &[]),
+        }
+    }
+
+    /// Every server's R prices in force at slot `t` (server-major), if the pool keeps that
+    /// slot's prices ([`Self::advance`]).
+    pub(crate) fn prices_at(&self, t: u32) -> Option<&[f64]> {
+        (self.changes.now == Some(t)).then_some(&self.changes.now_px[..])
+    }
+
+    /// Keeps every server's prices at slot `t` in a dense array, for the start of a decision
+    /// arriving at `t`: from the last such slot on by the time-major copy's changes (arrivals
+    /// come in time order, so a whole run reads each change once), or from scratch. Never
+    /// allocates after the first call.
+    pub(crate) fn advance(&mut self, t: u32) {
+        let nr = self.resources as usize;
+        let n = self.servers as usize;
+        if self.changes.now_px.len() != n * nr {
+            self.changes.now_px = vec![0.0; n * nr];
+            self.changes.now = None;
+        }
+        match self.changes.now {
+            Some(c) if c <= t => {
+                for slot in c + 1..=t.min(self.slots.saturating_sub(1)) {
+                    let c = &mut self.changes;
+                    let (Some(srv), Some(px)) = (c.srv.get(slot as usize), c.px.get(slot as usize))
+                    else {
+                        continue;
+                    };
+                    for (&e, v) in srv.iter().zip(px.chunks_exact(2 * nr.max(1))) {
+                        let b = (e & !IDLE) as usize * nr;
+                        c.now_px[b..b + nr].copy_from_slice(&v[nr..]);
+                    }
+                }
+            }
+            _ => {
+                for s in 0..self.servers {
+                    self.now_refresh(t, s);
+                }
+            }
+        }
+        self.changes.now = Some(t);
+    }
+
+    /// Sets server `s`'s prices at slot `t` in `now_px` from its breakpoints.
+    fn now_refresh(&mut self, t: u32, s: u32) {
+        let nr = self.resources as usize;
+        let mut prices = [0.0f64; RESOURCES_MAX];
+        let n = nr.min(RESOURCES_MAX);
+        let src = match self.at(t, s) {
+            Some(j) => self.values(s, j).get(nr..nr + n),
+            None => self.idle(s).get(..n),
+        };
+        prices[..n].copy_from_slice(src.unwrap_or(&[0.0; RESOURCES_MAX][..n]));
+        let b = s as usize * nr;
+        if let Some(dst) = self.changes.now_px.get_mut(b..b + n) {
+            dst.copy_from_slice(&prices[..n]);
+        }
+    }
+
+    /// Does any server have a breakpoint after slot `t`?
+    pub(crate) fn changes_after(&self, t: u32) -> bool {
+        self.changes.last.is_some_and(|l| l > t)
+    }
+
     /// The breakpoint in force at slot `t` on server `s` (`None`: idle).
-    fn at(&self, t: u32, s: u32) -> Option<usize> {
+    pub(crate) fn at(&self, t: u32, s: u32) -> Option<usize> {
         let j = self.times(s).partition_point(|&x| x <= t);
         j.checked_sub(1)
     }
@@ -252,6 +395,90 @@ impl Pool {
         if self.bv.capacity() - self.bv.len() < need.saturating_mul(st) {
             self.bv.reserve(need.saturating_mul(st));
         }
+        let touched = &mut self.changes.touched;
+        let want = 2usize.saturating_mul(cells);
+        if touched.capacity() - touched.len() < want {
+            touched.reserve(want);
+        }
+    }
+
+    /// Makes room in the time-major copy of slots `from..to` for a commit that books at most
+    /// `per_slot` servers per slot: each may add an entry at its slot and at the next one.
+    pub(crate) fn reserve_slots(&mut self, from: u32, to: u32, per_slot: usize) {
+        let need = 2usize.saturating_mul(per_slot).min(self.servers as usize);
+        let nr = self.resources as usize;
+        let c = &mut self.changes;
+        let to = (to as usize).min(c.srv.len());
+        for t in (from as usize).min(to)..to {
+            let (srv, px) = (&mut c.srv[t], &mut c.px[t]);
+            if srv.capacity() - srv.len() < need {
+                srv.reserve(need);
+            }
+            if px.capacity() - px.len() < need * 2 * nr {
+                px.reserve(need * 2 * nr);
+            }
+        }
+    }
+
+    /// Brings the time-major copy of cell (`t`, `s`) in line with the breakpoints: an entry
+    /// with the breakpoint's prices iff server `s` has a breakpoint at slot `t`. Never allocates
+    /// within [`Self::reserve_slots`].
+    fn sync(&mut self, t: u32, s: u32) {
+        let nr = self.resources as usize;
+        let st = 2 * nr.min(RESOURCES_MAX);
+        let mut vals = [0.0f64; 2 * RESOURCES_MAX];
+        let mut entry = s;
+        let has = match self.times(s).binary_search(&t) {
+            Ok(j) => {
+                let v = self.values(s, j);
+                entry = s | idle_flag(v, nr);
+                vals[..st].copy_from_slice(v.get(..st).unwrap_or(&[0.0; 2 * RESOURCES_MAX][..st]));
+                true
+            }
+            Err(_) => false,
+        };
+        let nr = st; // an entry holds usage then prices
+        let c = &mut self.changes;
+        let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize)) else {
+            return;
+        };
+        let new = &vals[..st];
+        match (has, srv.binary_search_by_key(&s, |&e| e & !IDLE)) {
+            (true, Ok(p)) => {
+                srv[p] = entry;
+                px[p * nr..(p + 1) * nr].copy_from_slice(new);
+            }
+            (true, Err(p)) => {
+                srv.insert(p, entry);
+                let end = px.len();
+                px.extend_from_slice(new);
+                px.copy_within(p * nr..end, (p + 1) * nr);
+                px[p * nr..(p + 1) * nr].copy_from_slice(new);
+            }
+            (false, Ok(p)) => {
+                srv.remove(p);
+                px.copy_within((p + 1) * nr.., p * nr);
+                px.truncate(px.len() - nr);
+            }
+            (false, Err(_)) => {}
+        }
+    }
+
+    /// Rebuilds the time-major copy from the breakpoints (after a restore).
+    fn rebuild_changes(&mut self) {
+        let nr = self.resources as usize;
+        let mut c = SlotChanges::new(self.slots, self.servers as usize * nr);
+        for s in 0..self.servers {
+            for (j, &t) in self.times(s).iter().enumerate() {
+                if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
+                {
+                    srv.push(s | idle_flag(self.values(s, j), nr));
+                    px.extend_from_slice(self.values(s, j));
+                }
+            }
+        }
+        c.settle_last(self.slots.checked_sub(1));
+        self.changes = c;
     }
 
     /// Rewrites the arena with every block exactly its length.
@@ -331,6 +558,11 @@ impl Pool {
             self.is_dirty[si] = true;
             self.dirty.push(s);
         }
+        // the cells whose breakpoints may change: t, and t + 1 (split, or merged away)
+        self.changes.touched.push((t, s));
+        if t + 1 < self.slots {
+            self.changes.touched.push((t + 1, s));
+        }
         let b = (self.off[si] + j) * st;
         for r in 0..nr {
             if dem.get(r) == 0.0 {
@@ -348,6 +580,27 @@ impl Pool {
         while let Some(s) = self.dirty.pop() {
             self.is_dirty[s as usize] = false;
             self.merge(s);
+        }
+        // A breakpoint changes (appears, moves its prices, or is merged away) only at a
+        // touched cell: an untouched one keeps its values and its predecessor's.
+        let mut top = self.changes.last;
+        for i in 0..self.changes.touched.len() {
+            let (t, s) = self.changes.touched[i];
+            self.sync(t, s);
+            top = top.max(Some(t));
+        }
+        if let Some(now) = self.changes.now {
+            // a change at or before the kept slot may move the prices in force there
+            for i in 0..self.changes.touched.len() {
+                let (t, s) = self.changes.touched[i];
+                if t <= now {
+                    self.now_refresh(now, s);
+                }
+            }
+        }
+        if !self.changes.touched.is_empty() {
+            self.changes.touched.clear();
+            self.changes.settle_last(top);
         }
     }
 
@@ -511,6 +764,7 @@ impl<'de> Deserialize<'de> for Pool {
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
             is_dirty: vec![false; n],
+            changes: SlotChanges::default(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -522,6 +776,7 @@ impl<'de> Deserialize<'de> for Pool {
             p.bt.extend_from_slice(&t);
             p.bv.extend_from_slice(&v);
         }
+        p.rebuild_changes();
         Ok(p)
     }
 }
@@ -714,6 +969,24 @@ impl Market {
         self.workers.reserve(w);
         self.ps.reserve(p);
     }
+
+    /// Keeps both pools' prices at slot `t` for the start of the next decisions
+    /// ([`Pool::advance`]); allocates only on the first call.
+    pub fn advance(&mut self, t: u32) {
+        self.workers.advance(t);
+        self.ps.advance(t);
+    }
+
+    /// Makes room in the time-major copies for a commit of `job` within slots
+    /// `from..from + rows` (each booking also touches the slot after it), so that it allocates
+    /// nothing: at most min(N_i, H) worker and min(ceil(N_i b_i / B_i), K) PS servers a slot.
+    pub fn reserve_window(&mut self, job: &JobParams, from: u32, rows: u32) {
+        let to = from.saturating_add(rows).saturating_add(1);
+        let nw = job.max_workers as usize;
+        let nz = usize::try_from(job.ps_for(job.max_workers as u64)).unwrap_or(usize::MAX);
+        self.workers.reserve_slots(from, to, nw);
+        self.ps.reserve_slots(from, to, nz);
+    }
 }
 
 /// The constants of job i that Alg. 2 uses.
@@ -788,5 +1061,97 @@ fn sat_u64(x: f64) -> u64 {
         u64::MAX
     } else {
         x as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::oasis::{OasisJob, Utility};
+
+    fn rv(v: &[f64]) -> ResourceVec {
+        ResourceVec::from_slice(v).unwrap()
+    }
+
+    /// Is the time-major copy exactly a rebuild from the breakpoints?
+    fn copy_matches(p: &Pool) -> bool {
+        let mut q = p.clone();
+        q.rebuild_changes();
+        let (a, b) = (&p.changes, &q.changes);
+        a.srv == b.srv
+            && a.last == b.last
+            && a.px.len() == b.px.len()
+            && a.px.iter().zip(&b.px).all(|(x, y)| {
+                x.len() == y.len() && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+            })
+    }
+
+    #[test]
+    fn the_time_major_copy_follows_every_commit() {
+        let job = OasisJob {
+            arrival: 0,
+            epochs: 1,
+            chunks: 4,
+            minibatches_per_chunk: 1,
+            minibatch_time: 0.5,
+            comm_time: 0.0,
+            worker_bw: 1.0,
+            ps_bw: 2.0,
+            worker_demand: rv(&[1.0, 0.5]),
+            ps_demand: rv(&[1.0, 0.0]),
+            utility: Utility::Table(alloc::vec![1.0]),
+        };
+        let scn = OasisScenario {
+            slots: 12,
+            resources: 2,
+            worker_servers: alloc::vec![rv(&[64.0, 64.0]); 5],
+            ps_servers: alloc::vec![rv(&[64.0, 64.0]); 3],
+            prices: None,
+            jobs: alloc::vec![job.clone()],
+            throughput: None,
+        };
+        let bounds = PriceBounds {
+            u_worker: rv(&[8.0, 8.0]),
+            u_ps: rv(&[8.0, 8.0]),
+            l_worker: 1.0,
+            l_ps: 1.0,
+        };
+        let mut m = Market::new(&scn, bounds).unwrap();
+        let p = JobParams::of(&job);
+        let mut x = 12345u64;
+        let mut draw = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        for round in 0..200u32 {
+            // arrivals in time order: the kept prices follow changes and commits
+            let now = round / 20;
+            m.advance(now);
+            m.reserve(4, 4);
+            m.reserve_window(&p, 0, 12);
+            let (t0, len) = (draw(12) as u32, 1 + draw(4) as u32);
+            for t in t0..(t0 + len).min(12) {
+                let c = 1 + draw(2) as u32;
+                m.add_workers_raw(t, draw(5) as u32, &p, c);
+                m.add_ps_raw(t, draw(3) as u32, &p, c);
+            }
+            m.merge();
+            assert!(copy_matches(&m.workers) && copy_matches(&m.ps));
+            for pool in [&m.workers, &m.ps] {
+                let px = pool.prices_at(now).unwrap();
+                let want = (0..pool.servers()).flat_map(|s| (0..2).map(move |r| (s, r)));
+                for ((s, r), got) in want.zip(px) {
+                    assert_eq!(got.to_bits(), pool.price(now, s, r).to_bits());
+                }
+            }
+        }
+        assert!(m.workers.changes_after(0));
+        // the restored market rebuilds the same copy
+        let bytes = postcard::to_allocvec(&m).unwrap();
+        let back: Market = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, m);
+        assert!(copy_matches(&back.workers) && back.workers.changes.srv == m.workers.changes.srv);
     }
 }

@@ -241,6 +241,8 @@ impl OasisScheduler {
         };
         if let Some(s) = FastDp::size_of(&self.market, p, &j.utility) {
             self.market.reserve(s.pairs_w, s.pairs_p);
+            let rows = u32::try_from(s.rows).unwrap_or(u32::MAX);
+            self.market.reserve_window(p, p.arrival, rows);
         }
     }
 
@@ -264,6 +266,7 @@ impl OasisScheduler {
         let Some(job) = self.jobs.get(i) else {
             return Err(OasisError::UnknownJob { job: idx });
         };
+        self.market.advance(now);
         let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
         if d.admitted {
             commit(&mut self.market, &p, &self.dp.schedule());
