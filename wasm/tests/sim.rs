@@ -329,16 +329,7 @@ fn results_the_engine_does_not_reproduce_are_refused() {
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn usage_series_are_the_dense_matrices() {
     use mlsched_wasm::sim::series;
-    for (name, text, policy, all) in cases() {
-        let opts = RunOptions {
-            policy: policy.map(String::from),
-            all_categories: all,
-        };
-        // (Some policies refuse some scenarios, e.g. an exhaustive search too large.)
-        let Ok(run) = Run::new(text, &opts) else {
-            continue;
-        };
-        let t = run.timeline().unwrap();
+    for_each_timeline(|name, policy, _, t| {
         for (dense, sparse) in [(&t.usage, &t.usage_series), (&t.price, &t.price_series)] {
             assert_eq!(dense.len(), sparse.len(), "{name} {policy:?}");
             for (d, s) in dense.iter().zip(sparse) {
@@ -355,25 +346,18 @@ fn usage_series_are_the_dense_matrices() {
                 }
             }
         }
-    }
+    });
 }
 
-/// The timeline's `summary` (and placement's rounds and market statistics) are read from the
-/// result's JSON text, not serialised from the result again: they must be the very values the
-/// result holds (every float equal, not one ulp off), for every bundled scenario and policy.
+/// The timeline's `summary` (and placement's rounds and market statistics) are the very values
+/// the result holds (every float equal), for every bundled scenario and policy: a guard against
+/// reading them back from the result's JSON text, where serde_json's default float parsing can
+/// be one ulp off.
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn summaries_are_the_results_own_values() {
     use mlsched_scenario::run::ResultDoc;
-    for (name, text, policy, all) in cases() {
-        let opts = RunOptions {
-            policy: policy.map(String::from),
-            all_categories: all,
-        };
-        let Ok(run) = Run::new(text, &opts) else {
-            continue;
-        };
-        let t = run.timeline().unwrap();
+    for_each_timeline(|name, policy, run, t| {
         let want = match &run.result {
             ResultDoc::Oasis(r) => value(&r.summary),
             ResultDoc::Online(r) => value(&r.summary),
@@ -391,6 +375,21 @@ fn summaries_are_the_results_own_values() {
             }
         };
         assert_eq!(t.summary, want, "{name} {policy:?}");
+    });
+}
+
+/// Calls `f(name, policy, run, timeline)` for every bundled case a policy takes (some refuse
+/// some scenarios, e.g. an exhaustive search too large).
+fn for_each_timeline(mut f: impl FnMut(&str, Option<&str>, &Run, &mlsched_wasm::sim::Timeline)) {
+    for (name, text, policy, all) in cases() {
+        let opts = RunOptions {
+            policy: policy.map(String::from),
+            all_categories: all,
+        };
+        let Ok(run) = Run::new(text, &opts) else {
+            continue;
+        };
+        f(name, policy, &run, &run.timeline().unwrap());
     }
 }
 
