@@ -74,7 +74,7 @@ fn oasis_prices_and_records_come_from_the_kernel() {
     assert_eq!(decided.len(), res["jobs"].as_array().unwrap().len());
     for d in decided {
         assert_eq!(d.source, "oasis.decision");
-        let k = &d.record;
+        let k = &d.record.to_value();
         let j = &res["jobs"][k["job"].as_u64().unwrap() as usize];
         assert_eq!(j["id"], d.job.as_str());
         assert_eq!(k["admitted"], j["admitted"]);
@@ -128,8 +128,9 @@ fn online_prices_and_records_come_from_the_kernel() {
         );
         for d in scheduled {
             assert_eq!(d.source, "online.decision");
-            let j = &res["jobs"][d.record["job"].as_u64().unwrap() as usize];
-            assert_eq!(d.record["start"], j["start_slot"], "{name}");
+            let k = d.record.to_value();
+            let j = &res["jobs"][k["job"].as_u64().unwrap() as usize];
+            assert_eq!(k["start"], j["start_slot"], "{name}");
             assert!(d.text.contains("u_j = w_j - cost"), "{}", d.text);
         }
         assert!(t.decisions.iter().any(|d| d.action == "start"), "{name}");

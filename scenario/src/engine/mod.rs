@@ -29,7 +29,7 @@ mod route;
 mod snapshot;
 pub mod trace;
 
-pub use decision::Decision;
+pub use decision::{Data, Decision};
 pub use trace::Trace;
 
 use crate::doc::{self, ScenarioDoc};

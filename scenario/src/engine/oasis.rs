@@ -1,6 +1,6 @@
 //! Kind `"oasis"` behind the façade: OASiS (Bao et al. 2018, Alg. 1) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
-use super::{Built, Decision, Kind, KindEngine, Out};
+use super::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::doc::oasis::{
     DormSummary, OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary,
 };
@@ -225,7 +225,9 @@ impl Rows {
 
 fn oasis_decision(o: &OasisOutput<'_>) -> Decision {
     match o {
-        OasisOutput::Decision(d) => Decision::of("oasis.decision", Some(d.job), *d),
+        OasisOutput::Decision(d) => {
+            Decision::typed("oasis.decision", Some(d.job), Data::OasisDecision(**d))
+        }
         OasisOutput::Slot(sp) => Decision::of("oasis.slot", Some(sp.job), sp),
     }
 }
@@ -386,11 +388,13 @@ fn baseline_decision(o: &OasisBaselineOutput) -> Decision {
         OasisBaselineOutput::Unit(u) => Decision {
             record: "baseline.unit",
             job: Some(u.job),
-            data: serde_json::json!({
+            data: Data::Json(serde_json::json!({
                 "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
-            }),
+            })),
         },
-        OasisBaselineOutput::Slot(r) => Decision::of("baseline.slot", Some(r.job), r),
+        OasisBaselineOutput::Slot(r) => {
+            Decision::typed("baseline.slot", Some(r.job), Data::BaselineSlot(*r))
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Kind `"online"` behind the façade: A_online (Zhou et al. 2022, Algs. 1-7) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
-use super::{Built, Decision, Kind, KindEngine, Out};
+use super::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_policy, policy_name, ONLINE_POLICIES};
@@ -90,7 +90,11 @@ fn online_collect(o: &OnlineOutput<'_>, decisions: &mut Vec<OnlineDecision>) {
 
 fn online_decision(o: &OnlineOutput<'_>) -> Decision {
     match o {
-        OnlineOutput::Decision(d) => Decision::of("online.decision", Some(d.job), *d),
+        OnlineOutput::Decision(d) => Decision::typed(
+            "online.decision",
+            Some(d.job),
+            Data::OnlineDecision((*d).clone()),
+        ),
         OnlineOutput::Placed(p) => Decision::of("online.placed", Some(p.job), p),
     }
 }
@@ -203,12 +207,14 @@ fn baseline_decision(o: &OnlineBaselineOutput) -> Decision {
         OnlineBaselineOutput::Placed(p) => Decision {
             record: "baseline.placed",
             job: Some(p.job),
-            data: serde_json::json!({
+            data: Data::Json(serde_json::json!({
                 "slot": p.slot, "job": p.job, "server": p.server,
                 "workers": p.workers, "ps": p.ps,
-            }),
+            })),
         },
-        OnlineBaselineOutput::Start(r) => Decision::of("baseline.start", Some(r.job), r),
+        OnlineBaselineOutput::Start(r) => {
+            Decision::typed("baseline.start", Some(r.job), Data::BaselineStart(*r))
+        }
     }
 }
 

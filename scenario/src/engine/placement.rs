@@ -1,7 +1,7 @@
 //! Kind `"placement"` behind the façade: HAS / JPS / exact / exhaustive (Liu et al. 2024) or
 //! the Optimus, Optimus-LB and LAS placements. Every job arrives at slot 0 and `SlotAdvanced`
 //! at 0 runs the method.
-use super::{Built, Decision, Kind, KindEngine, Out};
+use super::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::doc::placement::{
     PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats, PlacementResult,
 };
@@ -71,13 +71,15 @@ fn collect(o: &PlacementOutput<'_>, ids: &[&str], all: bool, rows: &mut Vec<Plac
 
 fn decision(o: &PlacementOutput<'_>, ids: &[&str]) -> Decision {
     match o {
-        PlacementOutput::Category(r) => {
-            Decision::of("placement.category", None, &category_row(ids, r))
-        }
+        PlacementOutput::Category(r) => Decision::typed(
+            "placement.category",
+            None,
+            Data::Category(category_row(ids, r)),
+        ),
         PlacementOutput::Record(e) => Decision {
             record: "placement.record",
             job: None,
-            data: serde_json::json!({ "tag": e.tag, "body": e.body }),
+            data: Data::Json(serde_json::json!({ "tag": e.tag, "body": e.body })),
         },
     }
 }

@@ -1,6 +1,6 @@
 //! Kind `"preempt"` behind the façade: A_online with A_greedy / A_ps (Wang et al. 2022) or a
 //! baseline dispatch (all-cloud, edge-FIFO, random).
-use super::{Built, Decision, Kind, KindEngine, Out};
+use super::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::doc::preempt::{
     PreemptDoc, PreemptExplain, PreemptJobResult, PreemptResult, PreemptSummary,
 };
@@ -95,16 +95,12 @@ fn decision(d: &PreemptDecision) -> Decision {
         PreemptDecision::PsMiss(m) => ("preempt.ps_miss", m.job),
     };
     let data = match d {
-        PreemptDecision::Candidate(r) => serde_json::to_value(r),
-        PreemptDecision::Dispatch(r) => serde_json::to_value(r),
-        PreemptDecision::Ps(r) => serde_json::to_value(r),
-        PreemptDecision::PsMiss(r) => serde_json::to_value(r),
+        PreemptDecision::Candidate(r) => Data::Candidate(*r),
+        PreemptDecision::Dispatch(r) => Data::Dispatch(*r),
+        PreemptDecision::Ps(r) => return Decision::of(record, Some(job), r),
+        PreemptDecision::PsMiss(r) => return Decision::of(record, Some(job), r),
     };
-    Decision {
-        record,
-        job: Some(job),
-        data: data.unwrap_or(serde_json::Value::Null),
-    }
+    Decision::typed(record, Some(job), data)
 }
 
 impl Engine {

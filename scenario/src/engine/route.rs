@@ -1,6 +1,6 @@
 //! Kind `"route"` behind the façade: CSRP / Aggregated CSRP (Song et al. 2023) or the paper's
 //! comparison schedulers (FIFO, fair, capacity, deadline).
-use super::{Built, Decision, Kind, KindEngine, Out};
+use super::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::doc::route::{RouteDoc, RouteResult};
 use crate::error::RunError;
 use crate::exec::route::kernel_error;
@@ -74,8 +74,12 @@ struct Engine {
 fn decision(d: &RouteDecision) -> Decision {
     match d {
         RouteDecision::Pso(r) => Decision::of("route.pso", Some(r.job), r),
-        RouteDecision::Aggregation(r) => Decision::of("route.aggregation", Some(r.job), r),
-        RouteDecision::Placed(r) => Decision::of("route.placed", Some(r.job), r),
+        RouteDecision::Aggregation(r) => {
+            Decision::typed("route.aggregation", Some(r.job), Data::Aggregation(*r))
+        }
+        RouteDecision::Placed(r) => {
+            Decision::typed("route.placed", Some(r.job), Data::RoutePlaced(r.clone()))
+        }
         RouteDecision::Summary(r) => Decision::of("route.summary", None, r),
         RouteDecision::Preempted(r) => Decision::of("route.preempted", Some(r.job), r),
     }

@@ -16,9 +16,8 @@ pub mod series;
 
 use mlsched_scenario::doc::{self, ScenarioDoc};
 use mlsched_scenario::engine::trace::CategoryMarket;
-use mlsched_scenario::engine::{Decision as EngineDecision, Engine, Trace};
+use mlsched_scenario::engine::{Data, Decision as EngineDecision, Engine, Trace};
 use mlsched_scenario::run::{ResultDoc, RunOptions};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -181,10 +180,10 @@ pub struct Decision {
     /// `route.placed`); empty for consequences.
     #[serde(skip_serializing_if = "str::is_empty")]
     pub source: &'static str,
-    /// The kernel's decision record behind `text`, as JSON (the engine's `Decision::data`);
-    /// absent for consequences.
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub record: Value,
+    /// The kernel's decision record behind `text` (the engine's `Decision::data`, serialised as
+    /// JSON); absent for consequences.
+    #[serde(skip_serializing_if = "Data::is_null")]
+    pub record: Data,
 }
 
 impl Decision {
@@ -202,7 +201,7 @@ impl Decision {
             action: action.into(),
             text,
             source: "",
-            record: Value::Null,
+            record: Data::Json(Value::Null),
         }
     }
 
@@ -446,15 +445,20 @@ fn status(j: &JobInfo, t: u32) -> &'static str {
     }
 }
 
-/// The records named `name` with their data read as `T` (records that do not read as `T` are
-/// skipped: they are the kernel's own, so this only happens across record versions).
-pub(crate) fn records<'a, T: DeserializeOwned + 'a>(
+/// The typed kernel records that `pick` takes from the engine's decisions, each with its
+/// decision. Typed, so no JSON reader of the records is compiled into the wasm.
+pub(crate) fn records<'a, T: 'a>(
     ds: &'a [EngineDecision],
-    name: &'a str,
-) -> impl Iterator<Item = (&'a EngineDecision, T)> + 'a {
-    ds.iter()
-        .filter(move |d| d.record == name)
-        .filter_map(|d| T::deserialize(&d.data).ok().map(|t| (d, t)))
+    pick: fn(&Data) -> Option<&T>,
+) -> impl Iterator<Item = (&'a EngineDecision, &'a T)> + 'a {
+    ds.iter().filter_map(move |d| pick(&d.data).map(|t| (d, t)))
+}
+
+/// Whether the numbers an explanation reads are all finite. The page has always skipped a record
+/// with a non-finite one (it read the records back from their JSON, where such a number is
+/// `null`); the pickers keep that, so the timeline is the same.
+pub(crate) fn finite(xs: &[f64]) -> bool {
+    xs.iter().all(|x| x.is_finite())
 }
 
 /// A document count as a step count, clamped to 1..=[`STEPS_MAX`].

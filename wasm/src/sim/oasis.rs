@@ -2,25 +2,13 @@
 //! prices p_h^r(t) = L (U^r / L)^(y_h^r(t) / c_h^r) of eq. (22) from the kernel's market, and
 //! the explanations of the kernel's `oasis.decision` (or a baseline's `baseline.slot`) records.
 use super::{
-    json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo, Server,
-    Timeline,
+    finite, json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo,
+    Server, Timeline,
 };
 use mlsched_kernel::oasis::Decision as OasisDecision;
 use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
-use mlsched_scenario::engine::Trace;
-use serde::Deserialize;
+use mlsched_scenario::engine::{Data, Trace};
 use std::collections::BTreeMap;
-
-/// A baseline's slot record (`baseline.slot`).
-#[derive(Deserialize)]
-struct BaselineSlot {
-    job: u32,
-    slot: u32,
-    workers: u32,
-    ps: u32,
-    chunks: u64,
-    done: bool,
-}
 
 pub(super) fn build(
     d: &OasisDoc,
@@ -110,11 +98,17 @@ pub(super) fn build(
         });
     }
     let id = |j: u32| d.jobs.get(j as usize).map_or("", |x| x.id.as_str());
-    for (e, k) in records::<OasisDecision>(ds, "oasis.decision") {
+    for (e, k) in records(ds, |d| match d {
+        Data::OasisDecision(k) if finite(&[k.utility, k.cost, k.payoff]) => Some(k),
+        _ => None,
+    }) {
         let (first, last) = spans.get(k.job as usize).copied().unwrap_or_default();
-        decisions.push(explain(id(k.job), &k, first, last, steps, e));
+        decisions.push(explain(id(k.job), k, first, last, steps, e));
     }
-    for (e, b) in records::<BaselineSlot>(ds, "baseline.slot") {
+    for (e, b) in records(ds, |d| match d {
+        Data::BaselineSlot(b) => Some(b),
+        _ => None,
+    }) {
         let text = format!(
             "{}: {} worker(s) and {} PS this slot, {} chunk(s){}",
             r.policy,

@@ -3,41 +3,12 @@
 //! (eq. 11) of A_online's usage; explanations come from the kernel's `online.decision` (or a
 //! baseline's `baseline.start`) records.
 use super::{
-    json, num, records, series, slot_of, steps_of, Bar, Decision, EngineDecision, JobInfo, Server,
-    Timeline,
+    finite, json, num, records, series, slot_of, steps_of, Bar, Decision, EngineDecision, JobInfo,
+    Server, Timeline,
 };
+use mlsched_kernel::online::OnlineDecision;
 use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc, OnlineResult};
-use mlsched_scenario::engine::Trace;
-use serde::Deserialize;
-
-/// The fields of the kernel's `OnlineDecision` an explanation shows.
-#[derive(Deserialize)]
-struct OnlineRecord {
-    job: u32,
-    round: u32,
-    tau: u32,
-    iota: u32,
-    feasible: bool,
-    scheduled: bool,
-    colocated: bool,
-    worker_type: u32,
-    ps_type: Option<u32>,
-    start: u32,
-    duration: u32,
-    workers: u32,
-    cost: f64,
-    utility: f64,
-}
-
-/// A baseline's start record (`baseline.start`).
-#[derive(Deserialize)]
-struct BaselineStart {
-    job: u32,
-    slot: u32,
-    duration: u32,
-    workers: u32,
-    ps: u32,
-}
+use mlsched_scenario::engine::{Data, Trace};
 
 pub(super) fn build(
     d: &OnlineDoc,
@@ -114,12 +85,23 @@ pub(super) fn build(
         });
     }
     let job = |j: u32| d.jobs.get(j as usize);
-    for (e, k) in records::<OnlineRecord>(ds, "online.decision") {
+    // A cost beyond u64 had no JSON: such a record was skipped (see `finite`).
+    for (e, k) in records(ds, |d| match d {
+        Data::OnlineDecision(k)
+            if k.cost_fixed <= u128::from(u64::MAX) && finite(&[k.cost, k.utility]) =>
+        {
+            Some(k)
+        }
+        _ => None,
+    }) {
         if let Some(jd) = job(k.job) {
-            decisions.push(explain(&jd.id, jd.weight, &k, steps, e));
+            decisions.push(explain(&jd.id, jd.weight, k, steps, e));
         }
     }
-    for (e, b) in records::<BaselineStart>(ds, "baseline.start") {
+    for (e, b) in records(ds, |d| match d {
+        Data::BaselineStart(b) => Some(b),
+        _ => None,
+    }) {
         if let Some(jd) = job(b.job) {
             let text = format!(
                 "{}: starts with {} worker(s) and {} PS for {} slot(s), done in slot {}",
@@ -183,7 +165,7 @@ pub(super) fn build(
 }
 
 /// The explanation of one kernel `OnlineDecision` (A_online round i, A_dual window iota).
-fn explain(id: &str, weight: f64, k: &OnlineRecord, steps: u32, e: &EngineDecision) -> Decision {
+fn explain(id: &str, weight: f64, k: &OnlineDecision, steps: u32, e: &EngineDecision) -> Decision {
     let at = format!("round {} (tau = {}), window {}", k.round, k.tau, k.iota);
     let mut what = format!(
         "start slot {} for {} slots on {} workers of type {}",

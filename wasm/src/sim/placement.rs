@@ -2,9 +2,9 @@
 //! reported (`per_category`, present with `allCategories`), then the chosen `best`. Each step
 //! shows which workers the matching assigns to which job, explained from the engine's
 //! `placement.category` record of that category, and (HAS / JPS) the kernel's market rounds.
-use super::{json, num, records, Bar, Decision, EngineDecision, JobInfo, Server, Timeline};
+use super::{finite, json, num, records, Bar, Decision, EngineDecision, JobInfo, Server, Timeline};
 use mlsched_scenario::doc::placement::{PlacementCategory, PlacementDoc, PlacementResult};
-use mlsched_scenario::engine::Trace;
+use mlsched_scenario::engine::{Data, Trace};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -54,8 +54,11 @@ pub(super) fn build(
         best: true,
     });
     let steps = plan.len() as u32;
-    let cats: Vec<(&EngineDecision, PlacementCategory)> =
-        records::<PlacementCategory>(ds, "placement.category").collect();
+    let cats: Vec<(&EngineDecision, &PlacementCategory)> = records(ds, |d| match d {
+        Data::Category(c) if finite(&[c.avg_jct, c.total_throughput, c.fairness]) => Some(c),
+        _ => None,
+    })
+    .collect();
     let mut usage = vec![vec![vec![0.0; steps as usize]; servers.len()]];
     let (mut bars, mut decisions) = (Vec::new(), Vec::new());
     for (t, step) in plan.iter().enumerate() {

@@ -3,29 +3,12 @@
 //! finishing) and the PS each job uses per slot; each job's dispatch is explained from the
 //! kernel's `preempt.candidate` and `preempt.dispatch` records (A_greedy, eq. 5).
 use super::{
-    json, num, records, runs, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo,
-    Server, Timeline, Wait,
+    finite, json, num, records, runs, slot_of, steps_of, zeros, Bar, Decision, EngineDecision,
+    JobInfo, Server, Timeline, Wait,
 };
+use mlsched_kernel::preempt::DispatchRec;
 use mlsched_scenario::doc::preempt::{PreemptDoc, PreemptResult};
-use serde::Deserialize;
-
-/// The fields of the kernel's dispatch record an explanation shows.
-#[derive(Deserialize)]
-struct Dispatch {
-    job: u32,
-    chunk: u32,
-    server: u32,
-    worker: u32,
-    q: f64,
-    preempted: u32,
-    start: u32,
-}
-
-/// One entry of C_j (`preempt.candidate`).
-#[derive(Deserialize)]
-struct Candidate {
-    job: u32,
-}
+use mlsched_scenario::engine::Data;
 
 /// Chunks listed one by one in a dispatch explanation (the rest are counted).
 const CHUNKS_SHOWN: usize = 6;
@@ -159,15 +142,21 @@ pub(super) fn build(d: &PreemptDoc, r: &PreemptResult, ds: &[EngineDecision]) ->
         });
     }
     // One dispatch decision per job, from the kernel's records of its chunks.
-    let mut per_job: Vec<Vec<(&EngineDecision, Dispatch)>> =
+    let mut per_job: Vec<Vec<(&EngineDecision, &DispatchRec)>> =
         d.jobs.iter().map(|_| vec![]).collect();
-    for (e, x) in records::<Dispatch>(ds, "preempt.dispatch") {
+    for (e, x) in records(ds, |d| match d {
+        Data::Dispatch(x) if finite(&[x.q]) => Some(x),
+        _ => None,
+    }) {
         if let Some(v) = per_job.get_mut(x.job as usize) {
             v.push((e, x));
         }
     }
     let mut candidates = vec![0u32; d.jobs.len()];
-    for (_, c) in records::<Candidate>(ds, "preempt.candidate") {
+    for (_, c) in records(ds, |d| match d {
+        Data::Candidate(c) => Some(c),
+        _ => None,
+    }) {
         if let Some(n) = candidates.get_mut(c.job as usize) {
             *n += 1;
         }

@@ -3,33 +3,13 @@
 //! is explained from the kernel's `route.placed` record (with its `route.pso` and
 //! `route.aggregation` records: CSRP's PSO cost and Algorithm 2's aggregation).
 use super::{
-    json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo, Server,
-    Timeline, STEPS_MAX,
+    finite, json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo,
+    Server, Timeline, STEPS_MAX,
 };
+use mlsched_kernel::route::AggRec;
 use mlsched_scenario::doc::route::{NodeKindDoc, RouteDoc, RouteResult};
-use serde::{Deserialize, Serialize};
-
-/// The kernel's placement record of one job (`route.placed`).
-#[derive(Deserialize)]
-struct Placed {
-    job: u32,
-    start: u32,
-    nodes: Vec<u32>,
-    /// Node index, `u32::MAX` without aggregation.
-    aggregation: u32,
-    deadline_met: bool,
-    network_cost: f64,
-    hops: u32,
-}
-
-/// CSRP's aggregation step for one job (`route.aggregation`).
-#[derive(Deserialize)]
-struct Aggregation {
-    job: u32,
-    applied: bool,
-    network_plain: f64,
-    network_aggregated: f64,
-}
+use mlsched_scenario::engine::Data;
+use serde::Serialize;
 
 /// One job's route, `extra.routes`.
 #[derive(Serialize)]
@@ -142,10 +122,16 @@ pub(super) fn build(d: &RouteDoc, r: &RouteResult, ds: &[EngineDecision]) -> Tim
         });
     }
     let node = |n: u32| nodes.get(n as usize).map_or("?", |x| x.id.as_str());
-    let aggs: Vec<Aggregation> = records::<Aggregation>(ds, "route.aggregation")
-        .map(|(_, a)| a)
-        .collect();
-    for (e, p) in records::<Placed>(ds, "route.placed") {
+    let aggs: Vec<&AggRec> = records(ds, |d| match d {
+        Data::Aggregation(a) if finite(&[a.network_plain, a.network_aggregated]) => Some(a),
+        _ => None,
+    })
+    .map(|(_, a)| a)
+    .collect();
+    for (e, p) in records(ds, |d| match d {
+        Data::RoutePlaced(p) if finite(&[p.network_cost]) => Some(p),
+        _ => None,
+    }) {
         let Some(jd) = d.jobs.get(p.job as usize) else {
             continue;
         };
