@@ -92,6 +92,16 @@ impl Serialize for Data {
     }
 }
 
+/// The record's JSON text (compact), as `serde_json::Value` displays it.
+impl std::fmt::Display for Data {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Data::Json(v) => v.fmt(f),
+            other => other.to_value().fmt(f),
+        }
+    }
+}
+
 impl Decision {
     /// A decision from a serialisable kernel record, kept as JSON.
     pub fn of<T: Serialize + ?Sized>(record: &'static str, job: Option<u32>, rec: &T) -> Self {
