@@ -39,7 +39,7 @@ impl DecisionBench {
         for _ in 0..iterations.max(1) {
             let mut e =
                 Engine::from_doc_hashed(&self.doc, &self.opts).map_err(|e| e.to_string())?;
-            e.run_to_end(&mut |_| {}).map_err(|e| e.to_string())?;
+            e.run_to_end_kept(&mut |_| {}).map_err(|e| e.to_string())?;
             hash = e.sink().hash().hex().to_string();
         }
         Ok(hash)

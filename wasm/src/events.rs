@@ -118,13 +118,13 @@ impl EventEngine {
 
     /// Feeds every remaining arrival and wake-up, then finishes: the result document's JSON.
     pub fn run_to_end(&mut self) -> Result<String, String> {
-        let r = self.inner.run_to_end(&mut |_| {});
+        let r = self.inner.run_to_end_kept(&mut |_| {});
         Ok(r.map_err(|e| e.to_string())?.to_json())
     }
 
     /// Ends the run: the result document's JSON (later events are refused).
     pub fn finish(&mut self) -> Result<String, String> {
-        let r = self.inner.finish(&mut |_| {});
+        let r = self.inner.finish_kept(&mut |_| {});
         Ok(r.map_err(|e| e.to_string())?.to_json())
     }
 

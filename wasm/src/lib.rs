@@ -39,7 +39,7 @@ pub fn run_scenario(
     };
     let mut e =
         mlsched_scenario::engine::Engine::new(scenario_json, &opts).map_err(|e| e.to_string())?;
-    Ok(e.run_to_end(&mut |_| {})
+    Ok(e.run_to_end_kept(&mut |_| {})
         .map_err(|e| e.to_string())?
         .to_json())
 }

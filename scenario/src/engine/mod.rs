@@ -479,13 +479,22 @@ impl<L: LogSink> Engine<L> {
     /// the documented order, as [`mlsched_kernel::driver::Driver::run`] does; then
     /// [`Engine::finish`]. On a fresh engine this is exactly `mlsched run`.
     pub fn run_to_end(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
+        self.run_to(&mut Out(Some(out)), &mut |_| {}).cloned()
+    }
+
+    /// [`Engine::run_to_end`] returning the kept result document by reference (no copy: the
+    /// wasm package links no `ResultDoc` clone).
+    pub fn run_to_end_kept(
+        &mut self,
+        out: &mut dyn FnMut(Decision),
+    ) -> Result<&ResultDoc, RunError> {
         self.run_to(&mut Out(Some(out)), &mut |_| {})
     }
 
     /// [`Engine::run_to_end`] without decisions: only the log and the result document are
     /// produced (what `mlsched run` does).
     pub fn run(&mut self) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(None), &mut |_| {})
+        self.run_to(&mut Out(None), &mut |_| {}).cloned()
     }
 
     /// [`Engine::run`], telling `observe` after every arrival and every slot how far the run has come (for a
@@ -494,14 +503,14 @@ impl<L: LogSink> Engine<L> {
         &mut self,
         observe: &mut dyn FnMut(RunProgress),
     ) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(None), observe)
+        self.run_to(&mut Out(None), observe).cloned()
     }
 
     fn run_to(
         &mut self,
         out: &mut Out<'_>,
         observe: &mut dyn FnMut(RunProgress),
-    ) -> Result<ResultDoc, RunError> {
+    ) -> Result<&ResultDoc, RunError> {
         let mut next = 0usize;
         let pending = |next: &mut usize, arrived: &[bool], order: &[(Slot, u32)]| {
             while order.get(*next).is_some_and(|a| arrived[a.1 as usize]) {
@@ -554,26 +563,38 @@ impl<L: LogSink> Engine<L> {
     /// Ends the run: the scheduler's final decisions, then the result document (kept, see
     /// [`Engine::result`]). Later events are refused.
     pub fn finish(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
+        self.finish_to(&mut Out(Some(out))).cloned()
+    }
+
+    /// [`Engine::finish`] returning the kept result document by reference (no copy).
+    pub fn finish_kept(&mut self, out: &mut dyn FnMut(Decision)) -> Result<&ResultDoc, RunError> {
         self.finish_to(&mut Out(Some(out)))
     }
 
-    fn finish_to(&mut self, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
-        if let Some(r) = &self.result {
-            return Ok(r.clone());
-        }
-        if let Some(e) = &self.failed {
-            return Err(stopped(e));
-        }
-        let r = match self.inner.finish(&mut self.sink, out) {
-            Ok(r) => r,
-            Err(e) => {
-                let e = crate::limit::locate(self.kind, &self.ids, None, e);
-                self.failed = Some(e.clone());
-                return Err(e);
+    /// The kept result document, moved out of the engine (`None` before it finished).
+    pub fn into_result(self) -> Option<ResultDoc> {
+        self.result
+    }
+
+    fn finish_to(&mut self, out: &mut Out<'_>) -> Result<&ResultDoc, RunError> {
+        if self.result.is_none() {
+            if let Some(e) = &self.failed {
+                return Err(stopped(e));
             }
-        };
-        self.result = Some(r.clone());
-        Ok(r)
+            let r = match self.inner.finish(&mut self.sink, out) {
+                Ok(r) => r,
+                Err(e) => {
+                    let e = crate::limit::locate(self.kind, &self.ids, None, e);
+                    self.failed = Some(e.clone());
+                    return Err(e);
+                }
+            };
+            self.result = Some(r);
+        }
+        // Set just above or by an earlier call.
+        self.result
+            .as_ref()
+            .ok_or_else(|| RunError::runtime("the engine kept no result".to_string()))
     }
 
     /// The kernel state behind the decisions' explanations ([`Trace`]): OASiS's prices, A_online's

@@ -54,10 +54,13 @@ impl Run {
         let doc = doc::parse(scenario_json).map_err(|e| e.to_string())?;
         let mut e = Engine::from_doc_hashed(&doc, opts).map_err(|e| e.to_string())?;
         let mut decisions = Vec::new();
-        let result = e
-            .run_to_end(&mut |d| decisions.push(d))
+        e.run_to_end_kept(&mut |d| decisions.push(d))
             .map_err(|e| e.to_string())?;
         let trace = e.trace();
+        // Moved out, not copied: the wasm links no `ResultDoc` clone.
+        let result = e
+            .into_result()
+            .ok_or_else(|| "internal: the engine kept no result".to_string())?;
         Ok(Run {
             doc,
             result,
