@@ -94,6 +94,18 @@ fn drop_unholdable(cx: &Ctx, s: &mut FastScratch, one: bool) -> bool {
     any
 }
 
+/// A lower bound of the cost of every candidate of block (m, p, L, t-) with `n` workers, q = 1
+/// or q = 0: n x (slot-minimum bound of type m) + (slot-minimum bound of PS type p). Every
+/// schedule of the block puts n type-m workers and at least one type-p PS on servers of the
+/// set for the L slots, each at a window price at least the bound
+/// ([`FastScratch::slot_lb`]); saturating arithmetic is monotone, so the bound also holds for
+/// the searches' saturating costs.
+fn block_lb(cx: &Ctx, s: &mut FastScratch, mp: (usize, usize), n: u32, t0: u32, dur: u32) -> u128 {
+    let om = s.slot_lb(cx, mp.0, t0, dur);
+    let ze = s.slot_lb(cx, s.m + mp.1, t0, dur);
+    (n as u128).saturating_mul(om).saturating_add(ze)
+}
+
 /// A_mincost2 (q = 1) over the window, durations up to `top`.
 ///
 /// Candidates are (m, p, L, t-, h) with cost >= 0, so once the best so far precedes
@@ -128,6 +140,13 @@ pub(super) fn ps_q1(
                     let n = s.n2[m * s.p + p];
                     if n == NONE || !may_beat(0, idx_ps(m, p, dur, t0, 0), &best) {
                         continue;
+                    }
+                    // No server of the set can do better than the slot-minimum bound.
+                    if best.is_some() {
+                        let lb = block_lb(cx, s, (m, p), n, t0, dur);
+                        if !may_beat(lb, idx_ps(m, p, dur, t0, 0), &best) {
+                            continue;
+                        }
                     }
                     if !caps_done {
                         s.possible(cx, m);
@@ -203,10 +222,23 @@ pub(super) fn ps_q0(
                 break;
             }
             s.zdone.iter_mut().for_each(|z| *z = false);
+            // With an incumbent (or a q = 1 bound) blocks are first checked against the
+            // slot-minimum bound, which needs no pass over the servers.
+            let prune = best.is_some() || bound < u128::MAX;
             for m in 0..s.m {
-                if !(0..s.p).any(|p| {
-                    s.n1[m * s.p + p] != NONE && useful(0, idx_ps(m, p, dur, t0, 0), bound, &best)
-                }) {
+                let mut any = false;
+                for p in 0..s.p {
+                    let nn = s.n1[m * s.p + p];
+                    let idx = idx_ps(m, p, dur, t0, 0);
+                    if nn != NONE && useful(0, idx, bound, &best) {
+                        any = !prune
+                            || useful(block_lb(cx, s, (m, p), nn, t0, dur), idx, bound, &best);
+                        if any {
+                            break;
+                        }
+                    }
+                }
+                if !any {
                     continue;
                 }
                 let om_min = s.omegas(cx, m, t0, dur);
@@ -215,6 +247,20 @@ pub(super) fn ps_q0(
                     let nn = s.n1[m * s.p + p];
                     if nn == NONE {
                         continue;
+                    }
+                    if slides {
+                        // zetas reads window minima; the sliding ones are cheapest here.
+                        s.mins_for(w.len, dur);
+                    }
+                    if prune && !s.zdone[p] {
+                        // Zeta_h of every server costs a pass over the set: first the bound
+                        // with the exact min Omega and the slot minima of the PS type.
+                        let lb = (nn as u128)
+                            .saturating_mul(om_min)
+                            .saturating_add(s.slot_lb(cx, s.m + p, t0, dur));
+                        if !useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best) {
+                            continue;
+                        }
                     }
                     let zmin = s.zetas(cx, p, t0, dur);
                     let lb0 = (nn as u128).saturating_mul(om_min).saturating_add(zmin);
@@ -241,7 +287,17 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    for n in 0..s.h {
+                    // Only servers with room for a type-p PS over the whole range can host the
+                    // PSs ([`FastScratch::zetas`], most room first), and every host needs at
+                    // least `need` of them (y_k <= the largest window capacity): in a full
+                    // window the loop stops after a few hosts.
+                    let most = (0..s.h).fold(0, |a, v| a.max(s.caps[v]));
+                    let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
+                    for i in 0..s.phost_n[p] as usize {
+                        let n = s.phost[p * s.hcap + i] as usize;
+                        if s.pcap[p * s.hcap + n] < need {
+                            break;
+                        }
                         let zn = s.zeta[p * s.hcap + n];
                         let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);
                         if !useful(fill_n.saturating_add(zn), idx, bound, &best) {
@@ -250,6 +306,18 @@ pub(super) fn ps_q0(
                         let pos = s.posof[n] as usize;
                         let before = (nn as u64).min(s.pc[pos]) as u32;
                         let yk = s.caps[n].min(nn - before);
+                        // g* <= min(y_k, N - 1) and the PSs needed grow with the workers away
+                        // from n, so n hosts at least this many PSs (and at least one).
+                        let ps_lo = ps_needed(nn - yk.min(nn - 1), wt, pt).max(1);
+                        let lb = fill_n.saturating_add((ps_lo as u128).saturating_mul(zn));
+                        if ps_lo > 1 && !useful(lb, idx, bound, &best) {
+                            continue;
+                        }
+                        // s-hat(g) <= s-hat(0) and the PSs needed are at least ps_lo for every
+                        // g the loop below tries: no g* when s-hat(0) < ps_lo.
+                        if s.pcap[p * s.hcap + n] < ps_lo {
+                            continue;
+                        }
                         s.min_free(n, t0, dur, &mut free[..s.r]);
                         // g* = the largest g <= yk with N - g >= 1 and s-hat(g) >= PSs needed.
                         let mut gstar = None;

@@ -66,6 +66,12 @@ pub struct FastScratch {
     pub(super) row_ok: Vec<bool>,
     /// `type_ok[ty]`: every row of type ty does.
     pub(super) type_ok: Vec<bool>,
+    /// Slot-minimum prefix sums: `smin[ty * (wcap + 1) + t]` = sum over slots [0, t) of the
+    /// smallest unit price of type ty on any server of the set in that slot
+    /// ([`Self::slot_lb`]).
+    pub(super) smin: Vec<u128>,
+    /// `smin_ok[ty]`: the slot minima of type ty describe the current rows.
+    pub(super) smin_ok: Vec<bool>,
     /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
     /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
     pub(super) fit_key: Vec<u64>,
@@ -73,6 +79,12 @@ pub struct FastScratch {
     pub(super) fit_ok: Vec<bool>,
     pub(super) omega: Vec<u128>,
     pub(super) zeta: Vec<u128>,
+    /// PS capacity s-hat(0) per (PS type, server) over the (L, t-) of [`Self::zetas`].
+    pub(super) pcap: Vec<u32>,
+    /// The possible PS hosts of [`Self::zetas`] per PS type (by PS capacity, descending), and
+    /// how many.
+    pub(super) phost: Vec<u32>,
+    pub(super) phost_n: Vec<u32>,
     pub(super) zmin: Vec<u128>,
     pub(super) zdone: Vec<bool>,
     pub(super) caps: Vec<u32>,
@@ -102,7 +114,8 @@ pub struct FastScratch {
     /// Per worker type m: (most workers one server can hold in any slot of the window, most
     /// the whole set can), computed on first use after `maxfree` changed ([`Self::worker_ub`]).
     pub(super) ub: Vec<Option<(u32, u64)>>,
-    /// Per worker type m, the servers of [`Self::possible`] at `poss[m * hcap..][..poss_n[m]]`.
+    /// Per type ty (worker types, then PS types), the servers of [`Self::possible`] at
+    /// `poss[ty * hcap..][..poss_n[ty]]`.
     pub(super) poss: Vec<u32>,
     pub(super) poss_n: Vec<u32>,
     pub(super) poss_ok: Vec<bool>,
@@ -161,11 +174,16 @@ impl FastScratch {
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
             type_ok: vec![false; m + p],
-            fit_key: vec![0; m * h * r],
-            fit_val: vec![0; m * h],
-            fit_ok: vec![false; m * h],
+            smin: vec![0; ty * (wcap + 1)],
+            smin_ok: vec![false; ty],
+            fit_key: vec![0; ty * h * r],
+            fit_val: vec![0; ty * h],
+            fit_ok: vec![false; ty * h],
             omega: vec![0; h],
             zeta: vec![0; p * h],
+            pcap: vec![0; p * h],
+            phost: vec![0; p * h],
+            phost_n: vec![0; p],
             zmin: vec![0; p],
             zdone: vec![false; p],
             caps: vec![0; h],
@@ -187,9 +205,9 @@ impl FastScratch {
             price0: vec![None; h * r],
             dirty: vec![false; h],
             ub: vec![None; m],
-            poss: vec![0; m * h],
-            poss_n: vec![0; m],
-            poss_ok: vec![false; m],
+            poss: vec![0; ty * h],
+            poss_n: vec![0; ty],
+            poss_ok: vec![false; ty],
         }
     }
 
@@ -259,8 +277,8 @@ impl FastScratch {
         self.real[v] = h;
         self.virt[h as usize] = v as u32;
         self.dirty[v] = true;
-        for m in 0..self.m {
-            self.fit_ok[m * self.hcap + v] = false;
+        for ty in 0..self.m + self.p {
+            self.fit_ok[ty * self.hcap + v] = false;
         }
         for ty in 0..self.m + self.p {
             self.row_ok[ty * self.hcap + v] = false;
@@ -268,11 +286,11 @@ impl FastScratch {
         }
         self.ub.iter_mut().for_each(|u| *u = None);
         // A new server joins every possible-host list (a superset stays exact).
-        for m in 0..self.m {
-            if self.poss_ok[m] {
-                let n = self.poss_n[m] as usize;
-                self.poss[m * self.hcap + n] = v as u32;
-                self.poss_n[m] += 1;
+        for ty in 0..self.m + self.p {
+            if self.poss_ok[ty] {
+                let n = self.poss_n[ty] as usize;
+                self.poss[ty * self.hcap + n] = v as u32;
+                self.poss_n[ty] += 1;
             }
         }
     }
@@ -411,6 +429,50 @@ impl FastScratch {
             self.row_ok[ty * self.hcap + h] = true;
         }
         self.type_ok[ty] = true;
+        self.smin_ok[ty] = false;
+    }
+
+    /// A lower bound of min over the set's servers of the window sum of type ty's unit price
+    /// over [t-, t- + L): the sum over those slots of the smallest unit price of any server in
+    /// each slot (a sum of per-slot minima is at most the minimum of the sums). O(1) once the
+    /// slot minima are built (O(H x window) per type after the prices changed), so a search
+    /// can drop a whole (m, p, L, t-) block before it visits a server: Omega_h >= this for
+    /// every h, Zeta_h too. Exact integers (unit prices are fixed-point), so no rounding.
+    pub(super) fn slot_lb(&mut self, cx: &Ctx, ty: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, ty);
+        let stride = self.wcap + 1;
+        if !self.smin_ok[ty] {
+            self.build_slot_minima(ty);
+        }
+        let row = &self.smin[ty * stride..][..stride];
+        row[(t0 + dur) as usize] - row[t0 as usize]
+    }
+
+    /// Builds `smin` for type ty from the prefix rows (a slot's unit price is the difference of
+    /// two consecutive prefix sums; saturated rows only make the bound smaller).
+    fn build_slot_minima(&mut self, ty: usize) {
+        let len = self.cached.map_or(0, |c| c.1) as usize;
+        let stride = self.wcap + 1;
+        let row = &mut self.smin[ty * stride..][..stride];
+        // Per-slot minima first (row[t + 1] = min unit price in slot t), then prefix sums.
+        row[1..=len].iter_mut().for_each(|x| *x = u128::MAX);
+        for h in 0..self.h {
+            let pre = &self.pre[(ty * self.hcap + h) * stride..][..=len];
+            for (t, x) in row[1..=len].iter_mut().enumerate() {
+                let u = pre[t + 1] - pre[t];
+                if u < *x {
+                    *x = u;
+                }
+            }
+        }
+        if self.h == 0 {
+            row[1..=len].iter_mut().for_each(|x| *x = 0);
+        }
+        row[0] = 0;
+        for t in 1..=len {
+            row[t] = row[t - 1].saturating_add(row[t]);
+        }
+        self.smin_ok[ty] = true;
     }
 
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
@@ -633,16 +695,40 @@ impl FastScratch {
         lo
     }
 
-    /// Zeta_h (PS type p) for every server, cached per (L, t-).
+    /// Zeta_h (PS type p) of the servers that can host a type-p PS over [t-, t- + L), cached
+    /// per (L, t-): their PS capacity s-hat(0) = fit(window minima, p) goes to `pcap` (A_mincost1
+    /// needs at least one PS on its host, and s-hat(g) <= s-hat(0)), the servers with
+    /// s-hat(0) >= 1 to `phost[p * hcap..][..phost_n[p]]`, most capacity first. Returns their min Zeta (u128::MAX
+    /// when there is none: then no q = 0 schedule uses p here).
     pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32) -> u128 {
         if !self.zdone[p] {
-            self.ensure(cx, self.m + p);
+            let ty = self.m + p;
+            self.ensure(cx, ty);
+            self.possible(cx, ty);
+            let mut free = [0.0; crate::limits::RESOURCES_MAX];
             let mut lo = u128::MAX;
-            for h in 0..self.h {
-                let z = self.win_sum(self.m + p, h, t0, dur);
+            let mut n = 0;
+            for i in 0..self.poss_n[ty] as usize {
+                let h = self.poss[ty * self.hcap + i] as usize;
+                self.min_free(h, t0, dur, &mut free[..self.r]);
+                let c = self.fit_memo(cx, ty, h, &free[..self.r]);
+                if c < 1 {
+                    continue;
+                }
+                self.pcap[p * self.hcap + h] = c;
+                self.phost[p * self.hcap + n] = h as u32;
+                n += 1;
+                let z = self.win_sum(ty, h, t0, dur);
                 self.zeta[p * self.hcap + h] = z;
                 lo = lo.min(z);
             }
+            // Most PS capacity first, so a host loop can stop at the first host with too little.
+            let (hosts, pcap) = (
+                &mut self.phost[p * self.hcap..][..n],
+                &self.pcap[p * self.hcap..],
+            );
+            hosts.sort_unstable_by_key(|&h| (core::cmp::Reverse(pcap[h as usize]), h));
+            self.phost_n[p] = n as u32;
             self.zmin[p] = lo;
             self.zdone[p] = true;
         }
@@ -674,27 +760,30 @@ impl FastScratch {
         (one, all)
     }
 
-    /// The servers of the set that can hold one type-m worker in some slot of the window:
-    /// fit(max over the window of omega) >= 1 (the window capacity, a fit of the minima, is at
-    /// most that, the fit count being non-decreasing in each free capacity), or a superset of
-    /// them (servers added to the set later are appended; a server whose capacity fell stays).
-    pub(super) fn possible(&mut self, cx: &Ctx, m: usize) {
-        if self.poss_ok[m] {
+    /// The servers of the set that can hold one task of type ty (worker type ty < M, else PS
+    /// type ty - M) in some slot of the window: fit(max over the window of omega) >= 1 (the
+    /// window capacity, a fit of the minima, is at most that, the fit count being
+    /// non-decreasing in each free capacity), or a superset of them (servers added to the set
+    /// later are appended; a server whose capacity fell stays). For a PS type these are the
+    /// only possible PS hosts of A_mincost1: s-hat(g) <= s-hat(0) = fit of the window minima.
+    pub(super) fn possible(&mut self, cx: &Ctx, ty: usize) {
+        if self.poss_ok[ty] {
             return;
         }
+        let task = if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        };
         let mut n = 0;
         for v in 0..self.h {
-            if fit(
-                &self.maxfree[v * self.r..(v + 1) * self.r],
-                &cx.scn.worker_types[m],
-            ) >= 1
-            {
-                self.poss[m * self.hcap + n] = v as u32;
+            if fit(&self.maxfree[v * self.r..(v + 1) * self.r], task) >= 1 {
+                self.poss[ty * self.hcap + n] = v as u32;
                 n += 1;
             }
         }
-        self.poss_n[m] = n as u32;
-        self.poss_ok[m] = true;
+        self.poss_n[ty] = n as u32;
+        self.poss_ok[ty] = true;
     }
 
     /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
@@ -717,8 +806,9 @@ impl FastScratch {
         }
     }
 
-    /// `fit(free, e_m)` for server h, answered from the memo when `free` has the same bits as
-    /// the last question about (m, h) (free capacity is piecewise constant along t).
+    /// `fit(free, e)` for server h and type ty (worker type ty < M, else PS type ty - M),
+    /// answered from the memo when `free` has the same bits as the last question about (ty, h)
+    /// (free capacity is piecewise constant along t).
     pub(super) fn fit_memo(&mut self, cx: &Ctx, m: usize, h: usize, free: &[f64]) -> u32 {
         let i = m * self.hcap + h;
         let key = &mut self.fit_key[i * self.r..(i + 1) * self.r];
@@ -728,7 +818,12 @@ impl FastScratch {
         for (k, f) in key.iter_mut().zip(free) {
             *k = f.to_bits();
         }
-        let v = fit(free, &cx.scn.worker_types[m]);
+        let task = if m < self.m {
+            &cx.scn.worker_types[m]
+        } else {
+            &cx.scn.ps_types[m - self.m]
+        };
+        let v = fit(free, task);
         self.fit_val[i] = v;
         self.fit_ok[i] = true;
         v
