@@ -5,7 +5,7 @@ use super::common::*;
 use super::fast::useful;
 use super::windows::{FastScratch, NONE};
 use super::{Ctx, Window};
-use crate::model::online::OnlineJob;
+use crate::model::online::{OnlineJob, TaskType};
 
 /// Per (m, p) rates of the current job.
 #[derive(Clone, Copy, Debug, Default)]
@@ -104,6 +104,26 @@ fn block_lb(cx: &Ctx, s: &mut FastScratch, mp: (usize, usize), n: u32, t0: u32, 
     let om = s.slot_lb(cx, mp.0, t0, dur);
     let ze = s.slot_lb(cx, s.m + mp.1, t0, dur);
     (n as u128).saturating_mul(om).saturating_add(ze)
+}
+
+/// The largest g in [0, `top`] with s-hat(g) >= `need` (0 when even g = 0 falls short; the
+/// caller checks g = 0 itself), by binary search: s-hat(g) = min over r of
+/// floor((omega^r - g e^r) / z^r) is non-increasing in g (every step is monotone in f64).
+fn fit_below(free: &[f64], top: u32, need: u32, (wt, pt): (&TaskType, &TaskType)) -> u32 {
+    if ps_fit(free, top, wt, pt) >= need {
+        return top;
+    }
+    // Invariant: s-hat(lo) >= need or lo = 0; s-hat(hi) < need.
+    let (mut lo, mut hi) = (0, top);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ps_fit(free, mid, wt, pt) >= need {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// A_mincost2 (q = 1) over the window, durations up to `top`.
@@ -320,8 +340,10 @@ pub(super) fn ps_q0(
                         }
                         s.min_free(n, t0, dur, &mut free[..s.r]);
                         // g* = the largest g <= yk with N - g >= 1 and s-hat(g) >= PSs needed.
+                        // s-hat(g) is non-increasing in g and every g needs at least ps_lo
+                        // PSs, so no g with s-hat(g) < ps_lo qualifies: start below them.
                         let mut gstar = None;
-                        let mut g = yk.min(nn - 1);
+                        let mut g = fit_below(&free[..s.r], yk.min(nn - 1), ps_lo, (wt, pt));
                         loop {
                             if ps_fit(&free[..s.r], g, wt, pt) >= ps_needed(nn - g, wt, pt) {
                                 gstar = Some(g);

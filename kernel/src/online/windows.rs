@@ -43,7 +43,9 @@ pub struct FastScratch {
     pub(super) wcap: usize,
     /// The window the prefix sums describe.
     pub(super) cached: Option<(u32, u32)>,
-    /// pre[(ty * H + h) * (wcap + 1) + t]: sum of unit prices of type ty over slots [0, t).
+    /// pre[(ty * (wcap + 1) + t) * H + h]: sum of unit prices of type ty on server h over
+    /// slots [0, t). Slot-major, so a pass over the servers (Omega_h, Zeta_h of every h) reads
+    /// two contiguous rows.
     pub(super) pre: Vec<u128>,
     /// free[(h * R + r) * wcap + t] = omega_h^r(t).
     pub(super) free: Vec<f64>,
@@ -414,12 +416,17 @@ impl FastScratch {
             if self.row_ok[ty * self.hcap + h] {
                 continue;
             }
-            let pre = &mut self.pre[(ty * self.hcap + h) * stride..][..stride];
             let fresh = &self.fresh[h * self.wcap..][..len];
             let dl = &self.dl[h * self.wcap * self.r..][..len * self.r];
             let mut unit = 0u128;
             let mut acc = 0u128;
-            for ((p, &f), d) in pre[1..].iter_mut().zip(fresh).zip(dl.chunks_exact(self.r)) {
+            // Column h of the slot-major table: entry t + 1 is H entries after entry t.
+            let col = self.pre[(ty * stride + 1) * self.hcap + h..].iter_mut();
+            for ((p, &f), d) in col
+                .step_by(self.hcap)
+                .zip(fresh)
+                .zip(dl.chunks_exact(self.r))
+            {
                 if f {
                     unit = unit_price(d, tt);
                 }
@@ -456,10 +463,14 @@ impl FastScratch {
         let row = &mut self.smin[ty * stride..][..stride];
         // Per-slot minima first (row[t + 1] = min unit price in slot t), then prefix sums.
         row[1..=len].iter_mut().for_each(|x| *x = u128::MAX);
-        for h in 0..self.h {
-            let pre = &self.pre[(ty * self.hcap + h) * stride..][..=len];
-            for (t, x) in row[1..=len].iter_mut().enumerate() {
-                let u = pre[t + 1] - pre[t];
+        for (t, x) in row[1..=len].iter_mut().enumerate() {
+            let at = (ty * stride + t) * self.hcap;
+            let (a, b) = (
+                &self.pre[at..][..self.h],
+                &self.pre[at + self.hcap..][..self.h],
+            );
+            for (lo, hi) in a.iter().zip(b) {
+                let u = hi - lo;
                 if u < *x {
                     *x = u;
                 }
@@ -519,8 +530,9 @@ impl FastScratch {
     }
 
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
-        let i = (ty * self.hcap + h) * (self.wcap + 1);
-        self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
+        let i = ty * (self.wcap + 1);
+        let at = |t: u32| (i + t as usize) * self.hcap + h;
+        self.pre[at(t0 + dur)] - self.pre[at(t0)]
     }
 
     /// Whether the PS search keeps sliding minima in window `w`: short windows, where a few
