@@ -43,7 +43,8 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     let (m, t0, dur) = (c.m as usize, c.tminus, c.dur);
     s.omegas(cx, m, t0, dur);
     s.caps_for(cx, m, t0, dur);
-    s.sort_and_prefix();
+    // Every server, so the PS host is visited even with no room for a worker.
+    s.sort_and_prefix(true);
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     let mut left = c.workers;
     let mut ps_on_host = 0;

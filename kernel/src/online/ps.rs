@@ -272,32 +272,39 @@ pub(super) fn ps_q0(
                         // zetas reads window minima; the sliding ones are cheapest here.
                         s.mins_for(w.len, dur);
                     }
-                    if prune && !s.zdone[p] {
-                        // Zeta_h of every server costs a pass over the set: first the bound
-                        // with the exact min Omega and the slot minima of the PS type.
-                        let lb = (nn as u128)
-                            .saturating_mul(om_min)
-                            .saturating_add(s.slot_lb(cx, s.m + p, t0, dur));
-                        if !useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best) {
-                            continue;
-                        }
-                    }
-                    let zmin = s.zetas(cx, p, t0, dur);
-                    let lb0 = (nn as u128).saturating_mul(om_min).saturating_add(zmin);
-                    if !useful(lb0, idx_ps(m, p, dur, t0, 0), bound, &best) {
+                    // Cheap bounds first: Zeta_h of every server costs a pass over the set
+                    // (with window minima), the server order one per worker type.
+                    let zlb = if prune && !s.zdone[p] {
+                        s.slot_lb(cx, s.m + p, t0, dur)
+                    } else {
+                        0
+                    };
+                    let lb = (nn as u128).saturating_mul(om_min).saturating_add(zlb);
+                    if !useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best) {
                         continue;
                     }
+                    if slides {
+                        // Window minima for caps_for and zetas (a no-op once at L).
+                        s.mins_for(w.len, dur);
+                    }
                     if !sorted {
-                        if slides {
-                            s.mins_for(w.len, dur);
-                        }
                         s.caps_for(cx, m, t0, dur);
-                        s.sort_and_prefix();
+                        s.sort_and_prefix(false);
                         sorted = true;
                     }
+                    // The greedy fill of N is the cheapest placement of N workers.
                     let Some(fill_n) = s.fill(nn as u64, None) else {
                         continue;
                     };
+                    if !useful(
+                        fill_n.saturating_add(zlb),
+                        idx_ps(m, p, dur, t0, 0),
+                        bound,
+                        &best,
+                    ) {
+                        continue;
+                    }
+                    let zmin = s.zetas(cx, p, t0, dur);
                     if !useful(
                         fill_n.saturating_add(zmin),
                         idx_ps(m, p, dur, t0, 0),
@@ -311,7 +318,7 @@ pub(super) fn ps_q0(
                     // PSs ([`FastScratch::zetas`], most room first), and every host needs at
                     // least `need` of them (y_k <= the largest window capacity): in a full
                     // window the loop stops after a few hosts.
-                    let most = (0..s.h).fold(0, |a, v| a.max(s.caps[v]));
+                    let most = s.ocap[..s.nord].iter().fold(0, |a, &c| a.max(c as u32));
                     let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
                     for i in 0..s.phost_n[p] as usize {
                         let n = s.phost[p * s.hcap + i] as usize;
@@ -323,9 +330,13 @@ pub(super) fn ps_q0(
                         if !useful(fill_n.saturating_add(zn), idx, bound, &best) {
                             continue;
                         }
-                        let pos = s.posof[n] as usize;
-                        let before = (nn as u64).min(s.pc[pos]) as u32;
-                        let yk = s.caps[n].min(nn - before);
+                        // A server with no window capacity is not in the order: it takes no
+                        // worker (y_k = 0) and the fill of the rest is the plain fill.
+                        let pos = (s.caps[n] > 0).then(|| s.posof[n] as usize);
+                        let yk = match pos {
+                            Some(pos) => s.caps[n].min(nn - (nn as u64).min(s.pc[pos]) as u32),
+                            None => 0,
+                        };
                         // g* <= min(y_k, N - 1) and the PSs needed grow with the workers away
                         // from n, so n hosts at least this many PSs (and at least one).
                         let ps_lo = ps_needed(nn - yk.min(nn - 1), wt, pt).max(1);
@@ -359,7 +370,7 @@ pub(super) fn ps_q0(
                         if ps < 1 {
                             continue;
                         }
-                        let Some(rest) = s.fill((nn - g) as u64, Some(pos)) else {
+                        let Some(rest) = s.fill((nn - g) as u64, pos) else {
                             continue;
                         };
                         let cost = rest

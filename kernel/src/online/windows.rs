@@ -91,6 +91,8 @@ pub struct FastScratch {
     pub(super) zdone: Vec<bool>,
     pub(super) caps: Vec<u32>,
     pub(super) order: Vec<(u128, u32)>,
+    /// Servers in `order` ([`Self::sort_and_prefix`]).
+    pub(super) nord: usize,
     pub(super) posof: Vec<u32>,
     pub(super) ocap: Vec<u64>,
     pub(super) oom: Vec<u128>,
@@ -190,6 +192,7 @@ impl FastScratch {
             zdone: vec![false; p],
             caps: vec![0; h],
             order: vec![(0, 0); h],
+            nord: 0,
             posof: vec![0; h],
             ocap: vec![0; h],
             oom: vec![0; h],
@@ -842,12 +845,22 @@ impl FastScratch {
     }
 
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
-    pub(super) fn sort_and_prefix(&mut self) {
+    /// Unless `all`, only servers with a positive window capacity are ordered (`posof` is
+    /// NONE for the others): a greedy fill never places a worker on the others, so they
+    /// change no prefix sum the fill reads, and in a full window they are most of the set.
+    pub(super) fn sort_and_prefix(&mut self, all: bool) {
+        let mut k = 0;
         for v in 0..self.h {
-            self.order[v] = (self.omega[v], self.real[v]);
+            if all || self.caps[v] > 0 {
+                self.order[k] = (self.omega[v], self.real[v]);
+                k += 1;
+            } else {
+                self.posof[v] = NONE;
+            }
         }
-        self.order[..self.h].sort_unstable();
-        for (i, &(om, h)) in self.order[..self.h].iter().enumerate() {
+        self.nord = k;
+        self.order[..k].sort_unstable();
+        for (i, &(om, h)) in self.order[..k].iter().enumerate() {
             let v = self.virt[h as usize] as usize;
             self.posof[v] = i as u32;
             let c = self.caps[v] as u64;
@@ -873,10 +886,10 @@ impl FastScratch {
         };
         let before = |i: usize| excl.is_some_and(|q| q < i);
         let pcx = |i: usize| self.pc[i] - if before(i) { qc } else { 0 };
-        if pcx(self.h) < x {
+        if pcx(self.nord) < x {
             return None;
         }
-        let (mut lo, mut hi) = (1usize, self.h);
+        let (mut lo, mut hi) = (1usize, self.nord);
         while lo < hi {
             let mid = (lo + hi) / 2;
             if pcx(mid) >= x {
