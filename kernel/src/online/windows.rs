@@ -91,6 +91,10 @@ pub struct FastScratch {
     pub(super) zdone: Vec<bool>,
     pub(super) caps: Vec<u32>,
     pub(super) order: Vec<(u128, u32)>,
+    /// Window minima of free capacity of every server for the range `wmin_key`
+    /// ([`Self::window_minima`]).
+    pub(super) wmin: Vec<f64>,
+    pub(super) wmin_key: Option<(u32, u32)>,
     /// Servers in `order` ([`Self::sort_and_prefix`]).
     pub(super) nord: usize,
     pub(super) posof: Vec<u32>,
@@ -193,6 +197,8 @@ impl FastScratch {
             caps: vec![0; h],
             order: vec![(0, 0); h],
             nord: 0,
+            wmin: vec![0.0; h * r],
+            wmin_key: None,
             posof: vec![0; h],
             ocap: vec![0; h],
             oom: vec![0; h],
@@ -491,6 +497,7 @@ impl FastScratch {
 
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
     pub(super) fn prepare(&mut self, cx: &Ctx, w: &Window) {
+        self.wmin_key = None;
         if self.cached != Some((w.base, w.len)) {
             self.reset_set(cx);
             for h in 0..self.h {
@@ -723,9 +730,10 @@ impl FastScratch {
             let mut free = [0.0; crate::limits::RESOURCES_MAX];
             let mut lo = u128::MAX;
             let mut n = 0;
+            self.window_minima(t0, dur);
             for i in 0..self.poss_n[ty] as usize {
                 let h = self.poss[ty * self.hcap + i] as usize;
-                self.min_free(h, t0, dur, &mut free[..self.r]);
+                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
                 let c = self.fit_memo(cx, ty, h, &free[..self.r]);
                 if c < 1 {
                     continue;
@@ -814,11 +822,28 @@ impl FastScratch {
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
+        self.window_minima(t0, dur);
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        for h in 0..self.h {
+            free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
+            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        }
+    }
+
+    /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
+    /// contiguous), kept while the search asks about the same range: the q = 0 search needs
+    /// them for every worker type (capacities) and PS type (PS capacities) of one (L, t-).
+    /// Free capacities only change between searches ([`Self::prepare`] forgets them).
+    pub(super) fn window_minima(&mut self, t0: u32, dur: u32) {
+        if self.wmin_key == Some((t0, dur)) {
+            return;
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         for h in 0..self.h {
             self.min_free(h, t0, dur, &mut free[..self.r]);
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+            self.wmin[h * self.r..][..self.r].copy_from_slice(&free[..self.r]);
         }
+        self.wmin_key = Some((t0, dur));
     }
 
     /// `fit(free, e)` for server h and type ty (worker type ty < M, else PS type ty - M),
