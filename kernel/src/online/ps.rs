@@ -173,16 +173,18 @@ pub(super) fn ps_q1(
                         if slides {
                             s.mins_for(w.len, dur);
                         }
-                        s.caps_possible(cx, m, t0, dur);
+                        // The fewest workers any PS type asks for at this duration.
+                        let least = (0..s.p).map(|q| s.n2[m * s.p + q]).min().unwrap_or(NONE);
+                        s.caps_possible(cx, m, t0, dur, least);
                         s.ensure(cx, m);
                         caps_done = true;
                     }
                     s.ensure(cx, s.m + p);
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    // Only servers that can hold a type-m worker in some slot of the window
-                    // (the others have window capacity 0 < n).
-                    for i in 0..s.poss_n[m] as usize {
-                        let h = s.poss[m * s.hcap + i] as usize;
+                    // Only servers that can hold the fewest workers of any PS type over the
+                    // range (the others have window capacity < n).
+                    for i in 0..s.hold_n {
+                        let h = s.hold[i] as usize;
                         if n > s.caps[h] {
                             continue;
                         }

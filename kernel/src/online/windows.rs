@@ -95,6 +95,9 @@ pub struct FastScratch {
     /// ([`Self::window_minima`]).
     pub(super) wmin: Vec<f64>,
     pub(super) wmin_key: Option<(u32, u32)>,
+    /// The q = 1 hosts of [`Self::caps_possible`], and how many.
+    pub(super) hold: Vec<u32>,
+    pub(super) hold_n: usize,
     /// Servers in `order` ([`Self::sort_and_prefix`]).
     pub(super) nord: usize,
     pub(super) posof: Vec<u32>,
@@ -197,6 +200,8 @@ impl FastScratch {
             caps: vec![0; h],
             order: vec![(0, 0); h],
             nord: 0,
+            hold: vec![0; h],
+            hold_n: 0,
             wmin: vec![0.0; h * r],
             wmin_key: None,
             posof: vec![0; h],
@@ -809,14 +814,31 @@ impl FastScratch {
         self.poss_ok[ty] = true;
     }
 
-    /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
-    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
+    /// [`Self::caps_for`] for the servers of [`Self::possible`] only; the servers whose window
+    /// capacity is at least `least` go to `hold[..hold_n]` (index order of the set): the only
+    /// q = 1 hosts of a worker count >= `least`.
+    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, least: u32) {
         self.possible(cx, m);
+        // Most of the set: the shared window minima (one pass for every worker type).
+        let shared = 2 * self.poss_n[m] as usize >= self.h;
+        if shared {
+            self.window_minima(t0, dur);
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        self.hold_n = 0;
         for i in 0..self.poss_n[m] as usize {
             let h = self.poss[m * self.hcap + i] as usize;
-            self.min_free(h, t0, dur, &mut free[..self.r]);
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+            if shared {
+                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
+            } else {
+                self.min_free(h, t0, dur, &mut free[..self.r]);
+            }
+            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+            self.caps[h] = c;
+            if c >= least {
+                self.hold[self.hold_n] = h as u32;
+                self.hold_n += 1;
+            }
         }
     }
 
