@@ -156,13 +156,16 @@ pub(super) fn ps_q1(
             }
             for m in 0..s.m {
                 let mut caps_done = false;
+                // min Omega_h over the q = 1 hosts (set with the capacities).
+                let mut om_min = 0;
                 for p in 0..s.p {
                     let n = s.n2[m * s.p + p];
                     if n == NONE || !may_beat(0, idx_ps(m, p, dur, t0, 0), &best) {
                         continue;
                     }
-                    // No server of the set can do better than the slot-minimum bound.
-                    if best.is_some() {
+                    // No server of the set can do better than the slot-minimum bound (only
+                    // worth building against a positive incumbent, in short windows).
+                    if slides && best.is_some_and(|b| b.cost > 0) {
                         let lb = block_lb(cx, s, (m, p), n, t0, dur);
                         if !may_beat(lb, idx_ps(m, p, dur, t0, 0), &best) {
                             continue;
@@ -177,7 +180,18 @@ pub(super) fn ps_q1(
                         let least = (0..s.p).map(|q| s.n2[m * s.p + q]).min().unwrap_or(NONE);
                         s.caps_possible(cx, m, t0, dur, least);
                         s.ensure(cx, m);
+                        om_min = u128::MAX;
+                        for i in 0..s.hold_n {
+                            let h = s.hold[i] as usize;
+                            s.omega[h] = s.win_sum(m, h, t0, dur);
+                            om_min = om_min.min(s.omega[h]);
+                        }
                         caps_done = true;
+                    }
+                    // Every host of this p costs at least n min Omega (Zeta >= 0).
+                    let lb = (n as u128).saturating_mul(om_min);
+                    if !may_beat(lb, idx_ps(m, p, dur, t0, 0), &best) {
+                        continue;
                     }
                     s.ensure(cx, s.m + p);
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
@@ -188,10 +202,12 @@ pub(super) fn ps_q1(
                         if n > s.caps[h] {
                             continue;
                         }
-                        let cost = (n as u128)
-                            .saturating_mul(s.win_sum(m, h, t0, dur))
-                            .saturating_add(s.win_sum(s.m + p, h, t0, dur));
                         let idx = idx_ps(m, p, dur, t0, s.real[h] as usize);
+                        let workers = (n as u128).saturating_mul(s.omega[h]);
+                        if !may_beat(workers, idx, &best) {
+                            continue;
+                        }
+                        let cost = workers.saturating_add(s.win_sum(s.m + p, h, t0, dur));
                         if !may_beat(cost, idx, &best) {
                             continue;
                         }
@@ -246,7 +262,13 @@ pub(super) fn ps_q0(
             s.zdone.iter_mut().for_each(|z| *z = false);
             // With an incumbent (or a q = 1 bound) blocks are first checked against the
             // slot-minimum bound, which needs no pass over the servers.
-            let prune = best.is_some() || bound < u128::MAX;
+            // Only against a positive bound (a cost-0 one already stops every loop by index),
+            // and only in short windows (the slot minima cost O(H x window) per price change).
+            let prune = slides
+                && match best {
+                    Some(b) => b.cost > 0,
+                    None => bound < u128::MAX,
+                };
             for m in 0..s.m {
                 let mut any = false;
                 for p in 0..s.p {
