@@ -23,7 +23,12 @@
 //!   PS host n; greedy fills answered from prefix sums over that order by binary search;
 //! - the q = 1 subroutine runs first and bounds the q = 0 one (which only matters when strictly
 //!   cheaper), and lower bounds (greedy fill of N >= any placement of N; one PS >= the cheapest
-//!   PS slot) skip candidates that cannot beat the best so far.
+//!   PS slot) skip candidates that cannot beat the best so far;
+//! - full windows (every server busy, no cost-0 schedule): per-slot minima of the unit prices
+//!   bound a whole (m, p, L, t-) block in O(1); PS hosts are only the servers with room for a
+//!   PS over the range, by PS capacity descending, so the host loop stops at the first that
+//!   cannot hold the PSs every host needs; the server order and the q = 1 loop hold only
+//!   servers with window capacity; window minima are shared by every type of one (L, t-).
 //!
 //! The parts: `windows` (the scratch and its window machinery), `ps` (the
 //! parameter-server path), `ring` (the Ring-AllReduce path); here the per-job entry
@@ -43,7 +48,8 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     let (m, t0, dur) = (c.m as usize, c.tminus, c.dur);
     s.omegas(cx, m, t0, dur);
     s.caps_for(cx, m, t0, dur);
-    s.sort_and_prefix();
+    // Every server, so the PS host is visited even with no room for a worker.
+    s.sort_and_prefix(true);
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     let mut left = c.workers;
     let mut ps_on_host = 0;

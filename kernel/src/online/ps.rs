@@ -5,7 +5,7 @@ use super::common::*;
 use super::fast::useful;
 use super::windows::{FastScratch, NONE};
 use super::{Ctx, Window};
-use crate::model::online::OnlineJob;
+use crate::model::online::{OnlineJob, TaskType};
 
 /// Per (m, p) rates of the current job.
 #[derive(Clone, Copy, Debug, Default)]
@@ -94,6 +94,38 @@ fn drop_unholdable(cx: &Ctx, s: &mut FastScratch, one: bool) -> bool {
     any
 }
 
+/// A lower bound of the cost of every candidate of block (m, p, L, t-) with `n` workers, q = 1
+/// or q = 0: n x (slot-minimum bound of type m) + (slot-minimum bound of PS type p). Every
+/// schedule of the block puts n type-m workers and at least one type-p PS on servers of the
+/// set for the L slots, each at a window price at least the bound
+/// ([`FastScratch::slot_lb`]); saturating arithmetic is monotone, so the bound also holds for
+/// the searches' saturating costs.
+fn block_lb(cx: &Ctx, s: &mut FastScratch, mp: (usize, usize), n: u32, t0: u32, dur: u32) -> u128 {
+    let om = s.slot_lb(cx, mp.0, t0, dur);
+    let ze = s.slot_lb(cx, s.m + mp.1, t0, dur);
+    (n as u128).saturating_mul(om).saturating_add(ze)
+}
+
+/// The largest g in [0, `top`] with s-hat(g) >= `need` (0 when even g = 0 falls short; the
+/// caller checks g = 0 itself), by binary search: s-hat(g) = min over r of
+/// floor((omega^r - g e^r) / z^r) is non-increasing in g (every step is monotone in f64).
+fn fit_below(free: &[f64], top: u32, need: u32, (wt, pt): (&TaskType, &TaskType)) -> u32 {
+    if ps_fit(free, top, wt, pt) >= need {
+        return top;
+    }
+    // Invariant: s-hat(lo) >= need or lo = 0; s-hat(hi) < need.
+    let (mut lo, mut hi) = (0, top);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ps_fit(free, mid, wt, pt) >= need {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// A_mincost2 (q = 1) over the window, durations up to `top`.
 ///
 /// Candidates are (m, p, L, t-, h) with cost >= 0, so once the best so far precedes
@@ -124,33 +156,58 @@ pub(super) fn ps_q1(
             }
             for m in 0..s.m {
                 let mut caps_done = false;
+                // min Omega_h over the q = 1 hosts (set with the capacities).
+                let mut om_min = 0;
                 for p in 0..s.p {
                     let n = s.n2[m * s.p + p];
                     if n == NONE || !may_beat(0, idx_ps(m, p, dur, t0, 0), &best) {
                         continue;
+                    }
+                    // No server of the set can do better than the slot-minimum bound (only
+                    // worth building against a positive incumbent, in short windows).
+                    if slides && best.is_some_and(|b| b.cost > 0) {
+                        let lb = block_lb(cx, s, (m, p), n, t0, dur);
+                        if !may_beat(lb, idx_ps(m, p, dur, t0, 0), &best) {
+                            continue;
+                        }
                     }
                     if !caps_done {
                         s.possible(cx, m);
                         if slides {
                             s.mins_for(w.len, dur);
                         }
-                        s.caps_possible(cx, m, t0, dur);
+                        // The fewest workers any PS type asks for at this duration.
+                        let least = (0..s.p).map(|q| s.n2[m * s.p + q]).min().unwrap_or(NONE);
+                        s.caps_possible(cx, m, t0, dur, least);
                         s.ensure(cx, m);
+                        om_min = u128::MAX;
+                        for i in 0..s.hold_n {
+                            let h = s.hold[i] as usize;
+                            s.omega[h] = s.win_sum(m, h, t0, dur);
+                            om_min = om_min.min(s.omega[h]);
+                        }
                         caps_done = true;
+                    }
+                    // Every host of this p costs at least n min Omega (Zeta >= 0).
+                    let lb = (n as u128).saturating_mul(om_min);
+                    if !may_beat(lb, idx_ps(m, p, dur, t0, 0), &best) {
+                        continue;
                     }
                     s.ensure(cx, s.m + p);
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    // Only servers that can hold a type-m worker in some slot of the window
-                    // (the others have window capacity 0 < n).
-                    for i in 0..s.poss_n[m] as usize {
-                        let h = s.poss[m * s.hcap + i] as usize;
+                    // Only servers that can hold the fewest workers of any PS type over the
+                    // range (the others have window capacity < n).
+                    for i in 0..s.hold_n {
+                        let h = s.hold[i] as usize;
                         if n > s.caps[h] {
                             continue;
                         }
-                        let cost = (n as u128)
-                            .saturating_mul(s.win_sum(m, h, t0, dur))
-                            .saturating_add(s.win_sum(s.m + p, h, t0, dur));
                         let idx = idx_ps(m, p, dur, t0, s.real[h] as usize);
+                        let workers = (n as u128).saturating_mul(s.omega[h]);
+                        if !may_beat(workers, idx, &best) {
+                            continue;
+                        }
+                        let cost = workers.saturating_add(s.win_sum(s.m + p, h, t0, dur));
                         if !may_beat(cost, idx, &best) {
                             continue;
                         }
@@ -203,10 +260,29 @@ pub(super) fn ps_q0(
                 break;
             }
             s.zdone.iter_mut().for_each(|z| *z = false);
+            // With an incumbent (or a q = 1 bound) blocks are first checked against the
+            // slot-minimum bound, which needs no pass over the servers.
+            // Only against a positive bound (a cost-0 one already stops every loop by index),
+            // and only in short windows (the slot minima cost O(H x window) per price change).
+            let prune = slides
+                && match best {
+                    Some(b) => b.cost > 0,
+                    None => bound < u128::MAX,
+                };
             for m in 0..s.m {
-                if !(0..s.p).any(|p| {
-                    s.n1[m * s.p + p] != NONE && useful(0, idx_ps(m, p, dur, t0, 0), bound, &best)
-                }) {
+                let mut any = false;
+                for p in 0..s.p {
+                    let nn = s.n1[m * s.p + p];
+                    let idx = idx_ps(m, p, dur, t0, 0);
+                    if nn != NONE && useful(0, idx, bound, &best) {
+                        any = !prune
+                            || useful(block_lb(cx, s, (m, p), nn, t0, dur), idx, bound, &best);
+                        if any {
+                            break;
+                        }
+                    }
+                }
+                if !any {
                     continue;
                 }
                 let om_min = s.omegas(cx, m, t0, dur);
@@ -216,22 +292,43 @@ pub(super) fn ps_q0(
                     if nn == NONE {
                         continue;
                     }
-                    let zmin = s.zetas(cx, p, t0, dur);
-                    let lb0 = (nn as u128).saturating_mul(om_min).saturating_add(zmin);
-                    if !useful(lb0, idx_ps(m, p, dur, t0, 0), bound, &best) {
+                    if slides {
+                        // zetas reads window minima; the sliding ones are cheapest here.
+                        s.mins_for(w.len, dur);
+                    }
+                    // Cheap bounds first: Zeta_h of every server costs a pass over the set
+                    // (with window minima), the server order one per worker type.
+                    let zlb = if prune && !s.zdone[p] {
+                        s.slot_lb(cx, s.m + p, t0, dur)
+                    } else {
+                        0
+                    };
+                    let lb = (nn as u128).saturating_mul(om_min).saturating_add(zlb);
+                    if !useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best) {
                         continue;
                     }
+                    if slides {
+                        // Window minima for caps_for and zetas (a no-op once at L).
+                        s.mins_for(w.len, dur);
+                    }
                     if !sorted {
-                        if slides {
-                            s.mins_for(w.len, dur);
-                        }
                         s.caps_for(cx, m, t0, dur);
-                        s.sort_and_prefix();
+                        s.sort_and_prefix(false);
                         sorted = true;
                     }
+                    // The greedy fill of N is the cheapest placement of N workers.
                     let Some(fill_n) = s.fill(nn as u64, None) else {
                         continue;
                     };
+                    if !useful(
+                        fill_n.saturating_add(zlb),
+                        idx_ps(m, p, dur, t0, 0),
+                        bound,
+                        &best,
+                    ) {
+                        continue;
+                    }
+                    let zmin = s.zetas(cx, p, t0, dur);
                     if !useful(
                         fill_n.saturating_add(zmin),
                         idx_ps(m, p, dur, t0, 0),
@@ -241,19 +338,47 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    for n in 0..s.h {
+                    // Only servers with room for a type-p PS over the whole range can host the
+                    // PSs ([`FastScratch::zetas`], most room first), and every host needs at
+                    // least `need` of them (y_k <= the largest window capacity): in a full
+                    // window the loop stops after a few hosts.
+                    let most = s.ocap[..s.nord].iter().fold(0, |a, &c| a.max(c as u32));
+                    let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
+                    for i in 0..s.phost_n[p] as usize {
+                        let n = s.phost[p * s.hcap + i] as usize;
+                        if s.pcap[p * s.hcap + n] < need {
+                            break;
+                        }
                         let zn = s.zeta[p * s.hcap + n];
                         let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);
                         if !useful(fill_n.saturating_add(zn), idx, bound, &best) {
                             continue;
                         }
-                        let pos = s.posof[n] as usize;
-                        let before = (nn as u64).min(s.pc[pos]) as u32;
-                        let yk = s.caps[n].min(nn - before);
+                        // A server with no window capacity is not in the order: it takes no
+                        // worker (y_k = 0) and the fill of the rest is the plain fill.
+                        let pos = (s.caps[n] > 0).then(|| s.posof[n] as usize);
+                        let yk = match pos {
+                            Some(pos) => s.caps[n].min(nn - (nn as u64).min(s.pc[pos]) as u32),
+                            None => 0,
+                        };
+                        // g* <= min(y_k, N - 1) and the PSs needed grow with the workers away
+                        // from n, so n hosts at least this many PSs (and at least one).
+                        let ps_lo = ps_needed(nn - yk.min(nn - 1), wt, pt).max(1);
+                        let lb = fill_n.saturating_add((ps_lo as u128).saturating_mul(zn));
+                        if ps_lo > 1 && !useful(lb, idx, bound, &best) {
+                            continue;
+                        }
+                        // s-hat(g) <= s-hat(0) and the PSs needed are at least ps_lo for every
+                        // g the loop below tries: no g* when s-hat(0) < ps_lo.
+                        if s.pcap[p * s.hcap + n] < ps_lo {
+                            continue;
+                        }
                         s.min_free(n, t0, dur, &mut free[..s.r]);
                         // g* = the largest g <= yk with N - g >= 1 and s-hat(g) >= PSs needed.
+                        // s-hat(g) is non-increasing in g and every g needs at least ps_lo
+                        // PSs, so no g with s-hat(g) < ps_lo qualifies: start below them.
                         let mut gstar = None;
-                        let mut g = yk.min(nn - 1);
+                        let mut g = fit_below(&free[..s.r], yk.min(nn - 1), ps_lo, (wt, pt));
                         loop {
                             if ps_fit(&free[..s.r], g, wt, pt) >= ps_needed(nn - g, wt, pt) {
                                 gstar = Some(g);
@@ -269,7 +394,7 @@ pub(super) fn ps_q0(
                         if ps < 1 {
                             continue;
                         }
-                        let Some(rest) = s.fill((nn - g) as u64, Some(pos)) else {
+                        let Some(rest) = s.fill((nn - g) as u64, pos) else {
                             continue;
                         };
                         let cost = rest

@@ -43,7 +43,9 @@ pub struct FastScratch {
     pub(super) wcap: usize,
     /// The window the prefix sums describe.
     pub(super) cached: Option<(u32, u32)>,
-    /// pre[(ty * H + h) * (wcap + 1) + t]: sum of unit prices of type ty over slots [0, t).
+    /// pre[(ty * (wcap + 1) + t) * H + h]: sum of unit prices of type ty on server h over
+    /// slots [0, t). Slot-major, so a pass over the servers (Omega_h, Zeta_h of every h) reads
+    /// two contiguous rows.
     pub(super) pre: Vec<u128>,
     /// free[(h * R + r) * wcap + t] = omega_h^r(t).
     pub(super) free: Vec<f64>,
@@ -66,6 +68,12 @@ pub struct FastScratch {
     pub(super) row_ok: Vec<bool>,
     /// `type_ok[ty]`: every row of type ty does.
     pub(super) type_ok: Vec<bool>,
+    /// Slot-minimum prefix sums: `smin[ty * (wcap + 1) + t]` = sum over slots [0, t) of the
+    /// smallest unit price of type ty on any server of the set in that slot
+    /// ([`Self::slot_lb`]).
+    pub(super) smin: Vec<u128>,
+    /// `smin_ok[ty]`: the slot minima of type ty describe the current rows.
+    pub(super) smin_ok: Vec<bool>,
     /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
     /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
     pub(super) fit_key: Vec<u64>,
@@ -73,10 +81,25 @@ pub struct FastScratch {
     pub(super) fit_ok: Vec<bool>,
     pub(super) omega: Vec<u128>,
     pub(super) zeta: Vec<u128>,
+    /// PS capacity s-hat(0) per (PS type, server) over the (L, t-) of [`Self::zetas`].
+    pub(super) pcap: Vec<u32>,
+    /// The possible PS hosts of [`Self::zetas`] per PS type (by PS capacity, descending), and
+    /// how many.
+    pub(super) phost: Vec<u32>,
+    pub(super) phost_n: Vec<u32>,
     pub(super) zmin: Vec<u128>,
     pub(super) zdone: Vec<bool>,
     pub(super) caps: Vec<u32>,
     pub(super) order: Vec<(u128, u32)>,
+    /// Window minima of free capacity of every server for the range `wmin_key`
+    /// ([`Self::window_minima`]).
+    pub(super) wmin: Vec<f64>,
+    pub(super) wmin_key: Option<(u32, u32)>,
+    /// The q = 1 hosts of [`Self::caps_possible`], and how many.
+    pub(super) hold: Vec<u32>,
+    pub(super) hold_n: usize,
+    /// Servers in `order` ([`Self::sort_and_prefix`]).
+    pub(super) nord: usize,
     pub(super) posof: Vec<u32>,
     pub(super) ocap: Vec<u64>,
     pub(super) oom: Vec<u128>,
@@ -102,7 +125,8 @@ pub struct FastScratch {
     /// Per worker type m: (most workers one server can hold in any slot of the window, most
     /// the whole set can), computed on first use after `maxfree` changed ([`Self::worker_ub`]).
     pub(super) ub: Vec<Option<(u32, u64)>>,
-    /// Per worker type m, the servers of [`Self::possible`] at `poss[m * hcap..][..poss_n[m]]`.
+    /// Per type ty (worker types, then PS types), the servers of [`Self::possible`] at
+    /// `poss[ty * hcap..][..poss_n[ty]]`.
     pub(super) poss: Vec<u32>,
     pub(super) poss_n: Vec<u32>,
     pub(super) poss_ok: Vec<bool>,
@@ -161,15 +185,25 @@ impl FastScratch {
             fresh: vec![false; h * wcap],
             row_ok: vec![false; (m + p) * h],
             type_ok: vec![false; m + p],
-            fit_key: vec![0; m * h * r],
-            fit_val: vec![0; m * h],
-            fit_ok: vec![false; m * h],
+            smin: vec![0; ty * (wcap + 1)],
+            smin_ok: vec![false; ty],
+            fit_key: vec![0; ty * h * r],
+            fit_val: vec![0; ty * h],
+            fit_ok: vec![false; ty * h],
             omega: vec![0; h],
             zeta: vec![0; p * h],
+            pcap: vec![0; p * h],
+            phost: vec![0; p * h],
+            phost_n: vec![0; p],
             zmin: vec![0; p],
             zdone: vec![false; p],
             caps: vec![0; h],
             order: vec![(0, 0); h],
+            nord: 0,
+            hold: vec![0; h],
+            hold_n: 0,
+            wmin: vec![0.0; h * r],
+            wmin_key: None,
             posof: vec![0; h],
             ocap: vec![0; h],
             oom: vec![0; h],
@@ -187,9 +221,9 @@ impl FastScratch {
             price0: vec![None; h * r],
             dirty: vec![false; h],
             ub: vec![None; m],
-            poss: vec![0; m * h],
-            poss_n: vec![0; m],
-            poss_ok: vec![false; m],
+            poss: vec![0; ty * h],
+            poss_n: vec![0; ty],
+            poss_ok: vec![false; ty],
         }
     }
 
@@ -259,8 +293,8 @@ impl FastScratch {
         self.real[v] = h;
         self.virt[h as usize] = v as u32;
         self.dirty[v] = true;
-        for m in 0..self.m {
-            self.fit_ok[m * self.hcap + v] = false;
+        for ty in 0..self.m + self.p {
+            self.fit_ok[ty * self.hcap + v] = false;
         }
         for ty in 0..self.m + self.p {
             self.row_ok[ty * self.hcap + v] = false;
@@ -268,11 +302,11 @@ impl FastScratch {
         }
         self.ub.iter_mut().for_each(|u| *u = None);
         // A new server joins every possible-host list (a superset stays exact).
-        for m in 0..self.m {
-            if self.poss_ok[m] {
-                let n = self.poss_n[m] as usize;
-                self.poss[m * self.hcap + n] = v as u32;
-                self.poss_n[m] += 1;
+        for ty in 0..self.m + self.p {
+            if self.poss_ok[ty] {
+                let n = self.poss_n[ty] as usize;
+                self.poss[ty * self.hcap + n] = v as u32;
+                self.poss_n[ty] += 1;
             }
         }
     }
@@ -396,12 +430,17 @@ impl FastScratch {
             if self.row_ok[ty * self.hcap + h] {
                 continue;
             }
-            let pre = &mut self.pre[(ty * self.hcap + h) * stride..][..stride];
             let fresh = &self.fresh[h * self.wcap..][..len];
             let dl = &self.dl[h * self.wcap * self.r..][..len * self.r];
             let mut unit = 0u128;
             let mut acc = 0u128;
-            for ((p, &f), d) in pre[1..].iter_mut().zip(fresh).zip(dl.chunks_exact(self.r)) {
+            // Column h of the slot-major table: entry t + 1 is H entries after entry t.
+            let col = self.pre[(ty * stride + 1) * self.hcap + h..].iter_mut();
+            for ((p, &f), d) in col
+                .step_by(self.hcap)
+                .zip(fresh)
+                .zip(dl.chunks_exact(self.r))
+            {
                 if f {
                     unit = unit_price(d, tt);
                 }
@@ -411,10 +450,59 @@ impl FastScratch {
             self.row_ok[ty * self.hcap + h] = true;
         }
         self.type_ok[ty] = true;
+        self.smin_ok[ty] = false;
+    }
+
+    /// A lower bound of min over the set's servers of the window sum of type ty's unit price
+    /// over [t-, t- + L): the sum over those slots of the smallest unit price of any server in
+    /// each slot (a sum of per-slot minima is at most the minimum of the sums). O(1) once the
+    /// slot minima are built (O(H x window) per type after the prices changed), so a search
+    /// can drop a whole (m, p, L, t-) block before it visits a server: Omega_h >= this for
+    /// every h, Zeta_h too. Exact integers (unit prices are fixed-point), so no rounding.
+    pub(super) fn slot_lb(&mut self, cx: &Ctx, ty: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, ty);
+        let stride = self.wcap + 1;
+        if !self.smin_ok[ty] {
+            self.build_slot_minima(ty);
+        }
+        let row = &self.smin[ty * stride..][..stride];
+        row[(t0 + dur) as usize] - row[t0 as usize]
+    }
+
+    /// Builds `smin` for type ty from the prefix rows (a slot's unit price is the difference of
+    /// two consecutive prefix sums; saturated rows only make the bound smaller).
+    fn build_slot_minima(&mut self, ty: usize) {
+        let len = self.cached.map_or(0, |c| c.1) as usize;
+        let stride = self.wcap + 1;
+        let row = &mut self.smin[ty * stride..][..stride];
+        // Per-slot minima first (row[t + 1] = min unit price in slot t), then prefix sums.
+        row[1..=len].iter_mut().for_each(|x| *x = u128::MAX);
+        for (t, x) in row[1..=len].iter_mut().enumerate() {
+            let at = (ty * stride + t) * self.hcap;
+            let (a, b) = (
+                &self.pre[at..][..self.h],
+                &self.pre[at + self.hcap..][..self.h],
+            );
+            for (lo, hi) in a.iter().zip(b) {
+                let u = hi - lo;
+                if u < *x {
+                    *x = u;
+                }
+            }
+        }
+        if self.h == 0 {
+            row[1..=len].iter_mut().for_each(|x| *x = 0);
+        }
+        row[0] = 0;
+        for t in 1..=len {
+            row[t] = row[t - 1].saturating_add(row[t]);
+        }
+        self.smin_ok[ty] = true;
     }
 
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
     pub(super) fn prepare(&mut self, cx: &Ctx, w: &Window) {
+        self.wmin_key = None;
         if self.cached != Some((w.base, w.len)) {
             self.reset_set(cx);
             for h in 0..self.h {
@@ -457,8 +545,9 @@ impl FastScratch {
     }
 
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
-        let i = (ty * self.hcap + h) * (self.wcap + 1);
-        self.pre[i + (t0 + dur) as usize] - self.pre[i + t0 as usize]
+        let i = ty * (self.wcap + 1);
+        let at = |t: u32| (i + t as usize) * self.hcap + h;
+        self.pre[at(t0 + dur)] - self.pre[at(t0)]
     }
 
     /// Whether the PS search keeps sliding minima in window `w`: short windows, where a few
@@ -633,16 +722,41 @@ impl FastScratch {
         lo
     }
 
-    /// Zeta_h (PS type p) for every server, cached per (L, t-).
+    /// Zeta_h (PS type p) of the servers that can host a type-p PS over [t-, t- + L), cached
+    /// per (L, t-): their PS capacity s-hat(0) = fit(window minima, p) goes to `pcap` (A_mincost1
+    /// needs at least one PS on its host, and s-hat(g) <= s-hat(0)), the servers with
+    /// s-hat(0) >= 1 to `phost[p * hcap..][..phost_n[p]]`, most capacity first. Returns their min Zeta (u128::MAX
+    /// when there is none: then no q = 0 schedule uses p here).
     pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32) -> u128 {
         if !self.zdone[p] {
-            self.ensure(cx, self.m + p);
+            let ty = self.m + p;
+            self.ensure(cx, ty);
+            self.possible(cx, ty);
+            let mut free = [0.0; crate::limits::RESOURCES_MAX];
             let mut lo = u128::MAX;
-            for h in 0..self.h {
-                let z = self.win_sum(self.m + p, h, t0, dur);
+            let mut n = 0;
+            self.window_minima(t0, dur);
+            for i in 0..self.poss_n[ty] as usize {
+                let h = self.poss[ty * self.hcap + i] as usize;
+                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
+                let c = self.fit_memo(cx, ty, h, &free[..self.r]);
+                if c < 1 {
+                    continue;
+                }
+                self.pcap[p * self.hcap + h] = c;
+                self.phost[p * self.hcap + n] = h as u32;
+                n += 1;
+                let z = self.win_sum(ty, h, t0, dur);
                 self.zeta[p * self.hcap + h] = z;
                 lo = lo.min(z);
             }
+            // Most PS capacity first, so a host loop can stop at the first host with too little.
+            let (hosts, pcap) = (
+                &mut self.phost[p * self.hcap..][..n],
+                &self.pcap[p * self.hcap..],
+            );
+            hosts.sort_unstable_by_key(|&h| (core::cmp::Reverse(pcap[h as usize]), h));
+            self.phost_n[p] = n as u32;
             self.zmin[p] = lo;
             self.zdone[p] = true;
         }
@@ -674,51 +788,89 @@ impl FastScratch {
         (one, all)
     }
 
-    /// The servers of the set that can hold one type-m worker in some slot of the window:
-    /// fit(max over the window of omega) >= 1 (the window capacity, a fit of the minima, is at
-    /// most that, the fit count being non-decreasing in each free capacity), or a superset of
-    /// them (servers added to the set later are appended; a server whose capacity fell stays).
-    pub(super) fn possible(&mut self, cx: &Ctx, m: usize) {
-        if self.poss_ok[m] {
+    /// The servers of the set that can hold one task of type ty (worker type ty < M, else PS
+    /// type ty - M) in some slot of the window: fit(max over the window of omega) >= 1 (the
+    /// window capacity, a fit of the minima, is at most that, the fit count being
+    /// non-decreasing in each free capacity), or a superset of them (servers added to the set
+    /// later are appended; a server whose capacity fell stays). For a PS type these are the
+    /// only possible PS hosts of A_mincost1: s-hat(g) <= s-hat(0) = fit of the window minima.
+    pub(super) fn possible(&mut self, cx: &Ctx, ty: usize) {
+        if self.poss_ok[ty] {
             return;
         }
+        let task = if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        };
         let mut n = 0;
         for v in 0..self.h {
-            if fit(
-                &self.maxfree[v * self.r..(v + 1) * self.r],
-                &cx.scn.worker_types[m],
-            ) >= 1
-            {
-                self.poss[m * self.hcap + n] = v as u32;
+            if fit(&self.maxfree[v * self.r..(v + 1) * self.r], task) >= 1 {
+                self.poss[ty * self.hcap + n] = v as u32;
                 n += 1;
             }
         }
-        self.poss_n[m] = n as u32;
-        self.poss_ok[m] = true;
+        self.poss_n[ty] = n as u32;
+        self.poss_ok[ty] = true;
     }
 
-    /// [`Self::caps_for`] for the servers of [`Self::possible`] only.
-    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
+    /// [`Self::caps_for`] for the servers of [`Self::possible`] only; the servers whose window
+    /// capacity is at least `least` go to `hold[..hold_n]` (index order of the set): the only
+    /// q = 1 hosts of a worker count >= `least`.
+    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, least: u32) {
         self.possible(cx, m);
+        // Most of the set: the shared window minima (one pass for every worker type).
+        let shared = 2 * self.poss_n[m] as usize >= self.h;
+        if shared {
+            self.window_minima(t0, dur);
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        self.hold_n = 0;
         for i in 0..self.poss_n[m] as usize {
             let h = self.poss[m * self.hcap + i] as usize;
-            self.min_free(h, t0, dur, &mut free[..self.r]);
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+            if shared {
+                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
+            } else {
+                self.min_free(h, t0, dur, &mut free[..self.r]);
+            }
+            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+            self.caps[h] = c;
+            if c >= least {
+                self.hold[self.hold_n] = h as u32;
+                self.hold_n += 1;
+            }
         }
     }
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
+        self.window_minima(t0, dur);
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         for h in 0..self.h {
-            self.min_free(h, t0, dur, &mut free[..self.r]);
+            free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
             self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
         }
     }
 
-    /// `fit(free, e_m)` for server h, answered from the memo when `free` has the same bits as
-    /// the last question about (m, h) (free capacity is piecewise constant along t).
+    /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
+    /// contiguous), kept while the search asks about the same range: the q = 0 search needs
+    /// them for every worker type (capacities) and PS type (PS capacities) of one (L, t-).
+    /// Free capacities only change between searches ([`Self::prepare`] forgets them).
+    pub(super) fn window_minima(&mut self, t0: u32, dur: u32) {
+        if self.wmin_key == Some((t0, dur)) {
+            return;
+        }
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        for h in 0..self.h {
+            self.min_free(h, t0, dur, &mut free[..self.r]);
+            self.wmin[h * self.r..][..self.r].copy_from_slice(&free[..self.r]);
+        }
+        self.wmin_key = Some((t0, dur));
+    }
+
+    /// `fit(free, e)` for server h and type ty (worker type ty < M, else PS type ty - M),
+    /// answered from the memo when `free` has the same bits as the last question about (ty, h)
+    /// (free capacity is piecewise constant along t).
     pub(super) fn fit_memo(&mut self, cx: &Ctx, m: usize, h: usize, free: &[f64]) -> u32 {
         let i = m * self.hcap + h;
         let key = &mut self.fit_key[i * self.r..(i + 1) * self.r];
@@ -728,19 +880,34 @@ impl FastScratch {
         for (k, f) in key.iter_mut().zip(free) {
             *k = f.to_bits();
         }
-        let v = fit(free, &cx.scn.worker_types[m]);
+        let task = if m < self.m {
+            &cx.scn.worker_types[m]
+        } else {
+            &cx.scn.ps_types[m - self.m]
+        };
+        let v = fit(free, task);
         self.fit_val[i] = v;
         self.fit_ok[i] = true;
         v
     }
 
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
-    pub(super) fn sort_and_prefix(&mut self) {
+    /// Unless `all`, only servers with a positive window capacity are ordered (`posof` is
+    /// NONE for the others): a greedy fill never places a worker on the others, so they
+    /// change no prefix sum the fill reads, and in a full window they are most of the set.
+    pub(super) fn sort_and_prefix(&mut self, all: bool) {
+        let mut k = 0;
         for v in 0..self.h {
-            self.order[v] = (self.omega[v], self.real[v]);
+            if all || self.caps[v] > 0 {
+                self.order[k] = (self.omega[v], self.real[v]);
+                k += 1;
+            } else {
+                self.posof[v] = NONE;
+            }
         }
-        self.order[..self.h].sort_unstable();
-        for (i, &(om, h)) in self.order[..self.h].iter().enumerate() {
+        self.nord = k;
+        self.order[..k].sort_unstable();
+        for (i, &(om, h)) in self.order[..k].iter().enumerate() {
             let v = self.virt[h as usize] as usize;
             self.posof[v] = i as u32;
             let c = self.caps[v] as u64;
@@ -766,10 +933,10 @@ impl FastScratch {
         };
         let before = |i: usize| excl.is_some_and(|q| q < i);
         let pcx = |i: usize| self.pc[i] - if before(i) { qc } else { 0 };
-        if pcx(self.h) < x {
+        if pcx(self.nord) < x {
             return None;
         }
-        let (mut lo, mut hi) = (1usize, self.h);
+        let (mut lo, mut hi) = (1usize, self.nord);
         while lo < hi {
             let mid = (lo + hi) / 2;
             if pcx(mid) >= x {
