@@ -20,7 +20,7 @@
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::cheapest::Cheapest;
-use super::market::{fit_of, unit_of, JobParams, Market, Pool, IDLE};
+use super::market::{fit_of, has_room, unit_of, JobParams, Market, Pool, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
@@ -222,12 +222,23 @@ impl Sweep {
                     self.refresh(si);
                 }
             } else {
-                let u = unit_of(p, dem);
-                self.unit[si] = u;
-                self.known[si] = false;
+                // Room for one instance, from the entry's usage (read in this same pass): a
+                // server without leaves the index at once (fit 0), so the listing never walks
+                // past it; one with room waits for the listing to compute its fit.
+                let cap = pool.capacities(si * nr, nr);
+                let key = if has_room(cap, v, dem) {
+                    let u = unit_of(p, dem);
+                    self.unit[si] = u;
+                    self.known[si] = false;
+                    Some(u)
+                } else {
+                    self.fit[si] = 0;
+                    self.known[si] = true;
+                    None
+                };
                 if tree {
-                    // fit unknown and nothing masked between listings: present, at `u`
-                    self.cheap.set(si, Some(u));
+                    // nothing is masked between listings
+                    self.cheap.set(si, key);
                 }
             }
         }

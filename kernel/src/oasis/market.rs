@@ -4,7 +4,7 @@ use super::OasisError;
 use crate::error::Limit;
 use crate::limits::{self, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
-use crate::num::{ceil_eps, floor_eps};
+use crate::num::{ceil_eps, floor_eps, ROUND_EPS};
 use crate::price::oasis_price;
 use crate::resources::ResourceVec;
 use alloc::vec;
@@ -646,6 +646,12 @@ pub(crate) fn unit_of(prices: &[f64], dem: &ResourceVec) -> f64 {
 }
 
 /// floor(min_r (c^r - g^r) / dem^r) over dem^r > 0; `usage` empty means idle.
+///
+/// Each quotient is rounded as [`crate::num::floor_eps`] then clamped to `0..=u32::MAX`, without
+/// calling `floor` (the sweep computes a fit per usage change, `docs/oasis.md` "Measured"): for
+/// y = x + 1e-9, floor(y) <= 0 or NaN iff !(y >= 1), floor(y) >= u32::MAX iff y >= u32::MAX
+/// (an integer), and in between `y as u32` truncates a positive y, which is its floor. Same
+/// result bit for bit.
 pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
     let mut best = u32::MAX;
     for (r, &c) in cap.iter().enumerate() {
@@ -656,18 +662,43 @@ pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
             } else {
                 usage.get(r).copied().unwrap_or(f64::INFINITY)
             };
-            let k = floor_eps((c - g) / d);
-            let k = if k <= 0.0 || k.is_nan() {
-                0
-            } else if k >= u32::MAX as f64 {
-                u32::MAX
-            } else {
-                k as u32
-            };
-            best = best.min(k);
+            best = best.min(floor_fit((c - g) / d));
         }
     }
     best
+}
+
+/// `fit_of(cap, usage, dem) > 0`, mostly without dividing: per resource with dem^r > 0, a free
+/// room f = c^r - g^r >= dem^r gives a quotient >= 1 (division rounds monotonically and 1 is a
+/// float), f < dem^r / 2 one <= 1/2 (floor 0 even after + 1e-9); only in between is the
+/// quotient computed. `usage` must hold R values (a breakpoint's).
+#[inline]
+pub(crate) fn has_room(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> bool {
+    for ((&c, &g), &d) in cap.iter().zip(usage).zip(dem.as_slice()) {
+        if d > 0.0 {
+            let f = c - g;
+            if f >= d {
+                continue;
+            }
+            if f < 0.5 * d || floor_fit(f / d) == 0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// floor(x + 1e-9) clamped to `0..=u32::MAX` (NaN: 0), as `floor_eps` would give it.
+#[inline]
+fn floor_fit(x: f64) -> u32 {
+    let y = x + ROUND_EPS;
+    if !(y >= 1.0) {
+        0
+    } else if y >= u32::MAX as f64 {
+        u32::MAX
+    } else {
+        y as u32
+    }
 }
 
 impl PartialEq for Pool {
@@ -1067,6 +1098,41 @@ fn sat_u64(x: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `fit_of` without `floor` and `has_room` without most divisions agree with the rounding
+    /// of `floor_eps` on quotients around every integer boundary, 0, huge values and NaN.
+    #[test]
+    fn fits_round_as_floor_eps() {
+        let literal = |x: f64| {
+            let k = floor_eps(x);
+            if k <= 0.0 || k.is_nan() {
+                0
+            } else if k >= u32::MAX as f64 {
+                u32::MAX
+            } else {
+                k as u32
+            }
+        };
+        let mut xs = vec![0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300];
+        for k in [0.5, 1.0, 2.0, 3.0, 7.0, 4294967294.0, 4294967295.0, 4294967296.0] {
+            for e in [0.0, 1e-9, 2e-9, 1e-12, 1e-15, 1e-6] {
+                xs.extend([k - e, k + e, f64::from_bits(k.to_bits() - 1)]);
+            }
+        }
+        for &x in &xs {
+            assert_eq!(floor_fit(x), literal(x), "x = {x:e}");
+        }
+        let dem = ResourceVec::from_slice(&[0.25, 0.0, 3.0]).unwrap();
+        let cap = [4.0, 0.0, 12.0];
+        for a in 0..=40 {
+            for b in 0..=130 {
+                let g = [a as f64 * 0.1, 5.0, b as f64 * 0.1 - 1e-10 * (b % 3) as f64];
+                let mut v = g.to_vec();
+                v.extend([1.0; 3]);
+                assert_eq!(has_room(&cap, &v, &dem), fit_of(&cap, &v, &dem) > 0);
+            }
+        }
+    }
     use crate::model::oasis::{OasisJob, Utility};
 
     fn rv(v: &[f64]) -> ResourceVec {
