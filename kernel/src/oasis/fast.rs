@@ -20,7 +20,7 @@
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::cheapest::Cheapest;
-use super::market::{fit_of, has_room, unit_of, JobParams, Market, Pool, IDLE};
+use super::market::{fit_free, fit_of, has_room, unit_of, JobParams, Market, Pool, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
@@ -142,8 +142,8 @@ impl Sweep {
         if t != NONE {
             let (_, vals) = pool.changes(t);
             let b = i as usize * 2 * nr;
-            if let Some(v) = vals.get(b..b + 2 * nr) {
-                self.fit[s] = fit_of(cap, v, dem);
+            if let Some(v) = vals.get(b..b + nr) {
+                self.fit[s] = fit_free(v, dem);
                 self.known[s] = true;
                 return;
             }
@@ -212,8 +212,6 @@ impl Sweep {
                 continue;
             }
             let p = &v[nr..];
-            // where the fit's usage is, for `resolve`: this entry of slot t
-            self.src[si] = (t, i as u32);
             if e & IDLE != 0 {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)
@@ -222,14 +220,15 @@ impl Sweep {
                     self.refresh(si);
                 }
             } else {
-                // Room for one instance, from the entry's usage (read in this same pass): a
+                // Room for one instance, from the entry's free room (read in this same pass): a
                 // server without leaves the index at once (fit 0), so the listing never walks
                 // past it; one with room waits for the listing to compute its fit.
-                let cap = pool.capacities(si * nr, nr);
-                let key = if has_room(cap, v, dem) {
+                let key = if has_room(&v[..nr], dem) {
                     let u = unit_of(p, dem);
                     self.unit[si] = u;
                     self.known[si] = false;
+                    // where the fit's free room is, for `resolve`: this entry of slot t
+                    self.src[si] = (t, i as u32);
                     Some(u)
                 } else {
                     self.fit[si] = 0;

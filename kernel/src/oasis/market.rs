@@ -81,8 +81,9 @@ struct SlotChanges {
     /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
     /// that breakpoint's usage is +0.0 everywhere
     srv: Vec<Vec<u32>>,
-    /// per slot: per entry of `srv`, same order, its breakpoint's values (R usages, then R
-    /// prices): the prices for the sweep's unit prices, the usage for the fits it computes
+    /// per slot: per entry of `srv`, same order, its breakpoint's free room c^r - g^r, then its
+    /// R prices: the prices for the sweep's unit prices, the free room for its fits (no
+    /// capacity lookup)
     px: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
@@ -239,8 +240,8 @@ impl Pool {
     }
 
     /// The servers with a breakpoint at slot `t` (increasing, each with [`IDLE`] set when the
-    /// breakpoint has no usage) and their 2R values each (usage then prices), from the
-    /// time-major copy.
+    /// breakpoint has no usage) and their 2R values each (free room c^r - g^r, then prices),
+    /// from the time-major copy.
     pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
         let c = &self.changes;
         match (c.srv.get(t as usize), c.px.get(t as usize)) {
@@ -430,14 +431,13 @@ impl Pool {
         let mut entry = s;
         let has = match self.times(s).binary_search(&t) {
             Ok(j) => {
-                let v = self.values(s, j);
-                entry = s | idle_flag(v, nr);
-                vals[..st].copy_from_slice(v.get(..st).unwrap_or(&[0.0; 2 * RESOURCES_MAX][..st]));
+                entry = s | idle_flag(self.values(s, j), nr);
+                self.entry_of(s, j, &mut vals[..st]);
                 true
             }
             Err(_) => false,
         };
-        let nr = st; // an entry holds usage then prices
+        let nr = st; // an entry holds free room then prices
         let c = &mut self.changes;
         let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize)) else {
             return;
@@ -464,6 +464,21 @@ impl Pool {
         }
     }
 
+    /// The time-major copy's entry of breakpoint `j` of server `s` into `out` (2R values): the
+    /// free room c^r - g^r per resource (the same subtraction [`fit_of`] makes, so a fit from
+    /// it is bit-identical and needs no capacity), then the R prices.
+    fn entry_of(&self, s: u32, j: usize, out: &mut [f64]) {
+        let nr = self.resources as usize;
+        let v = self.values(s, j);
+        let cap = self.capacities(s as usize * nr, nr);
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = match (r < nr, cap.get(r), v.get(r)) {
+                (true, Some(&c), Some(&g)) => c - g,
+                _ => v.get(r).copied().unwrap_or(0.0),
+            };
+        }
+    }
+
     /// Rebuilds the time-major copy from the breakpoints (after a restore).
     fn rebuild_changes(&mut self) {
         let nr = self.resources as usize;
@@ -472,8 +487,11 @@ impl Pool {
             for (j, &t) in self.times(s).iter().enumerate() {
                 if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
                 {
+                    let mut vals = [0.0f64; 2 * RESOURCES_MAX];
+                    let st = 2 * nr.min(RESOURCES_MAX);
+                    self.entry_of(s, j, &mut vals[..st]);
                     srv.push(s | idle_flag(self.values(s, j), nr));
-                    px.extend_from_slice(self.values(s, j));
+                    px.extend_from_slice(&vals[..st]);
                 }
             }
         }
@@ -668,15 +686,26 @@ pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
     best
 }
 
-/// `fit_of(cap, usage, dem) > 0`, mostly without dividing: per resource with dem^r > 0, a free
-/// room f = c^r - g^r >= dem^r gives a quotient >= 1 (division rounds monotonically and 1 is a
-/// float), f < dem^r / 2 one <= 1/2 (floor 0 even after + 1e-9); only in between is the
-/// quotient computed. `usage` must hold R values (a breakpoint's).
-#[inline]
-pub(crate) fn has_room(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> bool {
-    for ((&c, &g), &d) in cap.iter().zip(usage).zip(dem.as_slice()) {
+/// [`fit_of`] from the free room c^r - g^r (R values, as the time-major copy holds it): the
+/// same quotients, so the same fit bit for bit.
+pub(crate) fn fit_free(free: &[f64], dem: &ResourceVec) -> u32 {
+    let mut best = u32::MAX;
+    for (&f, &d) in free.iter().zip(dem.as_slice()) {
         if d > 0.0 {
-            let f = c - g;
+            best = best.min(floor_fit(f / d));
+        }
+    }
+    best
+}
+
+/// `fit_free(free, dem) > 0`, mostly without dividing: per resource with dem^r > 0, a free
+/// room f >= dem^r gives a quotient >= 1 (division rounds monotonically and 1 is a float),
+/// f < dem^r / 2 one <= 1/2 (floor 0 even after + 1e-9); only in between is the quotient
+/// computed. `free` must hold R values.
+#[inline]
+pub(crate) fn has_room(free: &[f64], dem: &ResourceVec) -> bool {
+    for (&f, &d) in free.iter().zip(dem.as_slice()) {
+        if d > 0.0 {
             if f >= d {
                 continue;
             }
@@ -1127,9 +1156,10 @@ mod tests {
         for a in 0..=40 {
             for b in 0..=130 {
                 let g = [a as f64 * 0.1, 5.0, b as f64 * 0.1 - 1e-10 * (b % 3) as f64];
-                let mut v = g.to_vec();
-                v.extend([1.0; 3]);
-                assert_eq!(has_room(&cap, &v, &dem), fit_of(&cap, &v, &dem) > 0);
+                let free: Vec<f64> = cap.iter().zip(&g).map(|(c, g)| c - g).collect();
+                let fit = fit_of(&cap, &g, &dem);
+                assert_eq!(fit_free(&free, &dem), fit);
+                assert_eq!(has_room(&free, &dem), fit > 0);
             }
         }
     }
