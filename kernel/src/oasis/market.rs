@@ -667,7 +667,7 @@ pub(crate) fn unit_of(prices: &[f64], dem: &ResourceVec) -> f64 {
 ///
 /// Each quotient is rounded as [`crate::num::floor_eps`] then clamped to `0..=u32::MAX`, without
 /// calling `floor` (the sweep computes a fit per usage change, `docs/oasis.md` "Measured"): for
-/// y = x + 1e-9, floor(y) <= 0 or NaN iff !(y >= 1), floor(y) >= u32::MAX iff y >= u32::MAX
+/// y = x + 1e-9, floor(y) <= 0 or NaN iff not y >= 1, floor(y) >= u32::MAX iff y >= u32::MAX
 /// (an integer), and in between `y as u32` truncates a positive y, which is its floor. Same
 /// result bit for bit.
 pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
@@ -721,12 +721,12 @@ pub(crate) fn has_room(free: &[f64], dem: &ResourceVec) -> bool {
 #[inline]
 fn floor_fit(x: f64) -> u32 {
     let y = x + ROUND_EPS;
-    if !(y >= 1.0) {
-        0
-    } else if y >= u32::MAX as f64 {
+    if y >= u32::MAX as f64 {
         u32::MAX
-    } else {
+    } else if y >= 1.0 {
         y as u32
+    } else {
+        0 // below 1, or NaN
     }
 }
 
@@ -1142,8 +1142,25 @@ mod tests {
                 k as u32
             }
         };
-        let mut xs = vec![0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300];
-        for k in [0.5f64, 1.0, 2.0, 3.0, 7.0, 4294967294.0, 4294967295.0, 4294967296.0] {
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+        ];
+        for k in [
+            0.5f64,
+            1.0,
+            2.0,
+            3.0,
+            7.0,
+            4294967294.0,
+            4294967295.0,
+            4294967296.0,
+        ] {
             for e in [0.0, 1e-9, 2e-9, 1e-12, 1e-15, 1e-6] {
                 xs.extend([k - e, k + e, f64::from_bits(k.to_bits() - 1)]);
             }
