@@ -65,6 +65,9 @@ struct Sweep {
     cum: Vec<u64>,
     pre: Vec<f64>,
     k: usize,
+    /// did the last listing run out of servers before its count, or meet more servers without
+    /// room than it listed? (then the next step tests each changed server for room)
+    eager: bool,
 }
 
 impl Sweep {
@@ -86,6 +89,7 @@ impl Sweep {
             cum: vec![0; n + 1],
             pre: vec![0.0; n + 1],
             k: 0,
+            eager: false,
         }
     }
 
@@ -164,6 +168,7 @@ impl Sweep {
         }
         self.now = t;
         self.k = 0;
+        self.eager = false;
         self.src.iter_mut().for_each(|x| *x = (NONE, 0));
         if let Some(px) = pool.prices_at(t) {
             // the pool keeps slot t's prices densely: one sequential pass; every fit waits
@@ -220,10 +225,14 @@ impl Sweep {
                     self.refresh(si);
                 }
             } else {
-                // Room for one instance, from the entry's free room (read in this same pass): a
-                // server without leaves the index at once (fit 0), so the listing never walks
-                // past it; one with room waits for the listing to compute its fit.
-                let key = if has_room(&v[..nr], dem) {
+                // After a listing that ran out of servers or met more without room than with
+                // (a full slot), room for one instance
+                // is tested here, from the entry's free room (read in this same pass): a server
+                // without leaves the index at once (fit 0), so the next listing does not walk
+                // past it. Otherwise the listing stops early and would never reach most changed
+                // servers: their fits wait for it. Either way the index ends up the same.
+                // A server with room waits for the listing to compute its fit.
+                let key = if !self.eager || has_room(&v[..nr], dem) {
                     let u = unit_of(p, dem);
                     self.unit[si] = u;
                     self.known[si] = false;
@@ -250,6 +259,7 @@ impl Sweep {
         self.k = 0;
         self.cum[0] = 0;
         self.pre[0] = 0.0;
+        let mut zeros = 0usize; // servers met without room
         while self.cum[self.k] < count {
             self.cheap.settle();
             let Some(s) = self.cheap.top() else {
@@ -259,6 +269,7 @@ impl Sweep {
             if !self.known[si] {
                 self.resolve(pool, si, dem);
                 if self.fit[si] == 0 {
+                    zeros += 1;
                     self.refresh(si);
                     continue;
                 }
@@ -271,6 +282,7 @@ impl Sweep {
             self.masked[si] = true;
             self.refresh(si);
         }
+        self.eager = self.cum[self.k] < count || zeros > self.k;
         for i in 0..self.k {
             let s = self.ls[i] as usize;
             self.masked[s] = false;
