@@ -144,9 +144,9 @@ impl Sweep {
         let cap = pool.capacities(s * nr, nr);
         let (t, i) = self.src[s];
         if t != NONE {
-            let (_, vals) = pool.changes(t);
-            let b = i as usize * 2 * nr;
-            if let Some(v) = vals.get(b..b + nr) {
+            let (_, free, _) = pool.changes(t);
+            let b = i as usize * nr;
+            if let Some(v) = free.get(b..b + nr) {
                 self.fit[s] = fit_free(v, dem);
                 self.known[s] = true;
                 return;
@@ -210,13 +210,14 @@ impl Sweep {
         self.now = t;
         self.k = 0;
         let nr = pool.resources_n();
-        let (srv, vals) = pool.changes(t);
-        for (i, (&e, v)) in srv.iter().zip(vals.chunks_exact(2 * nr.max(1))).enumerate() {
+        let (srv, free, px) = pool.changes(t);
+        let w = nr.max(1);
+        let entries = srv.iter().zip(free.chunks_exact(w)).zip(px.chunks_exact(w));
+        for (i, ((&e, f), p)) in entries.enumerate() {
             let si = (e & !IDLE) as usize;
             if si >= self.n {
                 continue;
             }
-            let p = &v[nr..];
             if e & IDLE != 0 {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)
@@ -232,7 +233,7 @@ impl Sweep {
                 // past it. Otherwise the listing stops early and would never reach most changed
                 // servers: their fits wait for it. Either way the index ends up the same.
                 // A server with room waits for the listing to compute its fit.
-                let key = if !self.eager || has_room(&v[..nr], dem) {
+                let key = if !self.eager || has_room(f, dem) {
                     let u = unit_of(p, dem);
                     self.unit[si] = u;
                     self.known[si] = false;

@@ -81,9 +81,11 @@ struct SlotChanges {
     /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
     /// that breakpoint's usage is +0.0 everywhere
     srv: Vec<Vec<u32>>,
-    /// per slot: per entry of `srv`, same order, its breakpoint's free room c^r - g^r, then its
-    /// R prices: the prices for the sweep's unit prices, the free room for its fits (no
-    /// capacity lookup)
+    /// per slot: per entry of `srv`, same order, its breakpoint's free room c^r - g^r (R
+    /// values), for the sweep's room tests and fits (no capacity lookup)
+    fr: Vec<Vec<f64>>,
+    /// per slot: per entry of `srv`, same order, its breakpoint's R prices, for the sweep's
+    /// unit prices (apart from `fr`, so each pass reads only the half it needs)
     px: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
@@ -99,6 +101,7 @@ impl SlotChanges {
     fn new(slots: u32, cells: usize) -> Self {
         SlotChanges {
             srv: vec![Vec::new(); slots as usize],
+            fr: vec![Vec::new(); slots as usize],
             px: vec![Vec::new(); slots as usize],
             last: None,
             touched: Vec::new(),
@@ -240,13 +243,14 @@ impl Pool {
     }
 
     /// The servers with a breakpoint at slot `t` (increasing, each with [`IDLE`] set when the
-    /// breakpoint has no usage) and their 2R values each (free room c^r - g^r, then prices),
+    /// breakpoint has no usage), their free rooms c^r - g^r and their prices (R values each),
     /// from the time-major copy.
-    pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
+    pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64], &[f64]) {
         let c = &self.changes;
-        match (c.srv.get(t as usize), c.px.get(t as usize)) {
-            (Some(s), Some(p)) => (s, p),
-            _ => (&[], &[]),
+        let t = t as usize;
+        match (c.srv.get(t), c.fr.get(t), c.px.get(t)) {
+            (Some(s), Some(f), Some(p)) => (s, f, p),
+            _ => (&[], &[], &[]),
         }
     }
 
@@ -275,9 +279,9 @@ impl Pool {
                     else {
                         continue;
                     };
-                    for (&e, v) in srv.iter().zip(px.chunks_exact(2 * nr.max(1))) {
+                    for (&e, v) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
                         let b = (e & !IDLE) as usize * nr;
-                        c.now_px[b..b + nr].copy_from_slice(&v[nr..]);
+                        c.now_px[b..b + nr].copy_from_slice(v);
                     }
                 }
             }
@@ -411,12 +415,14 @@ impl Pool {
         let c = &mut self.changes;
         let to = (to as usize).min(c.srv.len());
         for t in (from as usize).min(to)..to {
-            let (srv, px) = (&mut c.srv[t], &mut c.px[t]);
+            let srv = &mut c.srv[t];
             if srv.capacity() - srv.len() < need {
                 srv.reserve(need);
             }
-            if px.capacity() - px.len() < need * 2 * nr {
-                px.reserve(need * 2 * nr);
+            for v in [&mut c.fr[t], &mut c.px[t]] {
+                if v.capacity() - v.len() < need * nr {
+                    v.reserve(need * nr);
+                }
             }
         }
     }
@@ -437,30 +443,38 @@ impl Pool {
             }
             Err(_) => false,
         };
-        let nr = st; // an entry holds free room then prices
+        let nr = st / 2; // values per entry in each of `fr` and `px`
         let c = &mut self.changes;
-        let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize)) else {
+        let t = t as usize;
+        let (Some(srv), Some(fr), Some(px)) = (c.srv.get_mut(t), c.fr.get_mut(t), c.px.get_mut(t))
+        else {
             return;
         };
-        let new = &vals[..st];
-        match (has, srv.binary_search_by_key(&s, |&e| e & !IDLE)) {
-            (true, Ok(p)) => {
-                srv[p] = entry;
-                px[p * nr..(p + 1) * nr].copy_from_slice(new);
-            }
-            (true, Err(p)) => {
-                srv.insert(p, entry);
-                let end = px.len();
-                px.extend_from_slice(new);
-                px.copy_within(p * nr..end, (p + 1) * nr);
-                px[p * nr..(p + 1) * nr].copy_from_slice(new);
-            }
+        let (nf, np) = vals[..st].split_at(nr);
+        let at = srv.binary_search_by_key(&s, |&e| e & !IDLE);
+        match (has, at) {
+            (true, Ok(p)) => srv[p] = entry,
+            (true, Err(p)) => srv.insert(p, entry),
             (false, Ok(p)) => {
                 srv.remove(p);
-                px.copy_within((p + 1) * nr.., p * nr);
-                px.truncate(px.len() - nr);
             }
             (false, Err(_)) => {}
+        }
+        for (v, new) in [(fr, nf), (px, np)] {
+            match (has, at) {
+                (true, Ok(p)) => v[p * nr..(p + 1) * nr].copy_from_slice(new),
+                (true, Err(p)) => {
+                    let end = v.len();
+                    v.extend_from_slice(new);
+                    v.copy_within(p * nr..end, (p + 1) * nr);
+                    v[p * nr..(p + 1) * nr].copy_from_slice(new);
+                }
+                (false, Ok(p)) => {
+                    v.copy_within((p + 1) * nr.., p * nr);
+                    v.truncate(v.len() - nr);
+                }
+                (false, Err(_)) => {}
+            }
         }
     }
 
@@ -485,13 +499,16 @@ impl Pool {
         let mut c = SlotChanges::new(self.slots, self.servers as usize * nr);
         for s in 0..self.servers {
             for (j, &t) in self.times(s).iter().enumerate() {
-                if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
+                let t = t as usize;
+                if let (Some(srv), Some(fr), Some(px)) =
+                    (c.srv.get_mut(t), c.fr.get_mut(t), c.px.get_mut(t))
                 {
                     let mut vals = [0.0f64; 2 * RESOURCES_MAX];
                     let st = 2 * nr.min(RESOURCES_MAX);
                     self.entry_of(s, j, &mut vals[..st]);
                     srv.push(s | idle_flag(self.values(s, j), nr));
-                    px.extend_from_slice(&vals[..st]);
+                    fr.extend_from_slice(&vals[..st / 2]);
+                    px.extend_from_slice(&vals[st / 2..st]);
                 }
             }
         }
@@ -1193,9 +1210,12 @@ mod tests {
         let (a, b) = (&p.changes, &q.changes);
         a.srv == b.srv
             && a.last == b.last
-            && a.px.len() == b.px.len()
-            && a.px.iter().zip(&b.px).all(|(x, y)| {
-                x.len() == y.len() && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+            && [(&a.fr, &b.fr), (&a.px, &b.px)].iter().all(|(a, b)| {
+                a.len() == b.len()
+                    && a.iter().zip(b.iter()).all(|(x, y)| {
+                        x.len() == y.len()
+                            && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+                    })
             })
     }
 
