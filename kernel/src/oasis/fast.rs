@@ -202,7 +202,9 @@ impl Sweep {
 
     /// Moves the state on to slot `now + 1`: reads that slot's changes from the pool's
     /// time-major copy, in one sequential pass. A changed server's fit waits until the listing
-    /// reaches it (`known` false); its unit price is the same sum over the same prices as the
+    /// reaches it (`known` false), unless the last listing found the slot full (`eager`): then
+    /// a server without room for one instance gets fit 0 and leaves the index here, which the
+    /// listing would have done on reaching it. Its unit price is the same sum over the same prices as the
     /// server-major breakpoint's, so the order is unchanged (an idle breakpoint's prices are its
     /// class's idle prices, and its fit over a usage of +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
