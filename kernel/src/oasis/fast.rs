@@ -233,7 +233,7 @@ impl Sweep {
                 // is tested here, from the entry's free room (read in this same pass): a server
                 // without leaves the index at once (fit 0), so the next listing does not walk
                 // past it. Otherwise the listing stops early and would never reach most changed
-                // servers: their fits wait for it. Either way the index ends up the same.
+                // servers: their fits wait for it. Either way a server without room is never listed.
                 // A server with room waits for the listing to compute its fit.
                 let key = if !self.eager || has_room(f, dem) {
                     let u = unit_of(p, dem);
