@@ -20,7 +20,7 @@
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::cheapest::Cheapest;
-use super::market::{fit_of, unit_of, JobParams, Market, Pool, IDLE};
+use super::market::{fit_free, fit_of, has_room, unit_of, JobParams, Market, Pool, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
@@ -65,6 +65,9 @@ struct Sweep {
     cum: Vec<u64>,
     pre: Vec<f64>,
     k: usize,
+    /// did the last listing run out of servers before its count, or meet more servers without
+    /// room than it listed? (then the next step tests each changed server for room)
+    eager: bool,
 }
 
 impl Sweep {
@@ -86,6 +89,7 @@ impl Sweep {
             cum: vec![0; n + 1],
             pre: vec![0.0; n + 1],
             k: 0,
+            eager: false,
         }
     }
 
@@ -140,10 +144,10 @@ impl Sweep {
         let cap = pool.capacities(s * nr, nr);
         let (t, i) = self.src[s];
         if t != NONE {
-            let (_, vals) = pool.changes(t);
-            let b = i as usize * 2 * nr;
-            if let Some(v) = vals.get(b..b + 2 * nr) {
-                self.fit[s] = fit_of(cap, v, dem);
+            let (_, free, _) = pool.changes(t);
+            let b = i as usize * nr;
+            if let Some(v) = free.get(b..b + nr) {
+                self.fit[s] = fit_free(v, dem);
                 self.known[s] = true;
                 return;
             }
@@ -164,6 +168,7 @@ impl Sweep {
         }
         self.now = t;
         self.k = 0;
+        self.eager = false;
         self.src.iter_mut().for_each(|x| *x = (NONE, 0));
         if let Some(px) = pool.prices_at(t) {
             // the pool keeps slot t's prices densely: one sequential pass; every fit waits
@@ -197,7 +202,9 @@ impl Sweep {
 
     /// Moves the state on to slot `now + 1`: reads that slot's changes from the pool's
     /// time-major copy, in one sequential pass. A changed server's fit waits until the listing
-    /// reaches it (`known` false); its unit price is the same sum over the same prices as the
+    /// reaches it (`known` false), unless the last listing found the slot full (`eager`): then
+    /// a server without room for one instance gets fit 0 and leaves the index here, which the
+    /// listing would have done on reaching it. Its unit price is the same sum over the same prices as the
     /// server-major breakpoint's, so the order is unchanged (an idle breakpoint's prices are its
     /// class's idle prices, and its fit over a usage of +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
@@ -205,15 +212,14 @@ impl Sweep {
         self.now = t;
         self.k = 0;
         let nr = pool.resources_n();
-        let (srv, vals) = pool.changes(t);
-        for (i, (&e, v)) in srv.iter().zip(vals.chunks_exact(2 * nr.max(1))).enumerate() {
+        let (srv, free, px) = pool.changes(t);
+        let w = nr.max(1);
+        let entries = srv.iter().zip(free.chunks_exact(w)).zip(px.chunks_exact(w));
+        for (i, ((&e, f), p)) in entries.enumerate() {
             let si = (e & !IDLE) as usize;
             if si >= self.n {
                 continue;
             }
-            let p = &v[nr..];
-            // where the fit's usage is, for `resolve`: this entry of slot t
-            self.src[si] = (t, i as u32);
             if e & IDLE != 0 {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)
@@ -222,12 +228,28 @@ impl Sweep {
                     self.refresh(si);
                 }
             } else {
-                let u = unit_of(p, dem);
-                self.unit[si] = u;
-                self.known[si] = false;
+                // After a listing that ran out of servers or met more without room than with
+                // (a full slot), room for one instance
+                // is tested here, from the entry's free room (read in this same pass): a server
+                // without leaves the index at once (fit 0), so the next listing does not walk
+                // past it. Otherwise the listing stops early and would never reach most changed
+                // servers: their fits wait for it. Either way a server without room is never listed.
+                // A server with room waits for the listing to compute its fit.
+                let key = if !self.eager || has_room(f, dem) {
+                    let u = unit_of(p, dem);
+                    self.unit[si] = u;
+                    self.known[si] = false;
+                    // where the fit's free room is, for `resolve`: this entry of slot t
+                    self.src[si] = (t, i as u32);
+                    Some(u)
+                } else {
+                    self.fit[si] = 0;
+                    self.known[si] = true;
+                    None
+                };
                 if tree {
-                    // fit unknown and nothing masked between listings: present, at `u`
-                    self.cheap.set(si, Some(u));
+                    // nothing is masked between listings
+                    self.cheap.set(si, key);
                 }
             }
         }
@@ -240,6 +262,7 @@ impl Sweep {
         self.k = 0;
         self.cum[0] = 0;
         self.pre[0] = 0.0;
+        let mut zeros = 0usize; // servers met without room
         while self.cum[self.k] < count {
             self.cheap.settle();
             let Some(s) = self.cheap.top() else {
@@ -249,6 +272,7 @@ impl Sweep {
             if !self.known[si] {
                 self.resolve(pool, si, dem);
                 if self.fit[si] == 0 {
+                    zeros += 1;
                     self.refresh(si);
                     continue;
                 }
@@ -261,6 +285,7 @@ impl Sweep {
             self.masked[si] = true;
             self.refresh(si);
         }
+        self.eager = self.cum[self.k] < count || zeros > self.k;
         for i in 0..self.k {
             let s = self.ls[i] as usize;
             self.masked[s] = false;

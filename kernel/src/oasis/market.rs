@@ -4,7 +4,7 @@ use super::OasisError;
 use crate::error::Limit;
 use crate::limits::{self, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
-use crate::num::{ceil_eps, floor_eps};
+use crate::num::{ceil_eps, floor_eps, ROUND_EPS};
 use crate::price::oasis_price;
 use crate::resources::ResourceVec;
 use alloc::vec;
@@ -81,8 +81,11 @@ struct SlotChanges {
     /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
     /// that breakpoint's usage is +0.0 everywhere
     srv: Vec<Vec<u32>>,
-    /// per slot: per entry of `srv`, same order, its breakpoint's values (R usages, then R
-    /// prices): the prices for the sweep's unit prices, the usage for the fits it computes
+    /// per slot: per entry of `srv`, same order, its breakpoint's free room c^r - g^r (R
+    /// values), for the sweep's room tests and fits (no capacity lookup)
+    fr: Vec<Vec<f64>>,
+    /// per slot: per entry of `srv`, same order, its breakpoint's R prices, for the sweep's
+    /// unit prices (apart from `fr`, so each pass reads only the half it needs)
     px: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
@@ -98,6 +101,7 @@ impl SlotChanges {
     fn new(slots: u32, cells: usize) -> Self {
         SlotChanges {
             srv: vec![Vec::new(); slots as usize],
+            fr: vec![Vec::new(); slots as usize],
             px: vec![Vec::new(); slots as usize],
             last: None,
             touched: Vec::new(),
@@ -239,13 +243,14 @@ impl Pool {
     }
 
     /// The servers with a breakpoint at slot `t` (increasing, each with [`IDLE`] set when the
-    /// breakpoint has no usage) and their 2R values each (usage then prices), from the
-    /// time-major copy.
-    pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64]) {
+    /// breakpoint has no usage), their free rooms c^r - g^r and their prices (R values each),
+    /// from the time-major copy.
+    pub(crate) fn changes(&self, t: u32) -> (&[u32], &[f64], &[f64]) {
         let c = &self.changes;
-        match (c.srv.get(t as usize), c.px.get(t as usize)) {
-            (Some(s), Some(p)) => (s, p),
-            _ => (&[], &[]),
+        let t = t as usize;
+        match (c.srv.get(t), c.fr.get(t), c.px.get(t)) {
+            (Some(s), Some(f), Some(p)) => (s, f, p),
+            _ => (&[], &[], &[]),
         }
     }
 
@@ -274,9 +279,9 @@ impl Pool {
                     else {
                         continue;
                     };
-                    for (&e, v) in srv.iter().zip(px.chunks_exact(2 * nr.max(1))) {
+                    for (&e, v) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
                         let b = (e & !IDLE) as usize * nr;
-                        c.now_px[b..b + nr].copy_from_slice(&v[nr..]);
+                        c.now_px[b..b + nr].copy_from_slice(v);
                     }
                 }
             }
@@ -410,12 +415,14 @@ impl Pool {
         let c = &mut self.changes;
         let to = (to as usize).min(c.srv.len());
         for t in (from as usize).min(to)..to {
-            let (srv, px) = (&mut c.srv[t], &mut c.px[t]);
+            let srv = &mut c.srv[t];
             if srv.capacity() - srv.len() < need {
                 srv.reserve(need);
             }
-            if px.capacity() - px.len() < need * 2 * nr {
-                px.reserve(need * 2 * nr);
+            for v in [&mut c.fr[t], &mut c.px[t]] {
+                if v.capacity() - v.len() < need * nr {
+                    v.reserve(need * nr);
+                }
             }
         }
     }
@@ -430,37 +437,59 @@ impl Pool {
         let mut entry = s;
         let has = match self.times(s).binary_search(&t) {
             Ok(j) => {
-                let v = self.values(s, j);
-                entry = s | idle_flag(v, nr);
-                vals[..st].copy_from_slice(v.get(..st).unwrap_or(&[0.0; 2 * RESOURCES_MAX][..st]));
+                entry = s | idle_flag(self.values(s, j), nr);
+                self.entry_of(s, j, &mut vals[..st]);
                 true
             }
             Err(_) => false,
         };
-        let nr = st; // an entry holds usage then prices
+        let nr = st / 2; // values per entry in each of `fr` and `px`
         let c = &mut self.changes;
-        let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize)) else {
+        let t = t as usize;
+        let (Some(srv), Some(fr), Some(px)) = (c.srv.get_mut(t), c.fr.get_mut(t), c.px.get_mut(t))
+        else {
             return;
         };
-        let new = &vals[..st];
-        match (has, srv.binary_search_by_key(&s, |&e| e & !IDLE)) {
-            (true, Ok(p)) => {
-                srv[p] = entry;
-                px[p * nr..(p + 1) * nr].copy_from_slice(new);
-            }
-            (true, Err(p)) => {
-                srv.insert(p, entry);
-                let end = px.len();
-                px.extend_from_slice(new);
-                px.copy_within(p * nr..end, (p + 1) * nr);
-                px[p * nr..(p + 1) * nr].copy_from_slice(new);
-            }
+        let (nf, np) = vals[..st].split_at(nr);
+        let at = srv.binary_search_by_key(&s, |&e| e & !IDLE);
+        match (has, at) {
+            (true, Ok(p)) => srv[p] = entry,
+            (true, Err(p)) => srv.insert(p, entry),
             (false, Ok(p)) => {
                 srv.remove(p);
-                px.copy_within((p + 1) * nr.., p * nr);
-                px.truncate(px.len() - nr);
             }
             (false, Err(_)) => {}
+        }
+        for (v, new) in [(fr, nf), (px, np)] {
+            match (has, at) {
+                (true, Ok(p)) => v[p * nr..(p + 1) * nr].copy_from_slice(new),
+                (true, Err(p)) => {
+                    let end = v.len();
+                    v.extend_from_slice(new);
+                    v.copy_within(p * nr..end, (p + 1) * nr);
+                    v[p * nr..(p + 1) * nr].copy_from_slice(new);
+                }
+                (false, Ok(p)) => {
+                    v.copy_within((p + 1) * nr.., p * nr);
+                    v.truncate(v.len() - nr);
+                }
+                (false, Err(_)) => {}
+            }
+        }
+    }
+
+    /// The time-major copy's entry of breakpoint `j` of server `s` into `out` (2R values): the
+    /// free room c^r - g^r per resource (the same subtraction [`fit_of`] makes, so a fit from
+    /// it is bit-identical and needs no capacity), then the R prices.
+    fn entry_of(&self, s: u32, j: usize, out: &mut [f64]) {
+        let nr = self.resources as usize;
+        let v = self.values(s, j);
+        let cap = self.capacities(s as usize * nr, nr);
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = match (r < nr, cap.get(r), v.get(r)) {
+                (true, Some(&c), Some(&g)) => c - g,
+                _ => v.get(r).copied().unwrap_or(0.0),
+            };
         }
     }
 
@@ -470,10 +499,16 @@ impl Pool {
         let mut c = SlotChanges::new(self.slots, self.servers as usize * nr);
         for s in 0..self.servers {
             for (j, &t) in self.times(s).iter().enumerate() {
-                if let (Some(srv), Some(px)) = (c.srv.get_mut(t as usize), c.px.get_mut(t as usize))
+                let t = t as usize;
+                if let (Some(srv), Some(fr), Some(px)) =
+                    (c.srv.get_mut(t), c.fr.get_mut(t), c.px.get_mut(t))
                 {
+                    let mut vals = [0.0f64; 2 * RESOURCES_MAX];
+                    let st = 2 * nr.min(RESOURCES_MAX);
+                    self.entry_of(s, j, &mut vals[..st]);
                     srv.push(s | idle_flag(self.values(s, j), nr));
-                    px.extend_from_slice(self.values(s, j));
+                    fr.extend_from_slice(&vals[..st / 2]);
+                    px.extend_from_slice(&vals[st / 2..st]);
                 }
             }
         }
@@ -646,6 +681,12 @@ pub(crate) fn unit_of(prices: &[f64], dem: &ResourceVec) -> f64 {
 }
 
 /// floor(min_r (c^r - g^r) / dem^r) over dem^r > 0; `usage` empty means idle.
+///
+/// Each quotient is rounded as [`crate::num::floor_eps`] then clamped to `0..=u32::MAX`, without
+/// calling `floor` (the sweep computes a fit per usage change, `docs/oasis.md` "Measured"): for
+/// y = x + 1e-9, floor(y) <= 0 or NaN iff not y >= 1, floor(y) >= u32::MAX iff y >= u32::MAX
+/// (an integer), and in between `y as u32` truncates a positive y, which is its floor. Same
+/// result bit for bit.
 pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
     let mut best = u32::MAX;
     for (r, &c) in cap.iter().enumerate() {
@@ -656,18 +697,54 @@ pub(crate) fn fit_of(cap: &[f64], usage: &[f64], dem: &ResourceVec) -> u32 {
             } else {
                 usage.get(r).copied().unwrap_or(f64::INFINITY)
             };
-            let k = floor_eps((c - g) / d);
-            let k = if k <= 0.0 || k.is_nan() {
-                0
-            } else if k >= u32::MAX as f64 {
-                u32::MAX
-            } else {
-                k as u32
-            };
-            best = best.min(k);
+            best = best.min(floor_fit((c - g) / d));
         }
     }
     best
+}
+
+/// [`fit_of`] from the free room c^r - g^r (R values, as the time-major copy holds it): the
+/// same quotients, so the same fit bit for bit.
+pub(crate) fn fit_free(free: &[f64], dem: &ResourceVec) -> u32 {
+    let mut best = u32::MAX;
+    for (&f, &d) in free.iter().zip(dem.as_slice()) {
+        if d > 0.0 {
+            best = best.min(floor_fit(f / d));
+        }
+    }
+    best
+}
+
+/// `fit_free(free, dem) > 0`, mostly without dividing: per resource with dem^r > 0, a free
+/// room f >= dem^r gives a quotient >= 1 (division rounds monotonically and 1 is a float),
+/// f < dem^r / 2 one <= 1/2 (floor 0 even after + 1e-9); only in between is the quotient
+/// computed. `free` must hold R values.
+#[inline]
+pub(crate) fn has_room(free: &[f64], dem: &ResourceVec) -> bool {
+    for (&f, &d) in free.iter().zip(dem.as_slice()) {
+        if d > 0.0 {
+            if f >= d {
+                continue;
+            }
+            if f < 0.5 * d || floor_fit(f / d) == 0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// floor(x + 1e-9) clamped to `0..=u32::MAX` (NaN: 0), as `floor_eps` would give it.
+#[inline]
+fn floor_fit(x: f64) -> u32 {
+    let y = x + ROUND_EPS;
+    if y >= u32::MAX as f64 {
+        u32::MAX
+    } else if y >= 1.0 {
+        y as u32
+    } else {
+        0 // below 1, or NaN
+    }
 }
 
 impl PartialEq for Pool {
@@ -1067,6 +1144,59 @@ fn sat_u64(x: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `fit_of` without `floor` and `has_room` without most divisions agree with the rounding
+    /// of `floor_eps` on quotients around every integer boundary, 0, huge values and NaN.
+    #[test]
+    fn fits_round_as_floor_eps() {
+        let literal = |x: f64| {
+            let k = floor_eps(x);
+            if k <= 0.0 || k.is_nan() {
+                0
+            } else if k >= u32::MAX as f64 {
+                u32::MAX
+            } else {
+                k as u32
+            }
+        };
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+        ];
+        for k in [
+            0.5f64,
+            1.0,
+            2.0,
+            3.0,
+            7.0,
+            4294967294.0,
+            4294967295.0,
+            4294967296.0,
+        ] {
+            for e in [0.0, 1e-9, 2e-9, 1e-12, 1e-15, 1e-6] {
+                xs.extend([k - e, k + e, f64::from_bits(k.to_bits() - 1)]);
+            }
+        }
+        for &x in &xs {
+            assert_eq!(floor_fit(x), literal(x), "x = {x:e}");
+        }
+        let dem = ResourceVec::from_slice(&[0.25, 0.0, 3.0]).unwrap();
+        let cap = [4.0, 0.0, 12.0];
+        for a in 0..=40 {
+            for b in 0..=130 {
+                let g = [a as f64 * 0.1, 5.0, b as f64 * 0.1 - 1e-10 * (b % 3) as f64];
+                let free: Vec<f64> = cap.iter().zip(&g).map(|(c, g)| c - g).collect();
+                let fit = fit_of(&cap, &g, &dem);
+                assert_eq!(fit_free(&free, &dem), fit);
+                assert_eq!(has_room(&free, &dem), fit > 0);
+            }
+        }
+    }
     use crate::model::oasis::{OasisJob, Utility};
 
     fn rv(v: &[f64]) -> ResourceVec {
@@ -1080,9 +1210,12 @@ mod tests {
         let (a, b) = (&p.changes, &q.changes);
         a.srv == b.srv
             && a.last == b.last
-            && a.px.len() == b.px.len()
-            && a.px.iter().zip(&b.px).all(|(x, y)| {
-                x.len() == y.len() && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+            && [(&a.fr, &b.fr), (&a.px, &b.px)].iter().all(|(a, b)| {
+                a.len() == b.len()
+                    && a.iter().zip(b.iter()).all(|(x, y)| {
+                        x.len() == y.len()
+                            && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+                    })
             })
     }
 
