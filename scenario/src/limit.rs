@@ -89,13 +89,8 @@ pub(crate) fn job_ids(doc: &ScenarioDoc) -> Vec<String> {
 
 /// The id of job `j` in `doc`.
 fn job_id(doc: &ScenarioDoc, j: usize) -> Option<&str> {
-    match doc {
-        ScenarioDoc::Oasis(d) => d.jobs.get(j).map(|x| x.id.as_str()),
-        ScenarioDoc::Online(d) => d.jobs.get(j).map(|x| x.id.as_str()),
-        ScenarioDoc::Placement(d) => d.jobs.get(j).map(|x| x.id.as_str()),
-        ScenarioDoc::Preempt(d) => d.jobs.get(j).map(|x| x.id.as_str()),
-        ScenarioDoc::Route(d) => d.jobs.get(j).map(|x| x.id.as_str()),
-    }
+    use crate::engine::Kind;
+    crate::dispatch!(doc, d, K => K::job_id(d, j))
 }
 
 /// "job `id` (index j)" (`ids`: the scenario's job ids), or "scenario" for a limit on the

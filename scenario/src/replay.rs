@@ -168,15 +168,7 @@ impl fmt::Display for Replayed {
 }
 
 fn job_ids(d: &doc::ScenarioDoc) -> Vec<String> {
-    use doc::ScenarioDoc as S;
-    let ids = |v: &mut dyn Iterator<Item = &String>| v.cloned().collect();
-    match d {
-        S::Oasis(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
-        S::Online(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
-        S::Placement(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
-        S::Preempt(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
-        S::Route(x) => ids(&mut x.jobs.iter().map(|j| &j.id)),
-    }
+    crate::limit::job_ids(d)
 }
 
 /// Verifies the log `bytes` completely, re-runs its inputs and compares every record, the

@@ -15,20 +15,23 @@ pub struct RunOptions {
     pub all_categories: bool,
 }
 
-/// A result document of any kind.
+/// A result document of any kind (a kind not built in holds [`crate::engine::NotBuilt`]:
+/// [`doc::oasis::OasisResult`] and its siblings when built).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
+// A kind left out of the build is an empty variant (`NotBuilt`): not a size difference.
+#[allow(clippy::large_enum_variant)]
 pub enum ResultDoc {
     /// `"oasis"`
-    Oasis(doc::oasis::OasisResult),
+    Oasis(<crate::engine::Oasis as Kind>::Result),
     /// `"online"`
-    Online(doc::online::OnlineResult),
+    Online(<crate::engine::Online as Kind>::Result),
     /// `"placement"`
-    Placement(doc::placement::PlacementResult),
+    Placement(<crate::engine::Placement as Kind>::Result),
     /// `"preempt"`
-    Preempt(doc::preempt::PreemptResult),
+    Preempt(<crate::engine::Preempt as Kind>::Result),
     /// `"route"`
-    Route(doc::route::RouteResult),
+    Route(<crate::engine::Route as Kind>::Result),
 }
 
 impl ResultDoc {

@@ -6,11 +6,16 @@
 // Native: examples/bench_native.rs, built with the wasm build's own profile (wasm-release), times
 // the same Rust functions with the same calibrate-then-batch scheme. Prints ns per iteration and
 // the wasm/native ratio per scenario; exits 1 when a decision ratio exceeds the target (<= 2).
+// Wasm side: each scenario runs in its kind's web module (pkg/web/<kind>/, the modules a page
+// loads: issue 14), instantiated under node; MLSCHED_BENCH_MODULE=all times the all-kinds node
+// module (pkg/node/) instead.
 // Usage: node scripts/bench.mjs [budget ms per measurement, default 200] [rounds, default 3]
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { setPriority } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { WASM_DIR, WORKSPACE } from "../test/helpers.mjs";
 
 const TARGET = 2;
@@ -21,6 +26,19 @@ try { setPriority(0, -10); niced = true; } catch { /* not allowed: measure at no
 const budgetMs = Number(process.argv[2] || 200);
 const rounds = Number(process.argv[3] || 3);
 const m = createRequire(import.meta.url)(join(WASM_DIR, "pkg/node/mlsched.js"));
+const perKind = (process.env.MLSCHED_BENCH_MODULE || "kinds") !== "all";
+const modules = new Map();
+/** The module the wasm side times for `kind`: its web module (initialised once), or `m`. */
+async function moduleOf(kind) {
+  if (!perKind) return m;
+  if (!modules.has(kind)) {
+    const dir = join(WASM_DIR, "pkg/web", kind);
+    const mod = await import(pathToFileURL(join(dir, "mlsched.js")).href);
+    mod.initSync({ module: readFileSync(join(dir, "mlsched_bg.wasm")) });
+    modules.set(kind, mod);
+  }
+  return modules.get(kind);
+}
 const build = spawnSync("cargo", ["build", "-q", "--profile", "wasm-release", "-p", "mlsched-wasm", "--example", "bench_native"],
   { cwd: WORKSPACE, stdio: ["ignore", "inherit", "inherit"] });
 if (build.status !== 0) process.exit(1);
@@ -52,13 +70,15 @@ function time(f) {
 
 const benches = [];
 for (const s of m.bundledScenarios()) {
+  const mod = await moduleOf(s.kind);
   let bench = null;
-  try { bench = new m.DecisionBench(s.scenario); } catch { /* the scheduler rejects it: not timed */ }
+  try { bench = new mod.DecisionBench(s.scenario); } catch { /* the scheduler rejects it: not timed */ }
   if (bench) {
     const hash = bench.run(3); // warm up, as on the native side
-    if (hash !== JSON.parse(m.run(s.scenario)).log_hash) throw new Error(`${s.name}: DecisionBench log_hash differs from run`);
+    if (hash !== JSON.parse(mod.run(s.scenario)).log_hash) throw new Error(`${s.name}: DecisionBench log_hash differs from run`);
+    if (hash !== JSON.parse(m.run(s.scenario)).log_hash) throw new Error(`${s.name}: ${s.kind} module's log_hash differs from the all-kinds module's`);
   }
-  benches.push({ s, bench, nd: Infinity, wd: Infinity, nr: Infinity, wr: Infinity });
+  benches.push({ s, mod, bench, nd: Infinity, wd: Infinity, nr: Infinity, wr: Infinity });
 }
 // Warm-up: V8 compiles wasm with its baseline compiler first and tiers hot functions up to its
 // optimising compiler in the background; one untimed pass over every measurement lets that
@@ -66,7 +86,7 @@ for (const s of m.bundledScenarios()) {
 for (const b of benches) {
   if (!b.bench) continue;
   time((k) => b.bench.run(k));
-  time((k) => { for (let i = 0; i < k; i++) m.run(b.s.scenario); });
+  time((k) => { for (let i = 0; i < k; i++) b.mod.run(b.s.scenario); });
 }
 // Rounds alternate the two sides and keep each side's fastest round, so that load from other
 // processes on the machine (which only ever slows a round down) affects both sides alike.
@@ -80,7 +100,7 @@ for (let round = 0; round < rounds; round++) {
     b.nd = Math.min(b.nd, n.decisions);
     b.nr = Math.min(b.nr, n.run);
     b.wd = Math.min(b.wd, time((k) => b.bench.run(k)));
-    b.wr = Math.min(b.wr, time((k) => { for (let i = 0; i < k; i++) m.run(b.s.scenario); }));
+    b.wr = Math.min(b.wr, time((k) => { for (let i = 0; i < k; i++) b.mod.run(b.s.scenario); }));
   }
 }
 const rows = benches.map((b) => {
@@ -90,7 +110,7 @@ const rows = benches.map((b) => {
 });
 
 const f0 = (x) => x.toFixed(0).padStart(12);
-console.log(`wasm (node ${process.version}) vs native, CPU ns per iteration (fastest 10 ms batch), fastest of ${rounds} rounds of ${budgetMs} ms${niced ? ", nice -10" : ""}`);
+console.log(`wasm (node ${process.version}, ${perKind ? "each kind's web module" : "the all-kinds module"}) vs native, CPU ns per iteration (fastest 10 ms batch), fastest of ${rounds} rounds of ${budgetMs} ms${niced ? ", nice -10" : ""}`);
 console.log("scenario              decisions: native        wasm   ratio  |  run: native        wasm   ratio");
 for (const x of rows) {
   if (x.skipped) { console.log(`${x.name.padEnd(22)}skipped: ${x.skipped}`); continue; }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Everything CI needs for the wasm package and the visualiser (issue 9), in one script:
 #   npm ci (devDependencies: binaryen's wasm-opt, typescript, playwright-core) -> build
-#   (wasm-bindgen CLI + wasm-opt) -> tsc --noEmit of a typed usage example against the package's
+#   (wasm-bindgen CLI + wasm-opt; the all-kinds modules and one web module per kind) -> tsc --noEmit of a typed usage example against the package's
 #   .d.ts -> npm pack -> node tests (tarball install, native = wasm, Engine event by event) ->
 #   native sim/engine tests
 #   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium) -> the visualiser on the whole
@@ -25,7 +25,8 @@ step() { # step NAME command...
   echo "==> $name"
   if "$@" >"$tmp/log" 2>&1; then
     echo "PASS $name"
-    grep -E '^# (native|page|installed|screenshots|engine|scale)' "$tmp/log" | sed 's/^# /     /' || true
+    # Test summaries, and build.sh's module sizes (each per-kind module: the size budget).
+    grep -E '^(# (native|page|installed|screenshots|engine|scale)|built )' "$tmp/log" | sed 's/^# //; s/^/     /' || true
   else
     cat "$tmp/log"
     echo "FAIL $name"

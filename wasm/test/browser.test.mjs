@@ -23,7 +23,7 @@ let server, ctx, profile;
 const pageErrors = [];
 
 before(async () => {
-  assert.ok(existsSync(join(WASM_DIR, "www/mlsched/mlsched_bg.wasm")), "run scripts/build.sh first (www/mlsched missing)");
+  assert.ok(existsSync(join(WASM_DIR, "www/mlsched/loader.js")), "run scripts/build.sh first (www/mlsched missing)");
   assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
   mkdirSync(SHOTS, { recursive: true });
   server = await serve(join(WASM_DIR, "www"));
@@ -176,4 +176,40 @@ test("what-if: a job added and a capacity changed, on the engine; decisions comp
   await page.screenshot({ path: join(SHOTS, "whatif-online-ps-small.png"), fullPage: true });
   await page.close();
   assert.deepEqual(pageErrors, [], "no JS errors in the page");
+});
+
+test("each kind's page fetches only that kind's wasm module (loader, issue 14)", async () => {
+  const bundled = createRequire(import.meta.url)(join(WASM_DIR, "pkg/node/mlsched.js")).bundledScenarios();
+  const native = nativeResults().filter((c) => c.policy === null && !c.all_categories && "ok" in c);
+  const kinds = ["oasis", "online", "placement", "preempt", "route"];
+  /** The .wasm files the page fetched (from the page's resource timing: cache hits included). */
+  const wasmFetched = (page) => page.evaluate(() => performance.getEntriesByType("resource")
+    .map((e) => new URL(e.name).pathname).filter((p) => p.endsWith(".wasm")));
+  for (const [i, kind] of kinds.entries()) {
+    const name = bundled.find((b) => b.kind === kind && native.some((c) => c.name === b.name)).name;
+    const requested = [];
+    const page = await ctx.newPage();
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.on("request", (r) => { if (r.url().endsWith(".wasm")) requested.push(new URL(r.url()).pathname); });
+    await page.goto(server.url + `?scenario=${encodeURIComponent(name)}`);
+    await page.waitForSelector("body[data-ready]", { timeout: 30000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.ready), "ok", `${name}: shown`);
+    assert.deepEqual(await wasmFetched(page), [`/mlsched/${kind}/mlsched_bg.wasm`], `${name}: only the ${kind} module fetched`);
+    for (const p of requested) assert.equal(p, `/mlsched/${kind}/mlsched_bg.wasm`, `${name}: network request ${p}`);
+    assert.deepEqual(await page.evaluate(() => window.mlschedViz.loadedKinds()), [kind]);
+    const want = JSON.parse(native.find((c) => c.name === name).ok);
+    assert.equal(await page.textContent("#log-hash"), want.log_hash, `${name}: log_hash as native`);
+    // Switching to a scenario of another kind loads that kind's module (once); back is cached.
+    const other = kinds[(i + 1) % kinds.length];
+    const otherName = bundled.find((b) => b.kind === other).name;
+    assert.equal(await page.evaluate((n) => window.mlschedViz.load(n), otherName), "ok", `${otherName}: shown after ${name}`);
+    assert.equal(await page.evaluate(() => window.mlschedViz.resultJson()),
+      native.find((c) => c.name === otherName)?.ok ?? await page.evaluate(() => window.mlschedViz.resultJson()), `${otherName}: result bytes as native`);
+    assert.equal(await page.evaluate((n) => window.mlschedViz.load(n), name), "ok");
+    assert.deepEqual((await wasmFetched(page)).sort(), [`/mlsched/${kind}/mlsched_bg.wasm`, `/mlsched/${other}/mlsched_bg.wasm`].sort(),
+      `${name} -> ${otherName} -> ${name}: each module fetched once`);
+    await page.close();
+  }
+  assert.deepEqual(pageErrors, [], "no JS errors in the page");
+  console.log("page loads one wasm module per kind shown (5 kinds, switching fetches the other kind's once)");
 });

@@ -22,7 +22,9 @@ test("npm pack tarball installs and runs a scenario", () => {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", tgz], { cwd: dir, stdio: "pipe" });
     const pkg = join(dir, "node_modules", "mlsched");
-    for (const f of ["types/mlsched.d.ts", "README.md", "pkg/node/mlsched_bg.wasm", "pkg/web/mlsched_bg.wasm", "pkg/web/mlsched.js"]) {
+    for (const f of ["types/mlsched.d.ts", "README.md", "pkg/node/mlsched_bg.wasm", "pkg/web/mlsched_bg.wasm", "pkg/web/mlsched.js",
+      "types/loader.d.ts", "pkg/web/loader.js", "pkg/web/data.js",
+      ...["oasis", "online", "placement", "preempt", "route"].flatMap((k) => [`pkg/web/${k}/mlsched.js`, `pkg/web/${k}/mlsched_bg.wasm`])]) {
       assert.ok(existsSync(join(pkg, f)), `tarball contains ${f}`);
     }
     const script = `

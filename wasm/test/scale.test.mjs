@@ -58,7 +58,7 @@ const stats = (xs) => {
 const ms = (x) => x.toFixed(1);
 
 before(async () => {
-  assert.ok(existsSync(join(WASM_DIR, "www/mlsched/mlsched_bg.wasm")), "run scripts/build.sh first (www/mlsched missing)");
+  assert.ok(existsSync(join(WASM_DIR, "www/mlsched/loader.js")), "run scripts/build.sh first (www/mlsched missing)");
   assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
   mkdirSync(SHOTS, { recursive: true });
   work = mkdtempSync(join(tmpdir(), "mlsched-openb-"));
@@ -93,7 +93,7 @@ test("openb: the whole cluster's result draws, zooms and pans on canvas", { time
   await page.evaluate(([s, r]) => { window.__openb = [s, r]; }, [scenario, result]);
   const t = await page.evaluate(async () => {
     const t0 = performance.now();
-    const ready = window.mlschedViz.replay(window.__openb[0], window.__openb[1], "openb");
+    const ready = await window.mlschedViz.replay(window.__openb[0], window.__openb[1], "openb");
     const t1 = performance.now();
     await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
     const first = Math.max(...Object.values(window.mlschedViz.views).filter(Boolean).map((v) => v.stats.firstDrawAt));
@@ -200,7 +200,7 @@ async function hourSlots(t, arch, policy, zoomAt) {
   await page.evaluate(([a, b]) => { window.__hours = [a, b]; }, [sc, res]);
   const out = await page.evaluate(async () => {
     const t0 = performance.now();
-    const ready = window.mlschedViz.replay(window.__hours[0], window.__hours[1], "openb-hours");
+    const ready = await window.mlschedViz.replay(window.__hours[0], window.__hours[1], "openb-hours");
     await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
     const views = Object.values(window.mlschedViz.views).filter(Boolean);
     const v = window.mlschedViz.views;

@@ -19,8 +19,26 @@ export function runWith(scenarioJson: string, policy?: string | null, allCategor
 export function bundledScenarios(): BundledScenario[];
 /** Policies accepted by `runWith` for `kind`; the first is the kind's own algorithm. */
 export function policies(kind: Kind): string[];
+/** The kinds this module runs: all five in the package's main module, one in each per-kind
+ *  web module (`mlsched/loader`); a document of another kind throws an Error naming its module. */
+export function kinds(): Kind[];
 /** Package version. */
 export function version(): string;
+
+/** What `load()` of `mlsched/loader` (types/loader.d.ts) resolves to: one kind's web module,
+ *  initialised, with the package's API (its `run`, `Engine`, ... accept documents of its kind
+ *  only; `bundledScenarios()` and `policies()` answer for every kind). */
+export interface KindModule {
+  run: typeof run;
+  runWith: typeof runWith;
+  bundledScenarios: typeof bundledScenarios;
+  policies: typeof policies;
+  kinds: typeof kinds;
+  version: typeof version;
+  Engine: typeof Engine;
+  Simulation: typeof Simulation;
+  DecisionBench: typeof DecisionBench;
+}
 
 export type Kind = "oasis" | "online" | "placement" | "preempt" | "route";
 

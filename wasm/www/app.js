@@ -1,6 +1,8 @@
 // The mlsched visualiser: runs scenarios with the wasm kernel (the CLI's own code) and draws the
 // replayed decisions. No dependencies, no network: everything is in this folder.
-import init, { run, runWith, bundledScenarios, policies, version, Simulation } from "./mlsched/mlsched.js";
+// One wasm module per scenario kind (mlsched/loader.js): the page fetches only the module of
+// the kind it shows, when it first shows it; the scenario list and policies are plain data.
+import { load, loadedKinds, KINDS, bundledScenarios, policies, version } from "./mlsched/loader.js";
 import { GridView, barPainter, seriesPainter, forSegments, combineSeries, colourTable, hslToRgb } from "./canvasview.js";
 import { WhatIf } from "./whatif.js";
 
@@ -14,6 +16,17 @@ const PAPERS = {
   preempt: "<b>Wang et al.</b>, 2022: <i>preemptive chunk scheduling in edge-cloud</i>. Jobs are split into chunks dispatched to edge workers (with upload delays) or the cloud; a worker's queue is preemptive, so short chunks overtake long ones. Watch the queues and the preemptions.",
   route: "<b>CSRP</b> — Song et al., 2023: <i>compute-server selection and routing for parameter-server jobs</i>. Each job gets compute nodes and PS→worker paths (optionally aggregated at a switch) minimising network cost under deadlines. The topology shows the chosen paths of running jobs.",
 };
+
+/** The module of the kind shown (run, runWith, Simulation, Engine), set by `moduleFor`. */
+let api = null;
+
+/** The module for `text`'s kind (loaded on first use). A document without a known kind is given
+ *  to the module already loaded, which refuses it with the CLI's message. */
+async function moduleFor(text) {
+  const kind = kindOf(text);
+  if (KINDS.includes(kind) || !api) api = await load(KINDS.includes(kind) ? kind : text);
+  return api;
+}
 
 const state = { bundled: [], scenarioText: "", scenarioName: "", sim: null, tl: null, timer: null, heatRes: -1, heatAgg: "max", resultJson: "", ji: null };
 
@@ -94,9 +107,16 @@ function selectBundled(name) {
 }
 
 /** Runs the current scenario: the summary comes from `run` (byte-identical to the CLI). */
-function runCurrent() {
+async function runCurrent() {
   stop();
   const kind = kindOf(state.scenarioText);
+  let run, runWith, Simulation;
+  try {
+    ({ run, runWith, Simulation } = await moduleFor(state.scenarioText));
+  } catch (e) {
+    showRunError(e);
+    return;
+  }
   $("paper").innerHTML = PAPERS[kind] || "Scenario of unknown kind.";
   const policy = $("policy").value;
   const own = policies(kind)[0];
@@ -121,11 +141,12 @@ function runCurrent() {
   show(sim, result, `${state.scenarioName} — ran in the browser`);
 }
 
-function replayResult(resultText) {
+async function replayResult(resultText) {
   stop();
   let sim;
   const t0 = performance.now();
   try {
+    const { Simulation } = await moduleFor(state.scenarioText);
     sim = Simulation.fromResult(state.scenarioText, resultText);
     state.timings = { engine_rerun_ms: performance.now() - t0 };
   } catch (e) {
@@ -660,23 +681,24 @@ function wire() {
 }
 
 async function main() {
-  await init();
   $("version").textContent = version();
   state.bundled = bundledScenarios();
   fillPicker();
   wire();
   state.whatIf = new WhatIf($("whatif"),
-    () => ({ scenarioText: state.scenarioText, policy: state.tl.policy, tl: state.tl, step: state.sim?.currentStep ?? 0 }),
+    () => ({ scenarioText: state.scenarioText, policy: state.tl.policy, tl: state.tl, step: state.sim?.currentStep ?? 0, Engine: api.Engine }),
     (text, name) => { state.scenarioText = text; state.scenarioName = name; runCurrent(); });
   const want = new URLSearchParams(location.search).get("scenario");
   selectBundled(state.bundled.some((b) => b.name === want) ? want : state.bundled[0].name);
-  runCurrent();
+  await runCurrent();
 }
 
 // For tests and for teachers who want to drive the page from the console.
 window.mlschedViz = {
-  load(name) { selectBundled(name); runCurrent(); return document.body.dataset.ready; },
-  replay(scenarioText, resultText, name = "custom") { state.scenarioText = scenarioText; state.scenarioName = name; fillPolicies(kindOf(scenarioText)); replayResult(resultText); return document.body.dataset.ready; },
+  async load(name) { selectBundled(name); await runCurrent(); return document.body.dataset.ready; },
+  async replay(scenarioText, resultText, name = "custom") { state.scenarioText = scenarioText; state.scenarioName = name; fillPolicies(kindOf(scenarioText)); await replayResult(resultText); return document.body.dataset.ready; },
+  /** The kinds whose module the page has loaded. */
+  loadedKinds,
   seek(t) { stop(); state.sim?.seek(t); render(); },
   resultJson: () => state.resultJson,
   firstJob: () => state.tl?.jobs[0]?.id,

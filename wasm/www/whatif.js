@@ -1,5 +1,6 @@
 // The what-if panel: edit the scenario (add a job, change a server's capacity), run the edited
-// scenario on the JS engine (`Engine` of the npm package) event by event next to the base
+// scenario on the JS engine (`Engine` of the npm package: the module of the scenario's kind,
+// given by the page through `ctx().Engine`) event by event next to the base
 // scenario, and list the decisions that changed.
 //
 // The engine takes arrivals, slots and finishes as events, but a server's capacity is part of the
@@ -7,7 +8,6 @@
 // restored into an engine of the same scenario. So every what-if re-creates the engine from the
 // edited scenario and replays all the events from slot 0 (the base run is replayed the same way),
 // and the two decision streams are compared job by job.
-import { Engine } from "./mlsched/mlsched.js";
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -34,9 +34,10 @@ export const isOutcome = (d) => !PRICED.test(d.field);
 
 /**
  * Feeds the scenario's arrivals and wake-ups to a new engine slot by slot (the loop of the npm
- * README) and returns every decision per job id, the decisions of no job, and the result.
+ * README) with `Engine` (of the scenario's kind's module) and returns every decision per job
+ * id, the decisions of no job, and the result.
  */
-export function driveEngine(scenarioJson, policy) {
+export function driveEngine(Engine, scenarioJson, policy) {
   const e = new Engine(scenarioJson, policy);
   try {
     const byJob = new Map(), general = [];
@@ -140,7 +141,7 @@ export function jobCopy(doc, template, id, slot) {
   return j;
 }
 
-/** The panel in `host`; `ctx()` gives {scenarioText, policy, tl, step}; `show(text, name)` loads
+/** The panel in `host`; `ctx()` gives {scenarioText, policy, tl, step, Engine}; `show(text, name)` loads
  *  a scenario into the visualiser. */
 export class WhatIf {
   constructor(host, ctx, show) {
@@ -226,15 +227,15 @@ export class WhatIf {
 
   /** Runs base and edited scenario on the engine and shows what changed; returns the diff. */
   run() {
-    const { scenarioText, policy } = this.ctx();
+    const { scenarioText, policy, Engine } = this.ctx();
     this.out.innerHTML = "";
     this.showB.disabled = true;
     let edited, base, alt;
     const t0 = performance.now();
     try {
       edited = this.edit();
-      base = driveEngine(scenarioText, policy);
-      alt = driveEngine(edited.text, policy);
+      base = driveEngine(Engine, scenarioText, policy);
+      alt = driveEngine(Engine, edited.text, policy);
     } catch (e) {
       this.status.textContent = "";
       this.out.append(el("pre", { class: "error", id: "wi-error", text: e instanceof Error ? e.message : String(e) }));

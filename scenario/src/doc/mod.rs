@@ -19,19 +19,22 @@ use serde::de::DeserializeOwned;
 /// The five scenario kinds.
 pub const KINDS: [&str; 5] = ["oasis", "online", "placement", "preempt", "route"];
 
-/// A parsed (not yet validated) scenario document of any kind.
+/// A parsed (not yet validated) scenario document of any kind: [`oasis::OasisDoc`] and its
+/// siblings, or [`crate::engine::NotBuilt`] for a kind this build leaves out (its feature off).
 #[derive(Clone, Debug)]
+// A kind left out of the build is an empty variant (`NotBuilt`): not a size difference.
+#[allow(clippy::large_enum_variant)]
 pub enum ScenarioDoc {
     /// `"oasis"`
-    Oasis(oasis::OasisDoc),
+    Oasis(<crate::engine::Oasis as crate::engine::Kind>::Doc),
     /// `"online"`
-    Online(online::OnlineDoc),
+    Online(<crate::engine::Online as crate::engine::Kind>::Doc),
     /// `"placement"`
-    Placement(placement::PlacementDoc),
+    Placement(<crate::engine::Placement as crate::engine::Kind>::Doc),
     /// `"preempt"`
-    Preempt(preempt::PreemptDoc),
+    Preempt(<crate::engine::Preempt as crate::engine::Kind>::Doc),
     /// `"route"`
-    Route(route::RouteDoc),
+    Route(<crate::engine::Route as crate::engine::Kind>::Doc),
 }
 
 impl ScenarioDoc {
@@ -70,8 +73,10 @@ pub fn json_value(text: &str) -> Result<serde_json::Value, serde_json::Error> {
     serde_json::from_str(text)
 }
 
-/// Parses a scenario document (any kind) without validating its values.
-pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
+/// The `kind` of a scenario document, read without parsing the rest of it (any kind, built
+/// into this build or not): the errors of [`parse`] for a document that is not a JSON object or
+/// whose `kind` is missing or not a string. Unknown kinds are returned as they are.
+pub fn kind_of(text: &str) -> Result<String, InputError> {
     let what = match text.trim_start().as_bytes().first() {
         Some(b'{') => None,
         Some(b'[') => Some("an array"),
@@ -93,29 +98,38 @@ pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
         ));
     }
     let probe: Probe = serde_json::from_str(text).map_err(not_json)?;
-    let kind = match probe.kind {
-        Some(serde_json::Value::String(k)) => k,
-        Some(other) => {
-            return Err(InputError::new(
-                "scenario",
-                "kind",
-                format!("must be a string, got {other}"),
-            ))
-        }
-        None => {
-            return Err(InputError::new(
-                "scenario",
-                "kind",
-                format!("missing; expected one of {}", KINDS.join(", ")),
-            ))
-        }
-    };
+    match probe.kind {
+        Some(serde_json::Value::String(k)) => Ok(k),
+        Some(other) => Err(InputError::new(
+            "scenario",
+            "kind",
+            format!("must be a string, got {other}"),
+        )),
+        None => Err(InputError::new(
+            "scenario",
+            "kind",
+            format!("missing; expected one of {}", KINDS.join(", ")),
+        )),
+    }
+}
+
+/// Parses a scenario document (any kind) without validating its values. A document of a kind
+/// this build leaves out (its cargo feature off) is refused, naming the kind and the module to
+/// load.
+pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
+    let kind = kind_of(text)?;
     Ok(match kind.as_str() {
+        #[cfg(feature = "oasis")]
         "oasis" => ScenarioDoc::Oasis(strict(text)?),
+        #[cfg(feature = "online")]
         "online" => ScenarioDoc::Online(strict(text)?),
+        #[cfg(feature = "placement")]
         "placement" => ScenarioDoc::Placement(strict(text)?),
+        #[cfg(feature = "preempt")]
         "preempt" => ScenarioDoc::Preempt(strict(text)?),
+        #[cfg(feature = "route")]
         "route" => ScenarioDoc::Route(strict(text)?),
+        other if KINDS.contains(&other) => return Err(not_built(other)),
         other => {
             return Err(InputError::new(
                 "scenario",
@@ -127,6 +141,38 @@ pub fn parse(text: &str) -> Result<ScenarioDoc, InputError> {
             ))
         }
     })
+}
+
+/// The kinds this build can parse and run (cargo features of this crate; all five by default).
+pub fn built_kinds() -> impl Iterator<Item = &'static str> {
+    KINDS.into_iter().filter(|k| is_built(k))
+}
+
+/// Whether documents of `kind` are built into this build (its cargo feature is on).
+pub fn is_built(kind: &str) -> bool {
+    const BUILT: [(&str, bool); 5] = [
+        ("oasis", cfg!(feature = "oasis")),
+        ("online", cfg!(feature = "online")),
+        ("placement", cfg!(feature = "placement")),
+        ("preempt", cfg!(feature = "preempt")),
+        ("route", cfg!(feature = "route")),
+    ];
+    BUILT.iter().any(|&(k, built)| built && k == kind)
+}
+
+/// The error for a document of a known kind this build leaves out: it names the kind, the
+/// kinds built in, and the module to load instead (the web package's per-kind modules are named
+/// by kind: `mlsched-<kind>`).
+fn not_built(kind: &str) -> InputError {
+    let built: Vec<&str> = built_kinds().collect();
+    InputError::new(
+        "scenario",
+        "kind",
+        format!(
+            "kind `{kind}` is not built into this module (it has: {}); load the `{kind}` module (mlsched-{kind})",
+            built.join(", ")
+        ),
+    )
 }
 
 /// Deserialises `text` into `T`, reporting the JSON path of any structural error and, where the

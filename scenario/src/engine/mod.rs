@@ -21,15 +21,22 @@
 //! - **One per-kind trait**: each kind implements [`Kind`] (its documents, policies, engine and
 //!   summary); [`dispatch!`](crate::dispatch) is the single place that matches on the kind.
 mod decision;
+mod not_built;
+#[cfg(feature = "oasis")]
 mod oasis;
+#[cfg(feature = "online")]
 mod online;
+#[cfg(feature = "placement")]
 mod placement;
+#[cfg(feature = "preempt")]
 mod preempt;
+#[cfg(feature = "route")]
 mod route;
 mod snapshot;
 pub mod trace;
 
 pub use decision::{Data, Decision};
+pub use not_built::NotBuilt;
 pub use trace::Trace;
 
 use crate::doc::{self, ScenarioDoc};
@@ -41,8 +48,9 @@ use mlsched_kernel::Slot;
 
 /// One scenario kind: its documents, its policies, its engine and its human summary.
 ///
-/// Implemented by [`oasis::Oasis`], [`online::Online`], [`placement::Placement`],
-/// [`preempt::Preempt`] and [`route::Route`]; [`dispatch!`](crate::dispatch) selects one.
+/// Implemented by [`Oasis`], [`Online`], [`Placement`], [`Preempt`] and [`Route`];
+/// [`dispatch!`](crate::dispatch) selects one. A kind whose cargo feature is off is a
+/// [`NotBuilt`] stand-in: its documents cannot exist, so its arms of every match are dead code.
 pub trait Kind {
     /// The `kind` string of its documents.
     const NAME: &'static str;
@@ -56,6 +64,8 @@ pub trait Kind {
     fn engine<L: LogSink>(doc: &Self::Doc, opts: &RunOptions) -> Result<Built<L>, RunError>;
     /// Number of jobs of a scenario document.
     fn jobs(doc: &Self::Doc) -> usize;
+    /// The id of job `j` of a scenario document (document order).
+    fn job_id(doc: &Self::Doc, j: usize) -> Option<&str>;
     /// Checks every value of a scenario document (the errors `mlsched run` reports).
     fn validate(doc: &Self::Doc) -> Result<(), InputError>;
     /// The human summary `mlsched run` prints.
@@ -84,6 +94,10 @@ macro_rules! kind_documents {
 
         fn jobs(doc: &Self::Doc) -> usize {
             doc.jobs.len()
+        }
+
+        fn job_id(doc: &Self::Doc, j: usize) -> Option<&str> {
+            doc.jobs.get(j).map(|x| x.id.as_str())
         }
 
         fn validate(doc: &Self::Doc) -> Result<(), crate::InputError> {
@@ -198,10 +212,25 @@ macro_rules! dispatch_result {
     };
 }
 
+#[cfg(not(feature = "oasis"))]
+pub use not_built::Oasis;
+#[cfg(not(feature = "online"))]
+pub use not_built::Online;
+#[cfg(not(feature = "placement"))]
+pub use not_built::Placement;
+#[cfg(not(feature = "preempt"))]
+pub use not_built::Preempt;
+#[cfg(not(feature = "route"))]
+pub use not_built::Route;
+#[cfg(feature = "oasis")]
 pub use oasis::Oasis;
+#[cfg(feature = "online")]
 pub use online::Online;
+#[cfg(feature = "placement")]
 pub use placement::Placement;
+#[cfg(feature = "preempt")]
 pub use preempt::Preempt;
+#[cfg(feature = "route")]
 pub use route::Route;
 
 /// An event as fed to the engine (kept for [`Engine::snapshot`]).

@@ -7,10 +7,15 @@
 //! A saved result is shown by running its scenario again ([`Run::from_result`]): the re-run
 //! must reproduce the result's `log_hash` (and document), else the result is refused, so the page
 //! only ever shows decisions the engine actually takes.
+#[cfg(feature = "oasis")]
 mod oasis;
+#[cfg(feature = "online")]
 mod online;
+#[cfg(feature = "placement")]
 mod placement;
+#[cfg(feature = "preempt")]
 mod preempt;
+#[cfg(feature = "route")]
 mod route;
 pub mod series;
 
@@ -109,12 +114,22 @@ impl Run {
     /// The timeline the page draws.
     pub fn timeline(&self) -> Result<Timeline, String> {
         let ds = &self.decisions;
+        // Only the oasis, online and placement builders read the trace.
+        #[cfg_attr(
+            not(any(feature = "oasis", feature = "online", feature = "placement")),
+            allow(unused_variables)
+        )]
         let tr = self.trace.as_ref();
         let mut t = match (&self.doc, &self.result) {
+            #[cfg(feature = "oasis")]
             (ScenarioDoc::Oasis(d), ResultDoc::Oasis(r)) => oasis::build(d, r, ds, tr),
+            #[cfg(feature = "online")]
             (ScenarioDoc::Online(d), ResultDoc::Online(r)) => online::build(d, r, ds, tr),
+            #[cfg(feature = "placement")]
             (ScenarioDoc::Placement(d), ResultDoc::Placement(r)) => placement::build(d, r, ds, tr),
+            #[cfg(feature = "preempt")]
             (ScenarioDoc::Preempt(d), ResultDoc::Preempt(r)) => preempt::build(d, r, ds),
+            #[cfg(feature = "route")]
             (ScenarioDoc::Route(d), ResultDoc::Route(r)) => route::build(d, r, ds),
             _ => return Err("result: its kind does not match the scenario's".into()),
         };
@@ -134,7 +149,7 @@ impl Run {
 }
 
 fn policy_of(r: &ResultDoc) -> &str {
-    mlsched_scenario::dispatch_result!(r, x, _K => x.policy.as_str())
+    r.policy()
 }
 
 /// A server (or worker, or compute node) drawn as one row of the timeline and heatmaps.

@@ -1,6 +1,8 @@
 // Typed usage of the package (checked by `tsc --noEmit -p test/types` in scripts/ci.sh): if the
 // hand-written types in types/mlsched.d.ts drift from the package's API, this stops compiling.
 import init, { run, runWith, bundledScenarios, policies, version, Engine, Simulation, DecisionBench } from "mlsched";
+import { load, kindOf, bundledScenarios as listed, policies as policiesOf, loadedKinds, KINDS } from "mlsched/loader";
+import type { KindModule } from "mlsched/loader";
 import type { Arrival, BundledScenario, EngineDecision, Kind, SimState, Timeline, Decision, CategoryMarket, MarketRound } from "mlsched";
 
 async function main(): Promise<void> {
@@ -72,4 +74,19 @@ async function main(): Promise<void> {
   }
 }
 
+// The web loader: one module per kind, loaded on first use.
+async function perKind(): Promise<void> {
+  const first = listed()[0];
+  if (!first) return;
+  const k: Kind = kindOf(first.scenario);
+  const m: KindModule = await load(first.scenario);
+  const again: KindModule = await load(k);
+  const r: string = m.run(first.scenario);
+  const s = new m.Simulation(first.scenario);
+  const e = new again.Engine(first.scenario, policiesOf(k)[0]);
+  const mine: Kind[] = m.kinds();
+  console.log(r.length, s.steps, e.jobs, mine, loadedKinds(), KINDS.length);
+}
+
 void main();
+void perKind();
