@@ -1,9 +1,10 @@
 #!/bin/sh
 # Everything CI needs for the wasm package and the visualiser (issue 9), in one script:
 #   npm ci (devDependencies: binaryen's wasm-opt, typescript, playwright-core) -> build
-#   (wasm-bindgen CLI + wasm-opt; the all-kinds modules and one web module per kind) -> tsc --noEmit of a typed usage example against the package's
-#   .d.ts -> npm pack -> node tests (tarball install, native = wasm, Engine event by event) ->
-#   native sim/engine tests
+#   (wasm-bindgen CLI + wasm-opt; the all-kinds modules and one web module per kind) -> tsc
+#   --noEmit of a typed usage example against the package's .d.ts -> npm pack -> node tests
+#   (tarball install, native = wasm for the all-kinds and each per-kind module, Engine event
+#   by event) -> native sim/engine tests, a one-kind build's refusal of the other kinds
 #   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium) -> the visualiser on the whole
 #   openb result (Chromium; the release CLI's import if target/release/mlsched is built, else the
 #   gzipped fixture test/fixtures/openb-oasis.json.gz).
@@ -55,6 +56,7 @@ step "node: tarball install" node --test test/package.test.mjs
 step "node: native = wasm" node --test test/native_vs_wasm.test.mjs
 step "node: Engine event by event = run, snapshots" node --test test/engine.test.mjs
 step "rust: sim + engine + api (native)" sh -c "cd '$ws' && cargo test -q -p mlsched-wasm"
+step "rust: a one-kind build refuses the other kinds (mlsched-scenario --features route)" sh -c "cd '$ws' && cargo test -q -p mlsched-scenario --lib --no-default-features --features route doc::tests"
 step "rust: wasm-bindgen-test (wasm32, node)" sh -c "cd '$ws' && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test -p mlsched-wasm --target wasm32-unknown-unknown --tests"
 step "browser: visualiser in Chromium" node --test test/browser.test.mjs
 step "browser: visualiser at cluster scale (whole openb result)" node --test test/scale.test.mjs

@@ -240,3 +240,51 @@ fn subject_of_path(text: &str, path: &str) -> (String, String) {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_of_reads_only_the_kind() {
+        assert_eq!(
+            kind_of(r#"{"kind": "route", "x": [1, 2]}"#).unwrap(),
+            "route"
+        );
+        assert_eq!(kind_of(r#"{"kind": "nope"}"#).unwrap(), "nope");
+        assert_eq!(kind_of("{}").unwrap_err().field, "kind");
+        assert_eq!(kind_of("[]").unwrap_err().subject, "document");
+    }
+
+    /// Each kind whose feature is on parses; each other known kind is the typed error naming
+    /// the module to load (`cargo test -p mlsched-scenario --lib --no-default-features
+    /// --features oasis` runs the second half).
+    #[test]
+    fn a_kind_left_out_is_refused_naming_its_module() {
+        for (name, text) in crate::bundled::SCENARIOS {
+            let kind = kind_of(text).unwrap();
+            match parse(text) {
+                Ok(d) => assert!(is_built(&kind) && d.kind() == kind, "{name}"),
+                Err(e) => {
+                    assert!(!is_built(&kind), "{name}: {e}");
+                    assert_eq!((e.subject.as_str(), e.field.as_str()), ("scenario", "kind"));
+                    assert!(
+                        e.problem
+                            .starts_with(&format!("kind `{kind}` is not built into this module"))
+                            && e.problem
+                                .ends_with(&format!("load the `{kind}` module (mlsched-{kind})")),
+                        "{name}: {e}"
+                    );
+                }
+            }
+        }
+        let all = cfg!(all(
+            feature = "oasis",
+            feature = "online",
+            feature = "placement",
+            feature = "preempt",
+            feature = "route"
+        ));
+        assert_eq!(built_kinds().count() == KINDS.len(), all);
+    }
+}
