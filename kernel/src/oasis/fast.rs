@@ -201,21 +201,66 @@ impl Sweep {
     }
 
     /// Moves the state on to slot `now + 1`: reads that slot's changes from the pool's
-    /// time-major copy, in one sequential pass. A changed server's fit waits until the listing
-    /// reaches it (`known` false), unless the last listing found the slot full (`eager`): then
-    /// a server without room for one instance gets fit 0 and leaves the index here, which the
-    /// listing would have done on reaching it. Its unit price is the same sum over the same prices as the
-    /// server-major breakpoint's, so the order is unchanged (an idle breakpoint's prices are its
-    /// class's idle prices, and its fit over a usage of +0.0 is the idle fit).
+    /// time-major copy, in one sequential pass, group by group ([`Pool::groups`]). A group whose
+    /// largest free room on some demanded resource is short of one instance has no server with
+    /// room: its servers get fit 0 and leave the index without their entries being read (room
+    /// is monotone in each resource's free room, so the test on the largest is exact). Within
+    /// the other groups, a changed server's fit waits until the listing reaches it (`known`
+    /// false), unless the last listing found the slot full (`eager`): then a server without room
+    /// for one instance gets fit 0 and leaves the index here. Either way this is what the
+    /// listing would have done on reaching it, so the lists are unchanged. A unit price is the
+    /// same sum over the same prices as the server-major breakpoint's, so the order is unchanged
+    /// (an idle breakpoint's prices are its class's idle prices, and its fit over a usage of
+    /// +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
         let t = self.now + 1;
         self.now = t;
         self.k = 0;
         let nr = pool.resources_n();
-        let (srv, free, px) = pool.changes(t);
         let w = nr.max(1);
-        let entries = srv.iter().zip(free.chunks_exact(w)).zip(px.chunks_exact(w));
-        for (i, ((&e, f), p)) in entries.enumerate() {
+        let (srv, free, px) = pool.changes(t);
+        let (gn, gfr) = pool.groups(t);
+        let mut at = 0usize;
+        for (&n, top) in gn.iter().zip(gfr.chunks_exact(w)) {
+            let (from, to) = (at, (at + n as usize).min(srv.len()));
+            at = to;
+            if has_room(top, dem) {
+                self.step_entries(pool, dem, tree, t, from..to, (srv, free, px));
+                continue;
+            }
+            for &e in srv.get(from..to).unwrap_or(&[]) {
+                let si = (e & !IDLE) as usize;
+                if si < self.n {
+                    self.fit[si] = 0;
+                    self.known[si] = true;
+                    if tree {
+                        self.cheap.set(si, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Self::step`] on the entries `range` of slot `t`'s changes, one by one.
+    fn step_entries(
+        &mut self,
+        pool: &Pool,
+        dem: &ResourceVec,
+        tree: bool,
+        t: u32,
+        range: core::ops::Range<usize>,
+        (srv, free, px): (&[u32], &[f64], &[f64]),
+    ) {
+        let nr = pool.resources_n();
+        let w = nr.max(1);
+        let (from, to) = (range.start, range.end);
+        let entries = srv
+            .get(from..to)
+            .unwrap_or(&[])
+            .iter()
+            .zip(free.get(from * w..to * w).unwrap_or(&[]).chunks_exact(w))
+            .zip(px.get(from * w..to * w).unwrap_or(&[]).chunks_exact(w));
+        for (i, ((&e, f), p)) in (from..).zip(entries) {
             let si = (e & !IDLE) as usize;
             if si >= self.n {
                 continue;

@@ -58,6 +58,11 @@ pub(crate) const IDLE: u32 = 1 << 31;
 // both pools' indices stay below the flag (PS_SERVERS_MAX <= SERVERS_MAX, `limits`)
 const _: () = assert!(SERVERS_MAX < IDLE as usize);
 
+/// Servers per group of the time-major copy's summaries ([`Pool::groups`]): a group whose
+/// entries of a slot have, on some resource, less free room than a job needs on all of them is
+/// skipped by the sweep as a whole.
+pub(crate) const GROUP: usize = 16;
+
 /// [`IDLE`] if a breakpoint's values (usage then prices) have usage +0.0 everywhere.
 fn idle_flag(values: &[f64], nr: usize) -> u32 {
     let idle = values.iter().take(nr).all(|g| g.to_bits() == 0);
@@ -87,6 +92,14 @@ struct SlotChanges {
     /// per slot: per entry of `srv`, same order, its breakpoint's R prices, for the sweep's
     /// unit prices (apart from `fr`, so each pass reads only the half it needs)
     px: Vec<Vec<f64>>,
+    /// per slot: the groups of [`GROUP`] servers (by index: server / GROUP) with an entry
+    /// there, increasing
+    gid: Vec<Vec<u32>>,
+    /// per slot: per group of `gid`, its number of entries (they follow each other in `srv`)
+    gn: Vec<Vec<u32>>,
+    /// per slot: per group of `gid`, the largest free room per resource over its entries (R
+    /// values): a job without room on one resource's largest has room on none of them
+    gfr: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
     /// (slot, server) cells a commit touched, synced at its merge (reserved with the arena)
@@ -103,6 +116,9 @@ impl SlotChanges {
             srv: vec![Vec::new(); slots as usize],
             fr: vec![Vec::new(); slots as usize],
             px: vec![Vec::new(); slots as usize],
+            gid: vec![Vec::new(); slots as usize],
+            gn: vec![Vec::new(); slots as usize],
+            gfr: vec![Vec::new(); slots as usize],
             last: None,
             touched: Vec::new(),
             now: None,
@@ -251,6 +267,19 @@ impl Pool {
         match (c.srv.get(t), c.fr.get(t), c.px.get(t)) {
             (Some(s), Some(f), Some(p)) => (s, f, p),
             _ => (&[], &[], &[]),
+        }
+    }
+
+    /// The groups of slot `t`'s entries in the time-major copy ([`GROUP`] servers by index
+    /// each, only those with an entry, in order): per group its number of entries (they
+    /// follow each other in [`Self::changes`]) and its largest free room per resource (R
+    /// values).
+    pub(crate) fn groups(&self, t: u32) -> (&[u32], &[f64]) {
+        let c = &self.changes;
+        let t = t as usize;
+        match (c.gn.get(t), c.gfr.get(t)) {
+            (Some(n), Some(f)) => (n, f),
+            _ => (&[], &[]),
         }
     }
 
@@ -419,11 +448,69 @@ impl Pool {
             if srv.capacity() - srv.len() < need {
                 srv.reserve(need);
             }
-            for v in [&mut c.fr[t], &mut c.px[t]] {
+            for v in [&mut c.fr[t], &mut c.px[t], &mut c.gfr[t]] {
                 if v.capacity() - v.len() < need * nr {
                     v.reserve(need * nr);
                 }
             }
+            // each new entry adds at most one group
+            for v in [&mut c.gid[t], &mut c.gn[t]] {
+                if v.capacity() - v.len() < need {
+                    v.reserve(need);
+                }
+            }
+        }
+    }
+
+    /// Brings the summary of group `g` at slot `t` in line with the entries: present iff the
+    /// group has an entry there, with their count and largest free room per resource. Never
+    /// allocates within [`Self::reserve_slots`].
+    fn regroup(&mut self, t: u32, g: u32) {
+        let nr = self.resources as usize;
+        let c = &mut self.changes;
+        let t = t as usize;
+        let (Some(srv), Some(fr), Some(gid), Some(gn), Some(gfr)) = (
+            c.srv.get(t),
+            c.fr.get(t),
+            c.gid.get_mut(t),
+            c.gn.get_mut(t),
+            c.gfr.get_mut(t),
+        ) else {
+            return;
+        };
+        let first = g as usize * GROUP;
+        let lo = srv.partition_point(|&e| ((e & !IDLE) as usize) < first);
+        let hi = srv.partition_point(|&e| ((e & !IDLE) as usize) < first + GROUP);
+        let mut top = [f64::NEG_INFINITY; RESOURCES_MAX];
+        for v in fr.get(lo * nr..hi * nr).unwrap_or(&[]).chunks_exact(nr.max(1)) {
+            for (m, &x) in top.iter_mut().zip(v) {
+                // usage is finite (checked on restore); a NaN room, which `max` skips, would
+                // have no room for any demand anyway
+                *m = m.max(x);
+            }
+        }
+        let top = &top[..nr.min(RESOURCES_MAX)];
+        let n = (hi - lo) as u32;
+        match (n > 0, gid.binary_search(&g)) {
+            (true, Ok(p)) => {
+                gn[p] = n;
+                gfr[p * nr..(p + 1) * nr].copy_from_slice(top);
+            }
+            (true, Err(p)) => {
+                gid.insert(p, g);
+                gn.insert(p, n);
+                let end = gfr.len();
+                gfr.extend_from_slice(top);
+                gfr.copy_within(p * nr..end, (p + 1) * nr);
+                gfr[p * nr..(p + 1) * nr].copy_from_slice(top);
+            }
+            (false, Ok(p)) => {
+                gid.remove(p);
+                gn.remove(p);
+                gfr.copy_within((p + 1) * nr.., p * nr);
+                gfr.truncate(gfr.len() - nr);
+            }
+            (false, Err(_)) => {}
         }
     }
 
@@ -514,6 +601,14 @@ impl Pool {
         }
         c.settle_last(self.slots.checked_sub(1));
         self.changes = c;
+        for t in 0..self.slots {
+            let srv = self.changes.srv.get(t as usize).map_or(&[][..], |v| &v[..]);
+            let mut groups: Vec<u32> = srv.iter().map(|&e| (e & !IDLE) / GROUP as u32).collect();
+            groups.dedup();
+            for g in groups {
+                self.regroup(t, g);
+            }
+        }
     }
 
     /// Rewrites the arena with every block exactly its length.
@@ -623,6 +718,10 @@ impl Pool {
             let (t, s) = self.changes.touched[i];
             self.sync(t, s);
             top = top.max(Some(t));
+        }
+        for i in 0..self.changes.touched.len() {
+            let (t, s) = self.changes.touched[i];
+            self.regroup(t, s / GROUP as u32);
         }
         if let Some(now) = self.changes.now {
             // a change at or before the kept slot may move the prices in force there
@@ -1210,7 +1309,9 @@ mod tests {
         let (a, b) = (&p.changes, &q.changes);
         a.srv == b.srv
             && a.last == b.last
-            && [(&a.fr, &b.fr), (&a.px, &b.px)].iter().all(|(a, b)| {
+            && a.gid == b.gid
+            && a.gn == b.gn
+            && [(&a.fr, &b.fr), (&a.px, &b.px), (&a.gfr, &b.gfr)].iter().all(|(a, b)| {
                 a.len() == b.len()
                     && a.iter().zip(b.iter()).all(|(x, y)| {
                         x.len() == y.len()
