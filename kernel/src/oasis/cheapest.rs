@@ -18,11 +18,12 @@ use alloc::vec::Vec;
 /// Servers per block.
 pub(crate) const BLOCK: usize = 64;
 
-const ABSENT: i64 = i64::MAX;
+/// The key of an absent server.
+pub(crate) const ABSENT: i64 = i64::MAX;
 const NONE: u32 = u32::MAX;
 
 /// The integer whose order is `f64::total_cmp`'s.
-fn ordered(x: f64) -> i64 {
+pub(crate) fn ordered(x: f64) -> i64 {
     let b = x.to_bits() as i64;
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
@@ -82,10 +83,15 @@ impl Cheapest {
     /// Sets server `s`'s key (`None`: absent). O(1); the tree catches up at [`Self::settle`].
     #[inline]
     pub(crate) fn set(&mut self, s: usize, key: Option<f64>) {
+        self.set_ordered(s, key.map_or(ABSENT, ordered));
+    }
+
+    /// [`Self::set`] with the key already mapped by [`ordered`] (`ABSENT`: absent).
+    #[inline]
+    pub(crate) fn set_ordered(&mut self, s: usize, new: i64) {
         if s >= self.n {
             return;
         }
-        let new = key.map_or(ABSENT, ordered);
         let old = core::mem::replace(&mut self.key[s], new);
         let b = s / BLOCK;
         if self.rescan[b] || new == old {
@@ -125,9 +131,16 @@ impl Cheapest {
 
     /// The present server with the least (key, index) (`None`: none); call [`Self::settle`]
     /// first.
+    #[cfg(test)]
     pub(crate) fn top(&self) -> Option<u32> {
         let (k, s) = self.tree[1];
         (k != ABSENT).then_some(s)
+    }
+
+    /// The least (ordered key, index) present (`ABSENT`, `u32::MAX` when none); call
+    /// [`Self::settle`] first.
+    pub(crate) fn top_pair(&self) -> (i64, u32) {
+        self.tree[1]
     }
 
     /// Recomputes block `b`'s least (first strictly smaller wins: ties go to the lower index).

@@ -19,8 +19,8 @@
 //! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
-use super::cheapest::Cheapest;
-use super::market::{fit_free, fit_of, has_room, unit_of, JobParams, Market, Pool, IDLE};
+use super::cheapest::{ordered, Cheapest, ABSENT};
+use super::market::{fit_free, fit_of, has_room, unit_of, JobParams, Market, Pool, GROUP, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less};
@@ -68,6 +68,18 @@ struct Sweep {
     /// did the last listing run out of servers before its count, or meet more servers without
     /// room than it listed? (then the next step tests each changed server for room)
     eager: bool,
+    /// per group of [`GROUP`] servers: are its servers out of `cheap`, waiting under a lower
+    /// bound of their keys in `pend` until the listing reaches it ([`Self::reveal`])?
+    pending: Vec<bool>,
+    /// per group: the ordered lower bound it waits under
+    bound: Vec<i64>,
+    /// the pending groups, keyed by their bound (index: the group)
+    pend: Cheapest,
+    /// per server: changed while its group was pending, its entry (`src`) not read yet
+    stale: Vec<bool>,
+    /// the decision's first slot, when the pool keeps its prices and free rooms densely
+    /// ([`Pool::free_at`]; `NONE`: it does not)
+    dense: u32,
 }
 
 impl Sweep {
@@ -90,6 +102,11 @@ impl Sweep {
             pre: vec![0.0; n + 1],
             k: 0,
             eager: false,
+            pending: vec![false; n.div_ceil(GROUP)],
+            bound: vec![ABSENT; n.div_ceil(GROUP)],
+            pend: Cheapest::new(n.div_ceil(GROUP)),
+            stale: vec![false; n],
+            dense: NONE,
         }
     }
 
@@ -143,14 +160,15 @@ impl Sweep {
         let nr = pool.resources_n();
         let cap = pool.capacities(s * nr, nr);
         let (t, i) = self.src[s];
-        if t != NONE {
-            let (_, free, _) = pool.changes(t);
-            let b = i as usize * nr;
-            if let Some(v) = free.get(b..b + nr) {
-                self.fit[s] = fit_free(v, dem);
-                self.known[s] = true;
-                return;
-            }
+        // unchanged since the first slot: the pool's dense free rooms of that slot
+        let free = match t {
+            NONE => pool.free_at(self.dense).map(|f| (f, s)),
+            _ => Some((pool.changes(t).1, i as usize)),
+        };
+        if let Some(v) = free.and_then(|(f, i)| f.get(i * nr..i * nr + nr)) {
+            self.fit[s] = fit_free(v, dem);
+            self.known[s] = true;
+            return;
         }
         self.fit[s] = match pool.at(self.now, s as u32) {
             Some(j) => fit_of(cap, pool.values(s as u32, j), dem),
@@ -170,6 +188,10 @@ impl Sweep {
         self.k = 0;
         self.eager = false;
         self.src.iter_mut().for_each(|x| *x = (NONE, 0));
+        self.stale.iter_mut().for_each(|x| *x = false);
+        self.pending.iter_mut().for_each(|x| *x = false);
+        self.pend.build(|_| None);
+        self.dense = if pool.free_at(t).is_some() { t } else { NONE };
         if let Some(px) = pool.prices_at(t) {
             // the pool keeps slot t's prices densely: one sequential pass; every fit waits
             // for the listing (an idle server's fit over no usage is its fit over +0.0)
@@ -219,26 +241,92 @@ impl Sweep {
         let nr = pool.resources_n();
         let w = nr.max(1);
         let (srv, free, px) = pool.changes(t);
-        let (gn, gfr) = pool.groups(t);
+        let (gn, gfr, gpx) = pool.groups(t);
         let mut at = 0usize;
-        for (&n, top) in gn.iter().zip(gfr.chunks_exact(w)) {
+        let groups = gn.iter().zip(gfr.chunks_exact(w)).zip(gpx.chunks_exact(w));
+        for ((&n, top), least) in groups {
             let (from, to) = (at, (at + n as usize).min(srv.len()));
             at = to;
-            if has_room(top, dem) {
-                self.step_entries(pool, dem, tree, t, from..to, (srv, free, px));
+            let Some(&e) = srv.get(from) else {
                 continue;
-            }
-            for &e in srv.get(from..to).unwrap_or(&[]) {
-                let si = (e & !IDLE) as usize;
-                if si < self.n {
-                    self.fit[si] = 0;
-                    self.known[si] = true;
-                    if tree {
-                        self.cheap.set(si, None);
+            };
+            let g = (e & !IDLE) as usize / GROUP;
+            if !has_room(top, dem) {
+                self.drop_entries(srv.get(from..to).unwrap_or(&[]), tree);
+            } else if tree && g < self.pending.len() {
+                self.defer(g, ordered(unit_of(least, dem)));
+                for (i, &e) in (from..to).zip(srv.get(from..to).unwrap_or(&[])) {
+                    let si = (e & !IDLE) as usize;
+                    if si < self.n {
+                        self.src[si] = (t, i as u32);
+                        if !core::mem::replace(&mut self.stale[si], true) {
+                            self.cheap.set_ordered(si, ABSENT);
+                        }
                     }
+                }
+            } else {
+                self.step_entries(pool, dem, tree, t, from..to, (srv, free, px));
+            }
+        }
+    }
+
+    /// The changed servers `entries` have no room: fit 0, out of the index.
+    fn drop_entries(&mut self, entries: &[u32], tree: bool) {
+        for &e in entries {
+            let si = (e & !IDLE) as usize;
+            if si < self.n {
+                self.fit[si] = 0;
+                self.known[si] = true;
+                // a stale server is out of the index already
+                if !core::mem::replace(&mut self.stale[si], false) && tree {
+                    self.cheap.set_ordered(si, ABSENT);
                 }
             }
         }
+    }
+
+    /// Group `g`'s changed servers (out of `cheap`, `stale`) have keys of at least `floor`
+    /// (ordered): the group waits in `pend` under the least such floor since it was last read.
+    fn defer(&mut self, g: usize, floor: i64) {
+        let b = if self.pending[g] {
+            self.bound[g].min(floor)
+        } else {
+            floor
+        };
+        self.pending[g] = true;
+        self.bound[g] = b;
+        self.pend.set_ordered(g, b);
+    }
+
+    /// Reads the entries of pending group `g`'s stale servers (as [`Self::step_entries`] would
+    /// have, the last entry only) and puts them back in `cheap`.
+    fn reveal(&mut self, pool: &Pool, dem: &ResourceVec, g: usize) {
+        let nr = pool.resources_n();
+        for si in g * GROUP..((g + 1) * GROUP).min(self.n) {
+            if core::mem::replace(&mut self.stale[si], false) {
+                let (t, i) = self.src[si];
+                let (srv, free, px) = pool.changes(t);
+                let (i, b) = (i as usize, i as usize * nr);
+                let e = srv.get(i).copied().unwrap_or(IDLE);
+                let (f, p) = (
+                    free.get(b..b + nr).unwrap_or(&[]),
+                    px.get(b..b + nr).unwrap_or(&[]),
+                );
+                if e & IDLE != 0 {
+                    self.load(pool, si, None, dem);
+                } else if !self.eager || has_room(f, dem) {
+                    self.unit[si] = unit_of(p, dem);
+                    self.known[si] = false;
+                } else {
+                    self.fit[si] = 0;
+                    self.known[si] = true;
+                }
+                self.refresh(si);
+            }
+        }
+        self.pending[g] = false;
+        self.bound[g] = ABSENT;
+        self.pend.set_ordered(g, ABSENT);
     }
 
     /// [`Self::step`] on the entries `range` of slot `t`'s changes, one by one.
@@ -310,9 +398,17 @@ impl Sweep {
         let mut zeros = 0usize; // servers met without room
         while self.cum[self.k] < count {
             self.cheap.settle();
-            let Some(s) = self.cheap.top() else {
+            self.pend.settle();
+            let (key, s) = self.cheap.top_pair();
+            let (pk, g) = self.pend.top_pair();
+            if pk != ABSENT && (pk, g as usize * GROUP) <= (key, s as usize) {
+                // a pending group may hold a cheaper server: read it first
+                self.reveal(pool, dem, g as usize);
+                continue;
+            }
+            if key == ABSENT {
                 break;
-            };
+            }
             let si = s as usize;
             if !self.known[si] {
                 self.resolve(pool, si, dem);

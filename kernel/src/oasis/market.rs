@@ -100,6 +100,9 @@ struct SlotChanges {
     /// per slot: per group of `gid`, the largest free room per resource over its entries (R
     /// values): a job without room on one resource's largest has room on none of them
     gfr: Vec<Vec<f64>>,
+    /// per slot: per group of `gid`, the least price per resource over its entries (R
+    /// values): sum_r least^r dem^r is a lower bound of every entry's unit price
+    gpx: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
     /// (slot, server) cells a commit touched, synced at its merge (reserved with the arena)
@@ -108,6 +111,8 @@ struct SlotChanges {
     now: Option<u32>,
     /// per server, the R prices in force at slot `now` (server-major, dense)
     now_px: Vec<f64>,
+    /// per server, the R free rooms c^r - g^r in force at slot `now` (server-major, dense)
+    now_fr: Vec<f64>,
 }
 
 impl SlotChanges {
@@ -119,10 +124,12 @@ impl SlotChanges {
             gid: vec![Vec::new(); slots as usize],
             gn: vec![Vec::new(); slots as usize],
             gfr: vec![Vec::new(); slots as usize],
+            gpx: vec![Vec::new(); slots as usize],
             last: None,
             touched: Vec::new(),
             now: None,
             now_px: vec![0.0; cells],
+            now_fr: vec![0.0; cells],
         }
     }
 
@@ -273,13 +280,13 @@ impl Pool {
     /// The groups of slot `t`'s entries in the time-major copy ([`GROUP`] servers by index
     /// each, only those with an entry, in order): per group its number of entries (they
     /// follow each other in [`Self::changes`]) and its largest free room per resource (R
-    /// values).
-    pub(crate) fn groups(&self, t: u32) -> (&[u32], &[f64]) {
+    /// values) and its least price per resource (R values).
+    pub(crate) fn groups(&self, t: u32) -> (&[u32], &[f64], &[f64]) {
         let c = &self.changes;
         let t = t as usize;
-        match (c.gn.get(t), c.gfr.get(t)) {
-            (Some(n), Some(f)) => (n, f),
-            _ => (&[], &[]),
+        match (c.gn.get(t), c.gfr.get(t), c.gpx.get(t)) {
+            (Some(n), Some(f), Some(p)) => (n, f, p),
+            _ => (&[], &[], &[]),
         }
     }
 
@@ -289,6 +296,13 @@ impl Pool {
         (self.changes.now == Some(t)).then_some(&self.changes.now_px[..])
     }
 
+    /// Every server's R free rooms c^r - g^r in force at slot `t` (server-major), if the pool
+    /// keeps that slot ([`Self::advance`]): the same subtraction as the time-major copy's, so
+    /// a fit from it is bit-identical.
+    pub(crate) fn free_at(&self, t: u32) -> Option<&[f64]> {
+        (self.changes.now == Some(t)).then_some(&self.changes.now_fr[..])
+    }
+
     /// Keeps every server's prices at slot `t` in a dense array, for the start of a decision
     /// arriving at `t`: from the last such slot on by the time-major copy's changes (arrivals
     /// come in time order, so a whole run reads each change once), or from scratch. Never
@@ -296,21 +310,25 @@ impl Pool {
     pub(crate) fn advance(&mut self, t: u32) {
         let nr = self.resources as usize;
         let n = self.servers as usize;
-        if self.changes.now_px.len() != n * nr {
+        if self.changes.now_px.len() != n * nr || self.changes.now_fr.len() != n * nr {
             self.changes.now_px = vec![0.0; n * nr];
+            self.changes.now_fr = vec![0.0; n * nr];
             self.changes.now = None;
         }
         match self.changes.now {
             Some(c) if c <= t => {
                 for slot in c + 1..=t.min(self.slots.saturating_sub(1)) {
                     let c = &mut self.changes;
-                    let (Some(srv), Some(px)) = (c.srv.get(slot as usize), c.px.get(slot as usize))
+                    let t = slot as usize;
+                    let (Some(srv), Some(px), Some(fr)) = (c.srv.get(t), c.px.get(t), c.fr.get(t))
                     else {
                         continue;
                     };
-                    for (&e, v) in srv.iter().zip(px.chunks_exact(nr.max(1))) {
+                    let w = nr.max(1);
+                    for ((&e, v), f) in srv.iter().zip(px.chunks_exact(w)).zip(fr.chunks_exact(w)) {
                         let b = (e & !IDLE) as usize * nr;
                         c.now_px[b..b + nr].copy_from_slice(v);
+                        c.now_fr[b..b + nr].copy_from_slice(f);
                     }
                 }
             }
@@ -323,19 +341,30 @@ impl Pool {
         self.changes.now = Some(t);
     }
 
-    /// Sets server `s`'s prices at slot `t` in `now_px` from its breakpoints.
+    /// Sets server `s`'s prices and free rooms at slot `t` in `now_px` / `now_fr` from its
+    /// breakpoints (an idle server's free room is c^r - 0.0, as its entries hold it).
     fn now_refresh(&mut self, t: u32, s: u32) {
         let nr = self.resources as usize;
-        let mut prices = [0.0f64; RESOURCES_MAX];
+        let mut vals = [0.0f64; 2 * RESOURCES_MAX];
         let n = nr.min(RESOURCES_MAX);
-        let src = match self.at(t, s) {
-            Some(j) => self.values(s, j).get(nr..nr + n),
-            None => self.idle(s).get(..n),
-        };
-        prices[..n].copy_from_slice(src.unwrap_or(&[0.0; RESOURCES_MAX][..n]));
+        match self.at(t, s) {
+            Some(j) => self.entry_of(s, j, &mut vals[..2 * n]),
+            None => {
+                let cap = self.capacities(s as usize * nr, nr);
+                for (r, v) in vals[..n].iter_mut().enumerate() {
+                    *v = cap.get(r).copied().unwrap_or(0.0) - 0.0;
+                }
+                let idle = self.idle(s);
+                for (r, v) in vals[n..2 * n].iter_mut().enumerate() {
+                    *v = idle.get(r).copied().unwrap_or(0.0);
+                }
+            }
+        }
         let b = s as usize * nr;
-        if let Some(dst) = self.changes.now_px.get_mut(b..b + n) {
-            dst.copy_from_slice(&prices[..n]);
+        let c = &mut self.changes;
+        if let (Some(fr), Some(px)) = (c.now_fr.get_mut(b..b + n), c.now_px.get_mut(b..b + n)) {
+            fr.copy_from_slice(&vals[..n]);
+            px.copy_from_slice(&vals[n..2 * n]);
         }
     }
 
@@ -448,7 +477,7 @@ impl Pool {
             if srv.capacity() - srv.len() < need {
                 srv.reserve(need);
             }
-            for v in [&mut c.fr[t], &mut c.px[t], &mut c.gfr[t]] {
+            for v in [&mut c.fr[t], &mut c.px[t], &mut c.gfr[t], &mut c.gpx[t]] {
                 if v.capacity() - v.len() < need * nr {
                     v.reserve(need * nr);
                 }
@@ -469,48 +498,73 @@ impl Pool {
         let nr = self.resources as usize;
         let c = &mut self.changes;
         let t = t as usize;
-        let (Some(srv), Some(fr), Some(gid), Some(gn), Some(gfr)) = (
+        let (Some(srv), Some(fr), Some(px), Some(gid), Some(gn), Some(gfr), Some(gpx)) = (
             c.srv.get(t),
             c.fr.get(t),
+            c.px.get(t),
             c.gid.get_mut(t),
             c.gn.get_mut(t),
             c.gfr.get_mut(t),
+            c.gpx.get_mut(t),
         ) else {
             return;
         };
         let first = g as usize * GROUP;
         let lo = srv.partition_point(|&e| ((e & !IDLE) as usize) < first);
         let hi = srv.partition_point(|&e| ((e & !IDLE) as usize) < first + GROUP);
+        let nv = nr.min(RESOURCES_MAX);
         let mut top = [f64::NEG_INFINITY; RESOURCES_MAX];
-        for v in fr.get(lo * nr..hi * nr).unwrap_or(&[]).chunks_exact(nr.max(1)) {
+        let mut least = [f64::INFINITY; RESOURCES_MAX];
+        for v in fr
+            .get(lo * nr..hi * nr)
+            .unwrap_or(&[])
+            .chunks_exact(nr.max(1))
+        {
             for (m, &x) in top.iter_mut().zip(v) {
                 // usage is finite (checked on restore); a NaN room, which `max` skips, would
                 // have no room for any demand anyway
                 *m = m.max(x);
             }
         }
-        let top = &top[..nr.min(RESOURCES_MAX)];
-        let n = (hi - lo) as u32;
-        match (n > 0, gid.binary_search(&g)) {
-            (true, Ok(p)) => {
-                gn[p] = n;
-                gfr[p * nr..(p + 1) * nr].copy_from_slice(top);
+        for v in px
+            .get(lo * nr..hi * nr)
+            .unwrap_or(&[])
+            .chunks_exact(nr.max(1))
+        {
+            for (m, &x) in least.iter_mut().zip(v) {
+                // prices are finite and >= L > 0: `min` is exact
+                *m = m.min(x);
             }
+        }
+        let n = (hi - lo) as u32;
+        let p = gid.binary_search(&g);
+        match (n > 0, p) {
+            (true, Ok(p)) => gn[p] = n,
             (true, Err(p)) => {
                 gid.insert(p, g);
                 gn.insert(p, n);
-                let end = gfr.len();
-                gfr.extend_from_slice(top);
-                gfr.copy_within(p * nr..end, (p + 1) * nr);
-                gfr[p * nr..(p + 1) * nr].copy_from_slice(top);
             }
             (false, Ok(p)) => {
                 gid.remove(p);
                 gn.remove(p);
-                gfr.copy_within((p + 1) * nr.., p * nr);
-                gfr.truncate(gfr.len() - nr);
             }
             (false, Err(_)) => {}
+        }
+        for (v, new) in [(gfr, &top[..nv]), (gpx, &least[..nv])] {
+            match (n > 0, p) {
+                (true, Ok(p)) => v[p * nr..(p + 1) * nr].copy_from_slice(new),
+                (true, Err(p)) => {
+                    let end = v.len();
+                    v.extend_from_slice(new);
+                    v.copy_within(p * nr..end, (p + 1) * nr);
+                    v[p * nr..(p + 1) * nr].copy_from_slice(new);
+                }
+                (false, Ok(p)) => {
+                    v.copy_within((p + 1) * nr.., p * nr);
+                    v.truncate(v.len() - nr);
+                }
+                (false, Err(_)) => {}
+            }
         }
     }
 
@@ -1311,7 +1365,14 @@ mod tests {
             && a.last == b.last
             && a.gid == b.gid
             && a.gn == b.gn
-            && [(&a.fr, &b.fr), (&a.px, &b.px), (&a.gfr, &b.gfr)].iter().all(|(a, b)| {
+            && [
+                (&a.fr, &b.fr),
+                (&a.px, &b.px),
+                (&a.gfr, &b.gfr),
+                (&a.gpx, &b.gpx),
+            ]
+            .iter()
+            .all(|(a, b)| {
                 a.len() == b.len()
                     && a.iter().zip(b.iter()).all(|(x, y)| {
                         x.len() == y.len()
@@ -1338,7 +1399,7 @@ mod tests {
         let scn = OasisScenario {
             slots: 12,
             resources: 2,
-            worker_servers: alloc::vec![rv(&[64.0, 64.0]); 5],
+            worker_servers: alloc::vec![rv(&[64.0, 64.0]); 40],
             ps_servers: alloc::vec![rv(&[64.0, 64.0]); 3],
             prices: None,
             jobs: alloc::vec![job.clone()],
@@ -1368,7 +1429,7 @@ mod tests {
             let (t0, len) = (draw(12) as u32, 1 + draw(4) as u32);
             for t in t0..(t0 + len).min(12) {
                 let c = 1 + draw(2) as u32;
-                m.add_workers_raw(t, draw(5) as u32, &p, c);
+                m.add_workers_raw(t, draw(40) as u32, &p, c);
                 m.add_ps_raw(t, draw(3) as u32, &p, c);
             }
             m.merge();
@@ -1376,8 +1437,13 @@ mod tests {
             for pool in [&m.workers, &m.ps] {
                 let px = pool.prices_at(now).unwrap();
                 let want = (0..pool.servers()).flat_map(|s| (0..2).map(move |r| (s, r)));
-                for ((s, r), got) in want.zip(px) {
+                for ((s, r), got) in want.clone().zip(px) {
                     assert_eq!(got.to_bits(), pool.price(now, s, r).to_bits());
+                }
+                let fr = pool.free_at(now).unwrap();
+                for ((s, r), got) in want.zip(fr) {
+                    let free = pool.capacity(s, r) - pool.usage(now, s, r);
+                    assert_eq!(got.to_bits(), free.to_bits());
                 }
             }
         }
