@@ -253,7 +253,7 @@ impl Sweep {
             let g = (e & !IDLE) as usize / GROUP;
             if !has_room(top, dem) {
                 self.drop_entries(srv.get(from..to).unwrap_or(&[]), tree);
-            } else if tree && g < self.pending.len() {
+            } else if tree && !self.eager && g < self.pending.len() {
                 self.defer(g, ordered(unit_of(least, dem)));
                 for (i, &e) in (from..to).zip(srv.get(from..to).unwrap_or(&[])) {
                     let si = (e & !IDLE) as usize;
@@ -353,6 +353,9 @@ impl Sweep {
             if si >= self.n {
                 continue;
             }
+            // read here: no longer waiting in its group (whose bound stays a lower bound of
+            // the others')
+            self.stale[si] = false;
             if e & IDLE != 0 {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)

@@ -568,55 +568,100 @@ impl Pool {
         }
     }
 
-    /// Brings the time-major copy of cell (`t`, `s`) in line with the breakpoints: an entry
-    /// with the breakpoint's prices iff server `s` has a breakpoint at slot `t`. Never allocates
-    /// within [`Self::reserve_slots`].
-    fn sync(&mut self, t: u32, s: u32) {
+    /// The time-major copy's entry of server `s` at slot `t`, if it has a breakpoint there:
+    /// its index with [`IDLE`] as due, and its free rooms then prices into `vals` (2R).
+    fn cell(&self, t: u32, s: u32, vals: &mut [f64]) -> Option<u32> {
+        let j = self.times(s).binary_search(&t).ok()?;
+        self.entry_of(s, j, vals);
+        Some(s | idle_flag(self.values(s, j), self.resources as usize))
+    }
+
+    /// Brings slot `t` of the time-major copy in line with the breakpoints at the cells
+    /// `touched[cells]` (all of slot `t`, servers increasing and distinct): an entry iff the
+    /// server has a breakpoint at `t`. Two passes over the slot's entries (removals and
+    /// overwrites forward, then insertions from the back) instead of a shift per cell. Never
+    /// allocates within [`Self::reserve_slots`].
+    fn sync_slot(&mut self, t: u32, cells: core::ops::Range<usize>) {
         let nr = self.resources as usize;
         let st = 2 * nr.min(RESOURCES_MAX);
-        let mut vals = [0.0f64; 2 * RESOURCES_MAX];
-        let mut entry = s;
-        let has = match self.times(s).binary_search(&t) {
-            Ok(j) => {
-                entry = s | idle_flag(self.values(s, j), nr);
-                self.entry_of(s, j, &mut vals[..st]);
-                true
-            }
-            Err(_) => false,
-        };
-        let nr = st / 2; // values per entry in each of `fr` and `px`
-        let c = &mut self.changes;
-        let t = t as usize;
-        let (Some(srv), Some(fr), Some(px)) = (c.srv.get_mut(t), c.fr.get_mut(t), c.px.get_mut(t))
-        else {
+        let ti = t as usize;
+        if ti >= self.changes.srv.len() || st == 0 {
             return;
+        }
+        // out of `self` while edited, so that `cell` can read the breakpoints (no allocation)
+        let mut srv = core::mem::take(&mut self.changes.srv[ti]);
+        let mut fr = core::mem::take(&mut self.changes.fr[ti]);
+        let mut px = core::mem::take(&mut self.changes.px[ti]);
+        let touched = core::mem::take(&mut self.changes.touched);
+        let cells = touched.get(cells).unwrap_or(&[]);
+        let mut vals = [0.0f64; 2 * RESOURCES_MAX];
+        let nv = st / 2;
+        let server = |e: u32| e & !IDLE;
+        let put =
+            |srv: &mut Vec<u32>, fr: &mut Vec<f64>, px: &mut Vec<f64>, w: usize, e, v: &[f64]| {
+                srv[w] = e;
+                fr[w * nr..(w + 1) * nr].copy_from_slice(&v[..nv]);
+                px[w * nr..(w + 1) * nr].copy_from_slice(&v[nv..st]);
+            };
+        let mv = |srv: &mut Vec<u32>, fr: &mut Vec<f64>, px: &mut Vec<f64>, r: usize, w: usize| {
+            srv[w] = srv[r];
+            fr.copy_within(r * nr..(r + 1) * nr, w * nr);
+            px.copy_within(r * nr..(r + 1) * nr, w * nr);
         };
-        let (nf, np) = vals[..st].split_at(nr);
-        let at = srv.binary_search_by_key(&s, |&e| e & !IDLE);
-        match (has, at) {
-            (true, Ok(p)) => srv[p] = entry,
-            (true, Err(p)) => srv.insert(p, entry),
-            (false, Ok(p)) => {
-                srv.remove(p);
-            }
-            (false, Err(_)) => {}
-        }
-        for (v, new) in [(fr, nf), (px, np)] {
-            match (has, at) {
-                (true, Ok(p)) => v[p * nr..(p + 1) * nr].copy_from_slice(new),
-                (true, Err(p)) => {
-                    let end = v.len();
-                    v.extend_from_slice(new);
-                    v.copy_within(p * nr..end, (p + 1) * nr);
-                    v[p * nr..(p + 1) * nr].copy_from_slice(new);
+        // forward: keep untouched entries, overwrite or drop touched ones, count insertions
+        let n0 = srv.len();
+        let (mut r, mut w, mut j, mut ins) = (0usize, 0usize, 0usize, 0usize);
+        while r < n0 || j < cells.len() {
+            let es = srv.get(r).map_or(u32::MAX, |&e| server(e));
+            let ts = cells.get(j).map_or(u32::MAX, |c| c.1);
+            if ts < es {
+                ins += usize::from(self.cell(t, ts, &mut vals[..st]).is_some());
+                j += 1;
+            } else if ts == es {
+                if let Some(e) = self.cell(t, ts, &mut vals[..st]) {
+                    put(&mut srv, &mut fr, &mut px, w, e, &vals);
+                    w += 1;
                 }
-                (false, Ok(p)) => {
-                    v.copy_within((p + 1) * nr.., p * nr);
-                    v.truncate(v.len() - nr);
+                r += 1;
+                j += 1;
+            } else {
+                if r != w {
+                    mv(&mut srv, &mut fr, &mut px, r, w);
                 }
-                (false, Err(_)) => {}
+                r += 1;
+                w += 1;
             }
         }
+        srv.truncate(w);
+        fr.truncate(w * nr);
+        px.truncate(w * nr);
+        if ins > 0 {
+            // backward: open the gaps and fill them
+            let n = w + ins;
+            srv.resize(n, 0);
+            fr.resize(n * nr, 0.0);
+            px.resize(n * nr, 0.0);
+            let (mut r, mut w) = (n - ins, n);
+            for c in cells.iter().rev() {
+                let ts = c.1;
+                while r > 0 && server(srv[r - 1]) > ts {
+                    r -= 1;
+                    w -= 1;
+                    mv(&mut srv, &mut fr, &mut px, r, w);
+                }
+                if r > 0 && server(srv[r - 1]) == ts {
+                    continue; // present: done forward
+                }
+                if let Some(e) = self.cell(t, ts, &mut vals[..st]) {
+                    w -= 1;
+                    put(&mut srv, &mut fr, &mut px, w, e, &vals);
+                }
+            }
+        }
+        self.changes.touched = touched;
+        self.changes.srv[ti] = srv;
+        self.changes.fr[ti] = fr;
+        self.changes.px[ti] = px;
     }
 
     /// The time-major copy's entry of breakpoint `j` of server `s` into `out` (2R values): the
@@ -768,14 +813,25 @@ impl Pool {
         // A breakpoint changes (appears, moves its prices, or is merged away) only at a
         // touched cell: an untouched one keeps its values and its predecessor's.
         let mut top = self.changes.last;
-        for i in 0..self.changes.touched.len() {
-            let (t, s) = self.changes.touched[i];
-            self.sync(t, s);
+        // each cell once, by slot then server (in place: no allocation); a group's summary
+        // is then redone once per slot, after all its cells
+        self.changes.touched.sort_unstable();
+        self.changes.touched.dedup();
+        let mut i = 0;
+        while let Some(&(t, _)) = self.changes.touched.get(i) {
+            let k = i + self.changes.touched[i..].partition_point(|c| c.0 == t);
+            self.sync_slot(t, i..k);
             top = top.max(Some(t));
+            i = k;
         }
+        let mut last = None;
         for i in 0..self.changes.touched.len() {
             let (t, s) = self.changes.touched[i];
-            self.regroup(t, s / GROUP as u32);
+            let g = s / GROUP as u32;
+            if last != Some((t, g)) {
+                self.regroup(t, g);
+                last = Some((t, g));
+            }
         }
         if let Some(now) = self.changes.now {
             // a change at or before the kept slot may move the prices in force there
