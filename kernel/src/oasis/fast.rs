@@ -34,7 +34,10 @@ const NONE: u32 = u32::MAX;
 /// price and fit in force at the current slot, an index of the servers with fit > 0
 /// ([`Cheapest`]) keyed (unit price, index) (the order of Alg. 2 lines 25 / 35). Moving one slot
 /// on touches only the servers whose usage changes there, read in one pass from the pool's
-/// time-major copy of its breakpoints ([`Pool::changes`]).
+/// time-major copy of its breakpoints ([`Pool::changes`]), by groups of servers
+/// ([`Pool::groups`]): a group without room leaves the index unread, and outside full slots a
+/// changed group waits under a lower bound of its servers' unit prices until the listing
+/// reaches it ([`Sweep::step`]).
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
 /// the index's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
@@ -226,14 +229,15 @@ impl Sweep {
     /// time-major copy, in one sequential pass, group by group ([`Pool::groups`]). A group whose
     /// largest free room on some demanded resource is short of one instance has no server with
     /// room: its servers get fit 0 and leave the index without their entries being read (room
-    /// is monotone in each resource's free room, so the test on the largest is exact). Within
-    /// the other groups, a changed server's fit waits until the listing reaches it (`known`
-    /// false), unless the last listing found the slot full (`eager`): then a server without room
-    /// for one instance gets fit 0 and leaves the index here. Either way this is what the
-    /// listing would have done on reaching it, so the lists are unchanged. A unit price is the
-    /// same sum over the same prices as the server-major breakpoint's, so the order is unchanged
-    /// (an idle breakpoint's prices are its class's idle prices, and its fit over a usage of
-    /// +0.0 is the idle fit).
+    /// is monotone in each resource's free room, so the test on the largest is exact). After a
+    /// listing that found the slot full (`eager`), the other groups' entries are read one by one
+    /// ([`Self::step_entries`]). Otherwise a changed server leaves `cheap` unread (`stale`, its
+    /// entry in `src`) and its group waits in `pend` under sum_r least^r dem^r, a lower bound of
+    /// every changed server's unit price, until the listing reaches that bound
+    /// ([`Self::reveal`]). Either way a server without room is never listed and a server is
+    /// never passed over in the price order, so the lists are unchanged. A unit price is the
+    /// same sum over the same prices as the server-major breakpoint's (an idle breakpoint's
+    /// prices are its class's idle prices, and its fit over a usage of +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
         let t = self.now + 1;
         self.now = t;
