@@ -6,11 +6,13 @@
 //! cargo build --profile bench -p mlsched-benches --example placement_profile
 //! perf record -g target/release/examples/placement_profile has 20
 //! target/release/examples/placement_profile stats
+//! target/release/examples/placement_profile legacy 9
 //! ```
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
+use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::{category, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 
@@ -81,6 +83,34 @@ fn time(scn: &PlacementScenario, method: Method, reps: u32) {
     );
 }
 
+/// The market against `legacy_market` (the same price path) on the same categories, in this
+/// process, alternating, best of `reps` each: a ratio the machine's load does not move much.
+fn versus_legacy(inst: &Instance, cats: &[Vec<u32>], reps: u32) {
+    let mut m = Market::new(inst);
+    let mut lm = LegacyMarket::new(inst);
+    let (mut best_m, mut best_l) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..reps {
+        let t = cpu_seconds();
+        for c in cats {
+            std::hint::black_box(m.run(inst, c, MARKET_CAP));
+        }
+        best_m = best_m.min(cpu_seconds() - t);
+        let t = cpu_seconds();
+        for c in cats {
+            std::hint::black_box(lm.run(inst, c, MARKET_CAP));
+        }
+        best_l = best_l.min(cpu_seconds() - t);
+    }
+    println!(
+        "K={} {} categories: market {:.2} ms, legacy market {:.2} ms CPU (best of {reps}), ratio {:.3}",
+        inst.k,
+        cats.len(),
+        best_m * 1e3,
+        best_l * 1e3,
+        best_m / best_l
+    );
+}
+
 /// Round shapes of the market on `cats`.
 fn stats(inst: &Instance, cats: &[Vec<u32>]) {
     let mut m = Market::new(inst);
@@ -125,28 +155,32 @@ fn main() {
     if what == "jps" || what == "all" {
         time(&jps, Method::Jps, reps);
     }
-    if what == "stats" || what == "all" {
-        let inst = Instance::new(&has).unwrap();
-        let mut cats = Vec::new();
-        let mut c = vec![0u32; 4];
-        category::first(30, &mut c);
-        loop {
-            cats.push(c.clone());
-            if !category::next(30, &mut c) {
-                break;
-            }
+    let has_inst = Instance::new(&has).unwrap();
+    let mut has_cats = Vec::new();
+    let mut c = vec![0u32; 4];
+    category::first(30, &mut c);
+    loop {
+        has_cats.push(c.clone());
+        if !category::next(30, &mut c) {
+            break;
         }
-        stats(&inst, &cats);
-        let inst = Instance::new(&jps).unwrap();
-        let n = category::count(300, 4).unwrap();
-        let mut r = SplitMix64::new(3);
-        let cats: Vec<Vec<u32>> = (0..41)
-            .map(|_| {
-                let mut x = vec![0; 4];
-                category::unrank(300, n * 7 / 10 + r.below(n - n * 7 / 10), &mut x).unwrap();
-                x
-            })
-            .collect();
-        stats(&inst, &cats);
+    }
+    let jps_inst = Instance::new(&jps).unwrap();
+    let n = category::count(300, 4).unwrap();
+    let mut r = SplitMix64::new(3);
+    let jps_cats: Vec<Vec<u32>> = (0..41)
+        .map(|_| {
+            let mut x = vec![0; 4];
+            category::unrank(300, n * 7 / 10 + r.below(n - n * 7 / 10), &mut x).unwrap();
+            x
+        })
+        .collect();
+    if what == "legacy" || what == "all" {
+        versus_legacy(&has_inst, &has_cats, reps);
+        versus_legacy(&jps_inst, &jps_cats, reps.div_ceil(3));
+    }
+    if what == "stats" || what == "all" {
+        stats(&has_inst, &has_cats);
+        stats(&jps_inst, &jps_cats);
     }
 }
