@@ -109,6 +109,11 @@ pub struct Market {
     c: usize,
     price: Vec<f64>,
     gamma: Vec<f64>,
+    /// Gamma in preference order: `sorted[i C + p] == gamma[i C + order[i C + p]]`, so the
+    /// scans over a row read one array instead of chasing `order` into `gamma`. Derived
+    /// scratch, rebuilt by every run: not part of a snapshot (the wire format stays as it was).
+    #[serde(skip)]
+    sorted: Vec<f64>,
     order: Vec<u32>,
     pos: Vec<u32>,
     t0: Vec<u32>,
@@ -137,6 +142,7 @@ impl Market {
             c,
             price: vec![0.0; c],
             gamma: vec![0.0; s * c],
+            sorted: vec![0.0; s * c],
             order: vec![0; s * c],
             pos: vec![0; s * c],
             t0: vec![0; s],
@@ -227,16 +233,23 @@ impl Market {
         for x in self.flow.iter_mut() {
             *x = 0;
         }
+        if self.sorted.len() != self.gamma.len() {
+            // Only a market decoded from a snapshot lacks it (`sorted` is not on the wire).
+            self.sorted = vec![0.0; self.gamma.len()];
+        }
         for i in 0..self.s {
+            let row = i * self.c;
             for p in 0..self.c {
-                let c = self.order[i * self.c + p] as usize;
-                self.pos[i * self.c + c] = p as u32;
+                let c = self.order[row + p] as usize;
+                self.pos[row + c] = p as u32;
+                self.sorted[row + p] = self.gamma[row + c];
             }
         }
     }
 
+    /// Gamma of the class at position p of job i's order.
     fn g(&self, i: usize, p: usize) -> f64 {
-        self.gamma[i * self.c + self.order[i * self.c + p] as usize]
+        self.sorted[i * self.c + p]
     }
 
     fn m(inst: &Instance, c: u32) -> u32 {
@@ -495,11 +508,7 @@ impl Market {
             }
         }
         for i in 0..self.s {
-            let row = i * self.c;
-            for &cl in &self.queue[..members] {
-                let p = self.pos[row + cl as usize] as usize;
-                self.flow[row + p / 32] |= 1u32 << (p % 32);
-            }
+            self.set_bits(i * self.c, words);
         }
         let inc = self.set_step(words);
         let mut moved = false;
@@ -523,6 +532,22 @@ impl Market {
             return None;
         }
         Some(libm::ceil(inc).clamp(1.0, 1e18) as u64)
+    }
+
+    /// Writes the bitset of the set's positions in the row starting at `row` into
+    /// `flow[row..row + words]` (zero before). One pass over the row, each word built in a
+    /// register: cheaper than or-ing one bit per set class into memory, where consecutive
+    /// read-modify-writes of one word wait on each other.
+    fn set_bits(&mut self, row: usize, words: usize) {
+        for w in 0..words {
+            let lo = w * 32;
+            let hi = (lo + 32).min(self.c);
+            let mut word = 0u32;
+            for (b, &cl) in self.order[row + lo..row + hi].iter().enumerate() {
+                word |= u32::from(self.class_seen[cl as usize]) << b;
+            }
+            self.flow[row + w] = word;
+        }
     }
 
     /// Least raise of the constricted set after which a demanded class of the set meets the
@@ -574,7 +599,9 @@ impl Market {
     fn update_class(&mut self, inst: &Instance, c: usize) {
         for i in 0..self.s {
             let row = i * self.c;
-            self.gamma[row + c] = inst.classes.rho[row + c] - self.price[c];
+            let v = inst.classes.rho[row + c] - self.price[c];
+            self.gamma[row + c] = v;
+            self.sorted[row + self.pos[row + c] as usize] = v;
         }
     }
 
@@ -583,22 +610,22 @@ impl Market {
     fn sink_class(&mut self, c: usize) {
         for i in 0..self.s {
             let row = i * self.c;
-            let mut p = self.pos[row + c] as usize;
-            let gc = self.gamma[row + c];
-            while p + 1 < self.c {
-                let d = self.order[row + p + 1] as usize;
-                let gd = self.gamma[row + d];
-                if gd > gc || (gd == gc && d < c) {
-                    self.order[row + p] = d as u32;
-                    self.pos[row + d] = p as u32;
-                    p += 1;
-                } else {
-                    break;
-                }
-            }
-            self.order[row + p] = c as u32;
-            self.pos[row + c] = p as u32;
+            let p = self.pos[row + c] as usize;
+            self.sink(row, p);
         }
+    }
+
+    /// Moves the class at position `p` of the row starting at `row` down past every class
+    /// that now precedes it (descending Gamma, ties by lower class index), carrying its
+    /// `sorted` value along. The part of the row below `p` must be sorted.
+    fn sink(&mut self, row: usize, p: usize) {
+        let end = row + self.c;
+        sink_in_row(
+            &mut self.order[row..end],
+            &mut self.sorted[row..end],
+            &mut self.pos[row..end],
+            p,
+        );
     }
 
     /// Re-sorts every job's order (descending Gamma, ties by lower class index) after the set's
@@ -609,31 +636,50 @@ impl Market {
     /// over the row.
     fn resort_rows(&mut self, words: usize) {
         for i in 0..self.s {
-            let row = i * self.c;
+            let (row, end) = (i * self.c, (i + 1) * self.c);
+            let order = &mut self.order[row..end];
+            let sorted = &mut self.sorted[row..end];
+            let pos = &mut self.pos[row..end];
             for w in (0..words).rev() {
                 let mut bits = self.flow[row + w];
                 while bits != 0 {
                     let top = 31 - bits.leading_zeros() as usize;
                     bits &= !(1u32 << top);
-                    let mut p = w * 32 + top;
-                    let c = self.order[row + p] as usize;
-                    let gc = self.gamma[row + c];
-                    while p + 1 < self.c {
-                        let d = self.order[row + p + 1] as usize;
-                        let gd = self.gamma[row + d];
-                        if gd > gc || (gd == gc && d < c) {
-                            self.order[row + p] = d as u32;
-                            self.pos[row + d] = p as u32;
-                            p += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                    self.order[row + p] = c as u32;
-                    self.pos[row + c] = p as u32;
+                    sink_in_row(order, sorted, pos, w * 32 + top);
                 }
             }
         }
+    }
+}
+
+/// [`Market::sink`] on one row's `order`, `sorted` and `pos` (equal lengths). Looks at the
+/// next position first: most classes of a set step stay where they are, and then nothing is
+/// written.
+#[inline(always)]
+fn sink_in_row(order: &mut [u32], sorted: &mut [f64], pos: &mut [u32], mut p: usize) {
+    let (Some(&c), Some(&gc)) = (order.get(p), sorted.get(p)) else {
+        return;
+    };
+    let precedes = |d: u32, gd: f64| gd > gc || (gd == gc && d < c);
+    match (order.get(p + 1), sorted.get(p + 1)) {
+        (Some(&d), Some(&gd)) if precedes(d, gd) => {}
+        _ => return,
+    }
+    while let (Some(&d), Some(&gd)) = (order.get(p + 1), sorted.get(p + 1)) {
+        if !precedes(d, gd) {
+            break;
+        }
+        order[p] = d;
+        sorted[p] = gd;
+        if let Some(slot) = pos.get_mut(d as usize) {
+            *slot = p as u32;
+        }
+        p += 1;
+    }
+    order[p] = c;
+    sorted[p] = gc;
+    if let Some(slot) = pos.get_mut(c as usize) {
+        *slot = p as u32;
     }
 }
 

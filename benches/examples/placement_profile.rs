@@ -1,0 +1,186 @@
+//! A driver for `perf record` on the distinct-worker placement runs of
+//! `benches/benches/placement.rs` (HAS S=4 K=30, JPS S=4 K=300 N=40), and the shape of their
+//! market rounds (strict conflicts, constricted sets, set sizes).
+//!
+//! ```text
+//! cargo build --profile bench -p mlsched-benches --example placement_profile
+//! perf record -g target/release/examples/placement_profile has 20
+//! target/release/examples/placement_profile stats
+//! target/release/examples/placement_profile legacy 9
+//! ```
+use mlsched_kernel::log::HashSink;
+use mlsched_kernel::model::placement::{
+    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
+};
+use mlsched_kernel::placement::legacy_market::LegacyMarket;
+use mlsched_kernel::placement::{category, Instance, Market, Placer, MARKET_CAP};
+use mlsched_kernel::rng::SplitMix64;
+
+/// CPU time of this thread in seconds (the machine is shared: wall time counts other work).
+fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// The benchmark's instance (same generator as `benches/benches/placement.rs`).
+fn scenario(seed: u64, s: usize, k: usize) -> PlacementScenario {
+    let mut r = SplitMix64::new(seed);
+    let jobs = (0..s)
+        .map(|_| {
+            // The typed columns are drawn (and unused) to keep the bench's random stream.
+            let _per_type: Vec<f64> = (0..3).map(|_| r.range_f64(200.0, 2000.0)).collect();
+            PlacementJob {
+                samples: r.range_f64(3e4, 1e5),
+                epochs: 100.0 + r.below(101) as f64,
+                model_bytes: r.range_f64(4e7, 5.5e8),
+                throughput: (0..k).map(|_| r.range_f64(200.0, 2000.0)).collect(),
+            }
+        })
+        .collect();
+    PlacementScenario {
+        method: Method::Has,
+        workers: (0..k)
+            .map(|w| Worker {
+                gpu_type: ((w / 5) % 3) as u32,
+                node: (w / 5) as u32,
+            })
+            .collect(),
+        intra_node: 37.5e9,
+        inter_node: 1.25e9,
+        jobs,
+        include_comm: true,
+        jps: JpsParams {
+            samples: 40,
+            alpha: 0.7,
+            beta: 1.0,
+        },
+        seed: 1,
+    }
+}
+
+/// Runs `method` on `scn` `reps` times; prints the best wall time and the round total.
+fn time(scn: &PlacementScenario, method: Method, reps: u32) {
+    let mut p = Placer::new(scn).unwrap();
+    let mut best = f64::INFINITY;
+    let mut rounds = 0;
+    for _ in 0..reps {
+        let mut sink = HashSink::new();
+        let t = cpu_seconds();
+        let sum = p.run(method, &mut sink, |_| {}).unwrap();
+        best = best.min(cpu_seconds() - t);
+        rounds = sum.market_rounds;
+    }
+    println!(
+        "{method:?} K={}: best {:.2} ms CPU of {reps}, {rounds} price updates, {:.0} ns per update",
+        scn.workers.len(),
+        best * 1e3,
+        best * 1e9 / rounds.max(1) as f64
+    );
+}
+
+/// The market against `legacy_market` (the same price path) on the same categories, in this
+/// process, alternating, best of `reps` each: a ratio the machine's load does not move much.
+fn versus_legacy(inst: &Instance, cats: &[Vec<u32>], reps: u32) {
+    let mut m = Market::new(inst);
+    let mut lm = LegacyMarket::new(inst);
+    let (mut best_m, mut best_l) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..reps {
+        let t = cpu_seconds();
+        for c in cats {
+            std::hint::black_box(m.run(inst, c, MARKET_CAP));
+        }
+        best_m = best_m.min(cpu_seconds() - t);
+        let t = cpu_seconds();
+        for c in cats {
+            std::hint::black_box(lm.run(inst, c, MARKET_CAP));
+        }
+        best_l = best_l.min(cpu_seconds() - t);
+    }
+    println!(
+        "K={} {} categories: market {:.2} ms, legacy market {:.2} ms CPU (best of {reps}), ratio {:.3}",
+        inst.k,
+        cats.len(),
+        best_m * 1e3,
+        best_l * 1e3,
+        best_m / best_l
+    );
+}
+
+/// Round shapes of the market on `cats`.
+fn stats(inst: &Instance, cats: &[Vec<u32>]) {
+    let mut m = Market::new(inst);
+    let (mut strict, mut set_rounds, mut set_classes, mut unit_sum) = (0u64, 0u64, 0u64, 0u64);
+    let mut rounds = 0u64;
+    for cat in cats {
+        let out = m.run_traced(inst, cat, MARKET_CAP, |r| {
+            if r.over.is_none() {
+                return;
+            }
+            if r.constricted {
+                set_rounds += 1;
+                set_classes += (0..inst.classes.len())
+                    .filter(|&c| r.in_constricted_set(c))
+                    .count() as u64;
+            } else {
+                strict += 1;
+            }
+        });
+        rounds += u64::from(out.rounds);
+        unit_sum += out.unit_rounds;
+    }
+    println!(
+        "K={} {} categories: {rounds} rounds ({:.1} per category), {strict} strict conflicts, \
+         {set_rounds} constricted (mean set {:.1} classes), {unit_sum} unit rounds",
+        inst.k,
+        cats.len(),
+        rounds as f64 / cats.len() as f64,
+        set_classes as f64 / set_rounds.max(1) as f64
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let what = args.get(1).map_or("all", |s| s.as_str());
+    let reps: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let has = scenario(7, 4, 30);
+    let jps = scenario(11, 4, 300);
+    if what == "has" || what == "all" {
+        time(&has, Method::Has, reps);
+    }
+    if what == "jps" || what == "all" {
+        time(&jps, Method::Jps, reps);
+    }
+    let has_inst = Instance::new(&has).unwrap();
+    let mut has_cats = Vec::new();
+    let mut c = vec![0u32; 4];
+    category::first(30, &mut c);
+    loop {
+        has_cats.push(c.clone());
+        if !category::next(30, &mut c) {
+            break;
+        }
+    }
+    let jps_inst = Instance::new(&jps).unwrap();
+    let n = category::count(300, 4).unwrap();
+    let mut r = SplitMix64::new(3);
+    let jps_cats: Vec<Vec<u32>> = (0..41)
+        .map(|_| {
+            let mut x = vec![0; 4];
+            category::unrank(300, n * 7 / 10 + r.below(n - n * 7 / 10), &mut x).unwrap();
+            x
+        })
+        .collect();
+    if what == "legacy" || what == "all" {
+        versus_legacy(&has_inst, &has_cats, reps);
+        versus_legacy(&jps_inst, &jps_cats, reps.div_ceil(3));
+    }
+    if what == "stats" || what == "all" {
+        stats(&has_inst, &has_cats);
+        stats(&jps_inst, &jps_cats);
+    }
+}
