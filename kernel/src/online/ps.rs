@@ -285,16 +285,22 @@ pub(super) fn ps_q0(
                 if !any {
                     continue;
                 }
-                let om_min = s.omegas(cx, m, t0, dur);
+                if slides {
+                    // Window minima for caps_for and zetas (a no-op when the sparse table
+                    // answers L).
+                    s.mins_for(w.len, dur);
+                }
+                // Window capacities first (block bounds skip most of a full set), then Omega_h
+                // of the servers that can take a worker only: the greedy fill never uses the
+                // others, and a PS host without worker capacity takes g = 0 workers, so min
+                // Omega over them bounds every placement of N >= 1 workers.
+                s.caps_for(cx, m, t0, dur);
+                let om_min = s.omegas_live(cx, m, t0, dur);
                 let mut sorted = false;
                 for p in 0..s.p {
                     let nn = s.n1[m * s.p + p];
                     if nn == NONE {
                         continue;
-                    }
-                    if slides {
-                        // zetas reads window minima; the sliding ones are cheapest here.
-                        s.mins_for(w.len, dur);
                     }
                     // Cheap bounds first: Zeta_h of every server costs a pass over the set
                     // (with window minima), the server order one per worker type.
@@ -307,12 +313,7 @@ pub(super) fn ps_q0(
                     if !useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best) {
                         continue;
                     }
-                    if slides {
-                        // Window minima for caps_for and zetas (a no-op once at L).
-                        s.mins_for(w.len, dur);
-                    }
                     if !sorted {
-                        s.caps_for(cx, m, t0, dur);
                         s.sort_and_prefix(false);
                         sorted = true;
                     }

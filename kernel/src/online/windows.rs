@@ -54,6 +54,14 @@ pub struct FastScratch {
     pub(super) mins: Vec<f64>,
     /// The L the PS sliding minima describe (0: none built in this search).
     pub(super) mins_len: u32,
+    /// Sparse table of window minima kept across searches: level k (1..=`sparse_k`) at
+    /// `sparse[((k - 1) * hcap * R + v * R + r) * wcap + t]` = min of `free` over
+    /// [t, t + 2^k). Rebuilt per server with its free capacities ([`Self::build_server`]),
+    /// so a search reads any window minimum in O(1) instead of growing sliding minima over
+    /// the whole set ([`Self::min_free`]). Empty (`sparse_k` = 0) when the table would exceed
+    /// [`SPARSE_CELLS_MAX`].
+    pub(super) sparse: Vec<f64>,
+    pub(super) sparse_k: u32,
     /// Runs of equal usage: `runs[v * wcap + k]` is the first slot of virtual server v's k-th
     /// run of slots whose R usages all have the same bits (so do their free capacities), and
     /// `run_of[v * wcap + t]` is the run holding slot t. A window minimum is a minimum over the
@@ -95,6 +103,11 @@ pub struct FastScratch {
     /// ([`Self::window_minima`]).
     pub(super) wmin: Vec<f64>,
     pub(super) wmin_key: Option<(u32, u32)>,
+    /// Per block of [`BLOCK`] consecutive servers of the set, the largest of their `wmin` per
+    /// resource, at `bmax[b * R + r]`: fit(bmax, type) bounds every member's window capacity
+    /// from above (the fit count is non-decreasing in each free capacity), so a block whose
+    /// bound is below what a pass needs is skipped without visiting its servers.
+    pub(super) bmax: Vec<f64>,
     /// The q = 1 hosts of [`Self::caps_possible`], and how many.
     pub(super) hold: Vec<u32>,
     pub(super) hold_n: usize,
@@ -135,6 +148,15 @@ pub struct FastScratch {
 /// The longest window in which the PS search keeps sliding minima ([`FastScratch::slides`]).
 pub(super) const SLIDE_WINDOW_MAX: u32 = 256;
 
+/// The most cells (f64) of the sparse table of window minima ([`FastScratch::sparse`]):
+/// 2^24 (128 MB). A 12,500-server set with R = 3 and 32-slot windows needs 4.8 million.
+pub(super) const SPARSE_CELLS_MAX: usize = 1 << 24;
+
+/// Servers per block of the block bounds ([`FastScratch::bmax`]). In a full window of the
+/// generated 12,500-server scenario about 3% of the servers can take a worker of a given type
+/// over a range, and about 10% of 32-server blocks hold one.
+pub(super) const BLOCK: usize = 32;
+
 /// "No worker count" in the per-(m, p) tables.
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -152,6 +174,17 @@ impl FastScratch {
         ring_cap: usize,
     ) -> Self {
         let ty = m + p;
+        // Levels 1..=k with 2^k <= wcap - 1, the longest duration a window holds (t- >= 1).
+        let want = if wcap >= 3 {
+            usize::BITS - 1 - (wcap - 1).leading_zeros()
+        } else {
+            0
+        };
+        let cells = (want as usize)
+            .saturating_mul(h)
+            .saturating_mul(r)
+            .saturating_mul(wcap);
+        let sparse_k = if cells <= SPARSE_CELLS_MAX { want } else { 0 };
         FastScratch {
             h: 0,
             hcap: h,
@@ -179,6 +212,8 @@ impl FastScratch {
             } else {
                 Vec::new()
             },
+            sparse: vec![0.0; if sparse_k > 0 { cells } else { 0 }],
+            sparse_k,
             runs: vec![0; h * wcap],
             run_of: vec![0; h * wcap],
             dl: vec![0.0; h * r * wcap],
@@ -204,6 +239,7 @@ impl FastScratch {
             hold_n: 0,
             wmin: vec![0.0; h * r],
             wmin_key: None,
+            bmax: vec![0.0; h.div_ceil(BLOCK) * r],
             posof: vec![0; h],
             ocap: vec![0; h],
             oom: vec![0; h],
@@ -395,6 +431,7 @@ impl FastScratch {
             }
             self.maxfree[v * rr + r] = most;
         }
+        self.build_sparse(v, len);
         let mut k = 0;
         for t in 0..len {
             if self.fresh[v * wcap + t] {
@@ -410,6 +447,32 @@ impl FastScratch {
         // The ring bounds read `maxfree`. The possible-host lists are kept as supersets: free
         // capacity only falls within a window, so a rebuilt server can only leave them.
         self.ub.iter_mut().for_each(|u| *u = None);
+    }
+
+    /// Levels 1..=`sparse_k` of the sparse table for server v over the window's `len` slots:
+    /// level k at t = min(level k - 1 at t, at t + 2^(k - 1)), level 0 being `free`. Minima of
+    /// the same values in any grouping, so every entry is exactly the slot-by-slot minimum.
+    fn build_sparse(&mut self, v: usize, len: usize) {
+        let (rr, wcap, plane) = (self.r, self.wcap, self.hcap * self.r * self.wcap);
+        for k in 1..=self.sparse_k as usize {
+            let half = 1usize << (k - 1);
+            let Some(n) = (len + 1).checked_sub(2 * half) else {
+                break;
+            };
+            for r in 0..rr {
+                let row = (v * rr + r) * wcap;
+                let at = (k - 1) * plane + row;
+                for t in 0..n {
+                    let (x, y) = if k == 1 {
+                        (self.free[row + t], self.free[row + t + half])
+                    } else {
+                        let below = (k - 2) * plane + row;
+                        (self.sparse[below + t], self.sparse[below + t + half])
+                    };
+                    self.sparse[at + t] = if y < x { y } else { x };
+                }
+            }
+        }
     }
 
     /// Makes the prefix rows of type `ty` (worker types first, then PS types) current: row
@@ -557,8 +620,12 @@ impl FastScratch {
     }
 
     /// Brings the sliding minima to windows of `dur` slots, growing them one duration at a time
-    /// from the last (or from `free` when `mins_len` is 0 or above `dur`).
+    /// from the last (or from `free` when `mins_len` is 0 or above `dur`). A no-op when the
+    /// sparse table answers `dur` ([`Self::min_free`] reads it first).
     pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
+        if dur == 1 || 31 - dur.leading_zeros() <= self.sparse_k {
+            return;
+        }
         if self.mins_len == 0 || self.mins_len > dur {
             let n = self.h * self.r * self.wcap;
             self.mins[..n].copy_from_slice(&self.free[..n]);
@@ -686,6 +753,24 @@ impl FastScratch {
     /// minimum over the runs of equal usage the range meets (every slot of a run has the same
     /// free capacities, so this is the slot-by-slot minimum). An idle server is one run.
     pub(super) fn min_free(&self, h: usize, t0: u32, dur: u32, out: &mut [f64]) {
+        if dur == 1 {
+            for (r, o) in out.iter_mut().enumerate() {
+                *o = self.free[(h * self.r + r) * self.wcap + t0 as usize];
+            }
+            return;
+        }
+        let k = 31 - dur.leading_zeros();
+        if k <= self.sparse_k {
+            // Two overlapping 2^k ranges cover [t-, t- + L); min is idempotent.
+            let at = (k as usize - 1) * self.hcap * self.r * self.wcap;
+            let (a, b) = (t0 as usize, (t0 + dur - (1 << k)) as usize);
+            for (r, o) in out.iter_mut().enumerate() {
+                let row = at + (h * self.r + r) * self.wcap;
+                let (x, y) = (self.sparse[row + a], self.sparse[row + b]);
+                *o = if y < x { y } else { x };
+            }
+            return;
+        }
         if self.mins_len == dur {
             // The sliding minima of this search describe L (short windows).
             for (r, o) in out.iter_mut().enumerate() {
@@ -722,6 +807,23 @@ impl FastScratch {
         lo
     }
 
+    /// Omega_h (type m) of the servers whose window capacity `caps` (of [`Self::caps_for`]) is
+    /// positive; returns their minimum (u128::MAX when there is none). The other servers'
+    /// `omega` is left as it was: [`Self::sort_and_prefix`] without `all` never reads it, and
+    /// a PS host without worker capacity takes no worker.
+    pub(super) fn omegas_live(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, m);
+        let mut lo = u128::MAX;
+        for h in 0..self.h {
+            if self.caps[h] > 0 {
+                let o = self.win_sum(m, h, t0, dur);
+                self.omega[h] = o;
+                lo = lo.min(o);
+            }
+        }
+        lo
+    }
+
     /// Zeta_h (PS type p) of the servers that can host a type-p PS over [t-, t- + L), cached
     /// per (L, t-): their PS capacity s-hat(0) = fit(window minima, p) goes to `pcap` (A_mincost1
     /// needs at least one PS on its host, and s-hat(g) <= s-hat(0)), the servers with
@@ -732,14 +834,20 @@ impl FastScratch {
             let ty = self.m + p;
             self.ensure(cx, ty);
             self.possible(cx, ty);
-            let mut free = [0.0; crate::limits::RESOURCES_MAX];
             let mut lo = u128::MAX;
             let mut n = 0;
             self.window_minima(t0, dur);
+            // `poss` is in set order, so its servers come block by block.
+            let mut blk = (usize::MAX, false);
             for i in 0..self.poss_n[ty] as usize {
                 let h = self.poss[ty * self.hcap + i] as usize;
-                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
-                let c = self.fit_memo(cx, ty, h, &free[..self.r]);
+                if blk.0 != h / BLOCK {
+                    blk = (h / BLOCK, self.block_fit(cx, ty, h / BLOCK) >= 1);
+                }
+                if !blk.1 {
+                    continue;
+                }
+                let c = self.fit_wmin(cx, ty, h);
                 if c < 1 {
                     continue;
                 }
@@ -826,14 +934,23 @@ impl FastScratch {
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         self.hold_n = 0;
+        let mut blk = (usize::MAX, true);
         for i in 0..self.poss_n[m] as usize {
             let h = self.poss[m * self.hcap + i] as usize;
-            if shared {
-                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
+            let c = if shared {
+                // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
+                // servers' `caps` are left as they were: only `hold` servers' are read).
+                if blk.0 != h / BLOCK {
+                    blk = (h / BLOCK, self.block_fit(cx, m, h / BLOCK) >= least.max(1));
+                }
+                if !blk.1 {
+                    continue;
+                }
+                self.fit_wmin(cx, m, h)
             } else {
                 self.min_free(h, t0, dur, &mut free[..self.r]);
-            }
-            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+                self.fit_memo(cx, m, h, &free[..self.r])
+            };
             self.caps[h] = c;
             if c >= least {
                 self.hold[self.hold_n] = h as u32;
@@ -843,13 +960,52 @@ impl FastScratch {
     }
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
+    /// Blocks whose bound fits no worker get 0 without a visit ([`Self::bmax`]).
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         self.window_minima(t0, dur);
-        let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        for h in 0..self.h {
-            free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        for b in 0..self.h.div_ceil(BLOCK) {
+            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
+            if self.block_fit(cx, m, b) == 0 {
+                self.caps[lo..hi].iter_mut().for_each(|c| *c = 0);
+                continue;
+            }
+            for h in lo..hi {
+                self.caps[h] = self.fit_wmin(cx, m, h);
+            }
         }
+    }
+
+    /// fit(`bmax` of block b, type ty): at least the window capacity of every server of the
+    /// block for the range of `wmin` (worker type ty < M, else PS type ty - M).
+    fn block_fit(&self, cx: &Ctx, ty: usize, b: usize) -> u32 {
+        let task = if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        };
+        fit(&self.bmax[b * self.r..][..self.r], task)
+    }
+
+    /// [`Self::fit_memo`] of server h's window minima in `wmin`, read in place.
+    fn fit_wmin(&mut self, cx: &Ctx, ty: usize, h: usize) -> u32 {
+        let i = ty * self.hcap + h;
+        let (r, wmin) = (self.r, &self.wmin[h * self.r..][..self.r]);
+        let key = &mut self.fit_key[i * r..(i + 1) * r];
+        if self.fit_ok[i] && key.iter().zip(wmin).all(|(k, f)| *k == f.to_bits()) {
+            return self.fit_val[i];
+        }
+        for (k, f) in key.iter_mut().zip(wmin) {
+            *k = f.to_bits();
+        }
+        let task = if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        };
+        let v = fit(wmin, task);
+        self.fit_val[i] = v;
+        self.fit_ok[i] = true;
+        v
     }
 
     /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
@@ -861,9 +1017,19 @@ impl FastScratch {
             return;
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        for h in 0..self.h {
-            self.min_free(h, t0, dur, &mut free[..self.r]);
-            self.wmin[h * self.r..][..self.r].copy_from_slice(&free[..self.r]);
+        let r = self.r;
+        for b in 0..self.h.div_ceil(BLOCK) {
+            let mut most = [f64::NEG_INFINITY; crate::limits::RESOURCES_MAX];
+            for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                self.min_free(h, t0, dur, &mut free[..r]);
+                for k in 0..r {
+                    self.wmin[h * r + k] = free[k];
+                    if free[k] > most[k] {
+                        most[k] = free[k];
+                    }
+                }
+            }
+            self.bmax[b * r..][..r].copy_from_slice(&most[..r]);
         }
         self.wmin_key = Some((t0, dur));
     }
