@@ -329,7 +329,14 @@ pub(super) fn ps_q0(
                     ) {
                         continue;
                     }
-                    let zmin = s.zetas(cx, p, t0, dur);
+                    let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
+                    // Only servers with room for a type-p PS over the whole range can host the
+                    // PSs ([`FastScratch::zetas`], most room first), and every host needs at
+                    // least `need` of them (y_k <= the largest window capacity): in a full
+                    // window the loop stops after a few hosts, and zetas lists only those.
+                    let most = s.ocap[..s.nord].iter().fold(0, |a, &c| a.max(c as u32));
+                    let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
+                    let zmin = s.zetas(cx, p, t0, dur, need);
                     if !useful(
                         fill_n.saturating_add(zmin),
                         idx_ps(m, p, dur, t0, 0),
@@ -338,13 +345,6 @@ pub(super) fn ps_q0(
                     ) {
                         continue;
                     }
-                    let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    // Only servers with room for a type-p PS over the whole range can host the
-                    // PSs ([`FastScratch::zetas`], most room first), and every host needs at
-                    // least `need` of them (y_k <= the largest window capacity): in a full
-                    // window the loop stops after a few hosts.
-                    let most = s.ocap[..s.nord].iter().fold(0, |a, &c| a.max(c as u32));
-                    let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
                     for i in 0..s.phost_n[p] as usize {
                         let n = s.phost[p * s.hcap + i] as usize;
                         if s.pcap[p * s.hcap + n] < need {

@@ -97,6 +97,8 @@ pub struct FastScratch {
     pub(super) phost_n: Vec<u32>,
     pub(super) zmin: Vec<u128>,
     pub(super) zdone: Vec<bool>,
+    /// The `need` each PS type's host list of [`Self::zetas`] was made for.
+    pub(super) zneed: Vec<u32>,
     pub(super) caps: Vec<u32>,
     pub(super) order: Vec<(u128, u32)>,
     /// Window minima of free capacity of every server for the range `wmin_key`
@@ -232,6 +234,7 @@ impl FastScratch {
             phost_n: vec![0; p],
             zmin: vec![0; p],
             zdone: vec![false; p],
+            zneed: vec![0; p],
             caps: vec![0; h],
             order: vec![(0, 0); h],
             nord: 0,
@@ -824,13 +827,16 @@ impl FastScratch {
         lo
     }
 
-    /// Zeta_h (PS type p) of the servers that can host a type-p PS over [t-, t- + L), cached
-    /// per (L, t-): their PS capacity s-hat(0) = fit(window minima, p) goes to `pcap` (A_mincost1
-    /// needs at least one PS on its host, and s-hat(g) <= s-hat(0)), the servers with
-    /// s-hat(0) >= 1 to `phost[p * hcap..][..phost_n[p]]`, most capacity first. Returns their min Zeta (u128::MAX
-    /// when there is none: then no q = 0 schedule uses p here).
-    pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32) -> u128 {
-        if !self.zdone[p] {
+    /// Zeta_h (PS type p) of the servers that can host at least `need` type-p PSs over
+    /// [t-, t- + L), cached per (L, t-): their PS capacity s-hat(0) = fit(window minima, p)
+    /// goes to `pcap` (A_mincost1 needs at least one PS on its host, and s-hat(g) <= s-hat(0)),
+    /// the servers with s-hat(0) >= `need` to `phost[p * hcap..][..phost_n[p]]`, most capacity
+    /// first. Returns their min Zeta (u128::MAX when there is none: then no q = 0 schedule uses
+    /// p here). A list made for a smaller `need` is kept (a superset, in the same order, whose
+    /// minimum is a lower bound); blocks whose bound holds fewer than `need` are skipped.
+    pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32, need: u32) -> u128 {
+        let need = need.max(1);
+        if !self.zdone[p] || self.zneed[p] > need {
             let ty = self.m + p;
             self.ensure(cx, ty);
             self.possible(cx, ty);
@@ -842,13 +848,13 @@ impl FastScratch {
             for i in 0..self.poss_n[ty] as usize {
                 let h = self.poss[ty * self.hcap + i] as usize;
                 if blk.0 != h / BLOCK {
-                    blk = (h / BLOCK, self.block_fit(cx, ty, h / BLOCK) >= 1);
+                    blk = (h / BLOCK, self.block_fit(cx, ty, h / BLOCK) >= need);
                 }
                 if !blk.1 {
                     continue;
                 }
                 let c = self.fit_wmin(cx, ty, h);
-                if c < 1 {
+                if c < need {
                     continue;
                 }
                 self.pcap[p * self.hcap + h] = c;
@@ -867,6 +873,7 @@ impl FastScratch {
             self.phost_n[p] = n as u32;
             self.zmin[p] = lo;
             self.zdone[p] = true;
+            self.zneed[p] = need;
         }
         self.zmin[p]
     }
