@@ -82,6 +82,12 @@ pub struct FastScratch {
     pub(super) smin: Vec<u128>,
     /// `smin_ok[ty]`: the slot minima of type ty describe the current rows.
     pub(super) smin_ok: Vec<bool>,
+    /// Per (type, block of [`BLOCK`] servers) the smallest unit price of the block's servers in
+    /// every slot, at `bsmin[(ty * blocks + b) * SLIDE_WINDOW_MAX + t]`, and whether it is stale
+    /// (a member's prefix row was rebuilt): after a commit only the touched servers' blocks
+    /// are recomputed before the minimum over the blocks ([`Self::slot_lb`]).
+    pub(super) bsmin: Vec<u128>,
+    pub(super) bstale: Vec<bool>,
     /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
     /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
     pub(super) fit_key: Vec<u64>,
@@ -224,6 +230,8 @@ impl FastScratch {
             type_ok: vec![false; m + p],
             smin: vec![0; ty * (wcap + 1)],
             smin_ok: vec![false; ty],
+            bsmin: vec![0; ty * h.div_ceil(BLOCK) * SLIDE_WINDOW_MAX.min(wcap as u32) as usize],
+            bstale: vec![true; ty * h.div_ceil(BLOCK)],
             fit_key: vec![0; ty * h * r],
             fit_val: vec![0; ty * h],
             fit_ok: vec![false; ty * h],
@@ -514,6 +522,7 @@ impl FastScratch {
                 *p = acc;
             }
             self.row_ok[ty * self.hcap + h] = true;
+            self.bstale[ty * self.hcap.div_ceil(BLOCK) + h / BLOCK] = true;
         }
         self.type_ok[ty] = true;
         self.smin_ok[ty] = false;
@@ -540,6 +549,10 @@ impl FastScratch {
     fn build_slot_minima(&mut self, ty: usize) {
         let len = self.cached.map_or(0, |c| c.1) as usize;
         let stride = self.wcap + 1;
+        if len <= SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize {
+            self.build_slot_minima_blocks(ty, len);
+            return;
+        }
         let row = &mut self.smin[ty * stride..][..stride];
         // Per-slot minima first (row[t + 1] = min unit price in slot t), then prefix sums.
         row[1..=len].iter_mut().for_each(|x| *x = u128::MAX);
@@ -562,6 +575,40 @@ impl FastScratch {
         row[0] = 0;
         for t in 1..=len {
             row[t] = row[t - 1].saturating_add(row[t]);
+        }
+        self.smin_ok[ty] = true;
+    }
+
+    /// [`Self::build_slot_minima`] through the per-block slot minima (`bsmin`): the stale
+    /// blocks first, then per slot the minimum over the blocks (the same minimum of the same
+    /// exact integers, grouped by block).
+    fn build_slot_minima_blocks(&mut self, ty: usize, len: usize) {
+        let (stride, bs, nb) = (
+            self.wcap + 1,
+            SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize,
+            self.hcap.div_ceil(BLOCK),
+        );
+        let used = self.h.div_ceil(BLOCK);
+        for b in 0..used {
+            if !self.bstale[ty * nb + b] {
+                continue;
+            }
+            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
+            let out = &mut self.bsmin[(ty * nb + b) * bs..][..len];
+            for (t, x) in out.iter_mut().enumerate() {
+                let at = (ty * stride + t) * self.hcap;
+                let (a, c) = (&self.pre[at + lo..at + hi], &self.pre[at + self.hcap + lo..]);
+                *x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
+            }
+            self.bstale[ty * nb + b] = false;
+        }
+        let row = &mut self.smin[ty * stride..][..stride];
+        row[0] = 0;
+        for t in 0..len {
+            let lo = (0..used).fold(u128::MAX, |m, b| m.min(self.bsmin[(ty * nb + b) * bs + t]));
+            // No server at all: nothing to bound (the search has no candidate anyway).
+            let lo = if used == 0 { 0 } else { lo };
+            row[t + 1] = row[t].saturating_add(lo);
         }
         self.smin_ok[ty] = true;
     }
@@ -839,30 +886,27 @@ impl FastScratch {
         if !self.zdone[p] || self.zneed[p] > need {
             let ty = self.m + p;
             self.ensure(cx, ty);
-            self.possible(cx, ty);
             let mut lo = u128::MAX;
             let mut n = 0;
             self.window_minima(t0, dur);
-            // `poss` is in set order, so its servers come block by block.
-            let mut blk = (usize::MAX, false);
-            for i in 0..self.poss_n[ty] as usize {
-                let h = self.poss[ty * self.hcap + i] as usize;
-                if blk.0 != h / BLOCK {
-                    blk = (h / BLOCK, self.block_fit(cx, ty, h / BLOCK) >= need);
-                }
-                if !blk.1 {
+            // Block by block over the whole set: a block whose bound holds fewer than `need`
+            // PSs is skipped as a whole.
+            for b in 0..self.h.div_ceil(BLOCK) {
+                if self.block_fit(cx, ty, b) < need {
                     continue;
                 }
-                let c = self.fit_wmin(cx, ty, h);
-                if c < need {
-                    continue;
+                for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                    let c = self.fit_wmin(cx, ty, h);
+                    if c < need {
+                        continue;
+                    }
+                    self.pcap[p * self.hcap + h] = c;
+                    self.phost[p * self.hcap + n] = h as u32;
+                    n += 1;
+                    let z = self.win_sum(ty, h, t0, dur);
+                    self.zeta[p * self.hcap + h] = z;
+                    lo = lo.min(z);
                 }
-                self.pcap[p * self.hcap + h] = c;
-                self.phost[p * self.hcap + n] = h as u32;
-                n += 1;
-                let z = self.win_sum(ty, h, t0, dur);
-                self.zeta[p * self.hcap + h] = z;
-                lo = lo.min(z);
             }
             // Most PS capacity first, so a host loop can stop at the first host with too little.
             let (hosts, pcap) = (
