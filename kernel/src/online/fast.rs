@@ -49,7 +49,7 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     s.omegas(cx, m, t0, dur);
     s.caps_for(cx, m, t0, dur);
     // Every server, so the PS host is visited even with no room for a worker.
-    s.sort_and_prefix(true);
+    s.sort_and_prefix(true, u64::MAX);
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     let mut left = c.workers;
     let mut ps_on_host = 0;

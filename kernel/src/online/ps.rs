@@ -314,7 +314,13 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     if !sorted {
-                        s.sort_and_prefix(false);
+                        // Every fill of this (m, L, t-) places at most max_p N workers.
+                        let most_n = (0..s.p)
+                            .map(|q| s.n1[m * s.p + q])
+                            .filter(|&n| n != NONE)
+                            .max()
+                            .unwrap_or(0);
+                        s.sort_and_prefix(false, most_n as u64);
                         sorted = true;
                     }
                     // The greedy fill of N is the cheapest placement of N workers.
@@ -334,7 +340,7 @@ pub(super) fn ps_q0(
                     // PSs ([`FastScratch::zetas`], most room first), and every host needs at
                     // least `need` of them (y_k <= the largest window capacity): in a full
                     // window the loop stops after a few hosts, and zetas lists only those.
-                    let most = s.ocap[..s.nord].iter().fold(0, |a, &c| a.max(c as u32));
+                    let most = s.omax;
                     let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
                     let zmin = s.zetas(cx, p, t0, dur, need);
                     if !useful(
@@ -357,7 +363,10 @@ pub(super) fn ps_q0(
                         }
                         // A server with no window capacity is not in the order: it takes no
                         // worker (y_k = 0) and the fill of the rest is the plain fill.
-                        let pos = (s.caps[n] > 0).then(|| s.posof[n] as usize);
+                        // Nor is one beyond the sorted prefix ([`FastScratch::sort_and_prefix`]):
+                        // it takes no worker either.
+                        let pos =
+                            (s.caps[n] > 0 && s.posof[n] != NONE).then(|| s.posof[n] as usize);
                         let yk = match pos {
                             Some(pos) => s.caps[n].min(nn - (nn as u64).min(s.pc[pos]) as u32),
                             None => 0,

@@ -54,14 +54,16 @@ pub struct FastScratch {
     pub(super) mins: Vec<f64>,
     /// The L the PS sliding minima describe (0: none built in this search).
     pub(super) mins_len: u32,
-    /// Sparse table of window minima kept across searches: level k (1..=`sparse_k`) at
-    /// `sparse[((k - 1) * hcap * R + v * R + r) * wcap + t]` = min of `free` over
-    /// [t, t + 2^k). Rebuilt per server with its free capacities ([`Self::build_server`]),
-    /// so a search reads any window minimum in O(1) instead of growing sliding minima over
-    /// the whole set ([`Self::min_free`]). Empty (`sparse_k` = 0) when the table would exceed
-    /// [`SPARSE_CELLS_MAX`].
+    /// Sparse table of window minima kept across searches: level k (0..=`sparse_k`) at
+    /// `sparse[((k * wcap + t) * hcap + v) * R + r]` = min of `free` over [t, t + 2^k)
+    /// (level 0 is `free` itself). Rebuilt per server with its free capacities
+    /// ([`Self::build_server`]), so a search reads any window minimum in O(1) instead of
+    /// growing sliding minima over the whole set ([`Self::min_free`]); slot-major, so the
+    /// minima of every server for one range ([`Self::window_minima`]) read two contiguous
+    /// rows. Empty (`sparse_on` false) when the table would exceed [`SPARSE_CELLS_MAX`].
     pub(super) sparse: Vec<f64>,
     pub(super) sparse_k: u32,
+    pub(super) sparse_on: bool,
     /// Runs of equal usage: `runs[v * wcap + k]` is the first slot of virtual server v's k-th
     /// run of slots whose R usages all have the same bits (so do their free capacities), and
     /// `run_of[v * wcap + t]` is the run holding slot t. A window minimum is a minimum over the
@@ -123,6 +125,9 @@ pub struct FastScratch {
     pub(super) nord: usize,
     pub(super) posof: Vec<u32>,
     pub(super) ocap: Vec<u64>,
+    /// The largest window capacity of any server [`Self::sort_and_prefix`] ordered (also
+    /// beyond the sorted prefix).
+    pub(super) omax: u32,
     pub(super) oom: Vec<u128>,
     pub(super) pc: Vec<u64>,
     pub(super) po: Vec<u128>,
@@ -182,17 +187,17 @@ impl FastScratch {
         ring_cap: usize,
     ) -> Self {
         let ty = m + p;
-        // Levels 1..=k with 2^k <= wcap - 1, the longest duration a window holds (t- >= 1).
-        let want = if wcap >= 3 {
+        // Levels 0..=k with 2^k <= wcap - 1, the longest duration a window holds (t- >= 1).
+        let want = if wcap >= 2 {
             usize::BITS - 1 - (wcap - 1).leading_zeros()
         } else {
             0
         };
-        let cells = (want as usize)
+        let cells = (want as usize + 1)
             .saturating_mul(h)
             .saturating_mul(r)
             .saturating_mul(wcap);
-        let sparse_k = if cells <= SPARSE_CELLS_MAX { want } else { 0 };
+        let sparse_on = cells <= SPARSE_CELLS_MAX;
         FastScratch {
             h: 0,
             hcap: h,
@@ -220,8 +225,9 @@ impl FastScratch {
             } else {
                 Vec::new()
             },
-            sparse: vec![0.0; if sparse_k > 0 { cells } else { 0 }],
-            sparse_k,
+            sparse: vec![0.0; if sparse_on { cells } else { 0 }],
+            sparse_k: if sparse_on { want } else { 0 },
+            sparse_on,
             runs: vec![0; h * wcap],
             run_of: vec![0; h * wcap],
             dl: vec![0.0; h * r * wcap],
@@ -253,6 +259,7 @@ impl FastScratch {
             bmax: vec![0.0; h.div_ceil(BLOCK) * r],
             posof: vec![0; h],
             ocap: vec![0; h],
+            omax: 0,
             oom: vec![0; h],
             pc: vec![0; h + 1],
             po: vec![0; h + 1],
@@ -460,27 +467,32 @@ impl FastScratch {
         self.ub.iter_mut().for_each(|u| *u = None);
     }
 
-    /// Levels 1..=`sparse_k` of the sparse table for server v over the window's `len` slots:
-    /// level k at t = min(level k - 1 at t, at t + 2^(k - 1)), level 0 being `free`. Minima of
-    /// the same values in any grouping, so every entry is exactly the slot-by-slot minimum.
+    /// The sparse table's entries of server v over the window's `len` slots: level 0 is `free`,
+    /// level k at t = min(level k - 1 at t, at t + 2^(k - 1)). Minima of the same values in
+    /// any grouping, so every entry is exactly the slot-by-slot minimum.
     fn build_sparse(&mut self, v: usize, len: usize) {
-        let (rr, wcap, plane) = (self.r, self.wcap, self.hcap * self.r * self.wcap);
+        if !self.sparse_on {
+            return;
+        }
+        let (rr, wcap, hc) = (self.r, self.wcap, self.hcap);
+        let at = |k: usize, t: usize, r: usize| ((k * wcap + t) * hc + v) * rr + r;
+        for r in 0..rr {
+            for t in 0..len {
+                self.sparse[at(0, t, r)] = self.free[(v * rr + r) * wcap + t];
+            }
+        }
         for k in 1..=self.sparse_k as usize {
             let half = 1usize << (k - 1);
             let Some(n) = (len + 1).checked_sub(2 * half) else {
                 break;
             };
-            for r in 0..rr {
-                let row = (v * rr + r) * wcap;
-                let at = (k - 1) * plane + row;
-                for t in 0..n {
-                    let (x, y) = if k == 1 {
-                        (self.free[row + t], self.free[row + t + half])
-                    } else {
-                        let below = (k - 2) * plane + row;
-                        (self.sparse[below + t], self.sparse[below + t + half])
-                    };
-                    self.sparse[at + t] = if y < x { y } else { x };
+            for t in 0..n {
+                for r in 0..rr {
+                    let (x, y) = (
+                        self.sparse[at(k - 1, t, r)],
+                        self.sparse[at(k - 1, t + half, r)],
+                    );
+                    self.sparse[at(k, t, r)] = if y < x { y } else { x };
                 }
             }
         }
@@ -597,7 +609,10 @@ impl FastScratch {
             let out = &mut self.bsmin[(ty * nb + b) * bs..][..len];
             for (t, x) in out.iter_mut().enumerate() {
                 let at = (ty * stride + t) * self.hcap;
-                let (a, c) = (&self.pre[at + lo..at + hi], &self.pre[at + self.hcap + lo..]);
+                let (a, c) = (
+                    &self.pre[at + lo..at + hi],
+                    &self.pre[at + self.hcap + lo..],
+                );
                 *x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
             }
             self.bstale[ty * nb + b] = false;
@@ -673,7 +688,7 @@ impl FastScratch {
     /// from the last (or from `free` when `mins_len` is 0 or above `dur`). A no-op when the
     /// sparse table answers `dur` ([`Self::min_free`] reads it first).
     pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
-        if dur == 1 || 31 - dur.leading_zeros() <= self.sparse_k {
+        if self.sparse_on && 31 - dur.leading_zeros() <= self.sparse_k {
             return;
         }
         if self.mins_len == 0 || self.mins_len > dur {
@@ -803,21 +818,20 @@ impl FastScratch {
     /// minimum over the runs of equal usage the range meets (every slot of a run has the same
     /// free capacities, so this is the slot-by-slot minimum). An idle server is one run.
     pub(super) fn min_free(&self, h: usize, t0: u32, dur: u32, out: &mut [f64]) {
-        if dur == 1 {
+        let k = 31 - dur.leading_zeros();
+        if self.sparse_on && k <= self.sparse_k {
+            // Two overlapping 2^k ranges cover [t-, t- + L); min is idempotent.
+            let row = |t: u32| ((k as usize * self.wcap + t as usize) * self.hcap + h) * self.r;
+            let (a, b) = (row(t0), row(t0 + dur - (1 << k)));
             for (r, o) in out.iter_mut().enumerate() {
-                *o = self.free[(h * self.r + r) * self.wcap + t0 as usize];
+                let (x, y) = (self.sparse[a + r], self.sparse[b + r]);
+                *o = if y < x { y } else { x };
             }
             return;
         }
-        let k = 31 - dur.leading_zeros();
-        if k <= self.sparse_k {
-            // Two overlapping 2^k ranges cover [t-, t- + L); min is idempotent.
-            let at = (k as usize - 1) * self.hcap * self.r * self.wcap;
-            let (a, b) = (t0 as usize, (t0 + dur - (1 << k)) as usize);
+        if dur == 1 {
             for (r, o) in out.iter_mut().enumerate() {
-                let row = at + (h * self.r + r) * self.wcap;
-                let (x, y) = (self.sparse[row + a], self.sparse[row + b]);
-                *o = if y < x { y } else { x };
+                *o = self.free[(h * self.r + r) * self.wcap + t0 as usize];
             }
             return;
         }
@@ -1112,18 +1126,44 @@ impl FastScratch {
     /// Unless `all`, only servers with a positive window capacity are ordered (`posof` is
     /// NONE for the others): a greedy fill never places a worker on the others, so they
     /// change no prefix sum the fill reads, and in a full window they are most of the set.
-    pub(super) fn sort_and_prefix(&mut self, all: bool) {
+    ///
+    /// Only a prefix of the order is sorted when fills ask for at most `fill_max` workers: the
+    /// shortest prefix tried (64, 128, ... servers) whose capacity is at least `fill_max` plus
+    /// the largest capacity [`Self::omax`] (all of it when the total is less). A fill of
+    /// x <= `fill_max` workers, skipping any one position of the prefix, ends inside it, so
+    /// it reads the same prefix sums; a server beyond the prefix (`posof` NONE) has at least
+    /// `fill_max` workers' capacity before it, so as a PS host it takes y_k = 0 workers and
+    /// skipping it changes no fill. The (Omega, index) keys are distinct, so the sorted
+    /// prefix is exactly the start of the whole order.
+    pub(super) fn sort_and_prefix(&mut self, all: bool, fill_max: u64) {
         let mut k = 0;
+        let mut most = 0;
         for v in 0..self.h {
+            self.posof[v] = NONE;
             if all || self.caps[v] > 0 {
                 self.order[k] = (self.omega[v], self.real[v]);
                 k += 1;
-            } else {
-                self.posof[v] = NONE;
+                most = most.max(self.caps[v]);
             }
         }
+        self.omax = most;
+        let upto = fill_max.saturating_add(most as u64);
+        let mut g = k.min(64);
+        loop {
+            if g < k {
+                self.order[..k].select_nth_unstable(g);
+            }
+            self.order[..g].sort_unstable();
+            let held = self.order[..g].iter().fold(0u64, |a, &(_, h)| {
+                a.saturating_add(self.caps[self.virt[h as usize] as usize] as u64)
+            });
+            if held >= upto || g == k {
+                break;
+            }
+            g = (2 * g).min(k);
+        }
+        let k = g;
         self.nord = k;
-        self.order[..k].sort_unstable();
         for (i, &(om, h)) in self.order[..k].iter().enumerate() {
             let v = self.virt[h as usize] as usize;
             self.posof[v] = i as u32;
