@@ -906,10 +906,13 @@ impl FastScratch {
             // Block by block over the whole set: a block whose bound holds fewer than `need`
             // PSs is skipped as a whole.
             for b in 0..self.h.div_ceil(BLOCK) {
-                if self.block_fit(cx, ty, b) < need {
+                if !self.block_fits(cx, ty, b, need) {
                     continue;
                 }
                 for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                    if !self.wmin_fits(cx, ty, h, need) {
+                        continue;
+                    }
                     let c = self.fit_wmin(cx, ty, h);
                     if c < need {
                         continue;
@@ -1006,9 +1009,9 @@ impl FastScratch {
                 // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
                 // servers' `caps` are left as they were: only `hold` servers' are read).
                 if blk.0 != h / BLOCK {
-                    blk = (h / BLOCK, self.block_fit(cx, m, h / BLOCK) >= least.max(1));
+                    blk = (h / BLOCK, self.block_fits(cx, m, h / BLOCK, least.max(1)));
                 }
-                if !blk.1 {
+                if !blk.1 || !self.wmin_fits(cx, m, h, least.max(1)) {
                     continue;
                 }
                 self.fit_wmin(cx, m, h)
@@ -1030,25 +1033,40 @@ impl FastScratch {
         self.window_minima(t0, dur);
         for b in 0..self.h.div_ceil(BLOCK) {
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
-            if self.block_fit(cx, m, b) == 0 {
+            if !self.block_fits(cx, m, b, 1) {
                 self.caps[lo..hi].iter_mut().for_each(|c| *c = 0);
                 continue;
             }
             for h in lo..hi {
-                self.caps[h] = self.fit_wmin(cx, m, h);
+                self.caps[h] = if self.wmin_fits(cx, m, h, 1) {
+                    self.fit_wmin(cx, m, h)
+                } else {
+                    0
+                };
             }
         }
     }
 
-    /// fit(`bmax` of block b, type ty): at least the window capacity of every server of the
-    /// block for the range of `wmin` (worker type ty < M, else PS type ty - M).
-    fn block_fit(&self, cx: &Ctx, ty: usize, b: usize) -> u32 {
-        let task = if ty < self.m {
+    /// Whether fit(`bmax` of block b, type ty) >= `need`: when not, no server of the block
+    /// has window capacity `need` for the range of `wmin` (worker type ty < M, else PS type
+    /// ty - M).
+    fn block_fits(&self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
+        fits_at_least(&self.bmax[b * self.r..][..self.r], self.task(cx, ty), need)
+    }
+
+    /// Whether server h's window capacity for type ty over the range of `wmin` is at least
+    /// `need` ([`fits_at_least`]: no floors, no memo lookup).
+    fn wmin_fits(&self, cx: &Ctx, ty: usize, h: usize, need: u32) -> bool {
+        fits_at_least(&self.wmin[h * self.r..][..self.r], self.task(cx, ty), need)
+    }
+
+    /// Worker type ty < M, else PS type ty - M.
+    fn task<'a>(&self, cx: &'a Ctx, ty: usize) -> &'a crate::model::online::TaskType {
+        if ty < self.m {
             &cx.scn.worker_types[ty]
         } else {
             &cx.scn.ps_types[ty - self.m]
-        };
-        fit(&self.bmax[b * self.r..][..self.r], task)
+        }
     }
 
     /// [`Self::fit_memo`] of server h's window minima in `wmin`, read in place.
