@@ -336,10 +336,9 @@ pub(super) fn ps_q0(
                         continue;
                     }
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    // Only servers with room for a type-p PS over the whole range can host the
-                    // PSs ([`FastScratch::zetas`], most room first), and every host needs at
-                    // least `need` of them (y_k <= the largest window capacity): in a full
-                    // window the loop stops after a few hosts, and zetas lists only those.
+                    // Every host needs at least `need` PSs over the whole range (y_k <= the
+                    // largest window capacity), so [`FastScratch::zetas`] lists only servers
+                    // with that much room: in a full window, a few.
                     let most = s.omax;
                     let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
                     let zmin = s.zetas(cx, p, t0, dur, need);
@@ -354,7 +353,7 @@ pub(super) fn ps_q0(
                     for i in 0..s.phost_n[p] as usize {
                         let n = s.phost[p * s.hcap + i] as usize;
                         if s.pcap[p * s.hcap + n] < need {
-                            break;
+                            continue;
                         }
                         let zn = s.zeta[p * s.hcap + n];
                         let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);

@@ -99,8 +99,7 @@ pub struct FastScratch {
     pub(super) zeta: Vec<u128>,
     /// PS capacity s-hat(0) per (PS type, server) over the (L, t-) of [`Self::zetas`].
     pub(super) pcap: Vec<u32>,
-    /// The possible PS hosts of [`Self::zetas`] per PS type (by PS capacity, descending), and
-    /// how many.
+    /// The possible PS hosts of [`Self::zetas`] per PS type (set order), and how many.
     pub(super) phost: Vec<u32>,
     pub(super) phost_n: Vec<u32>,
     pub(super) zmin: Vec<u128>,
@@ -891,10 +890,10 @@ impl FastScratch {
     /// Zeta_h (PS type p) of the servers that can host at least `need` type-p PSs over
     /// [t-, t- + L), cached per (L, t-): their PS capacity s-hat(0) = fit(window minima, p)
     /// goes to `pcap` (A_mincost1 needs at least one PS on its host, and s-hat(g) <= s-hat(0)),
-    /// the servers with s-hat(0) >= `need` to `phost[p * hcap..][..phost_n[p]]`, most capacity
-    /// first. Returns their min Zeta (u128::MAX when there is none: then no q = 0 schedule uses
-    /// p here). A list made for a smaller `need` is kept (a superset, in the same order, whose
-    /// minimum is a lower bound); blocks whose bound holds fewer than `need` are skipped.
+    /// the servers with s-hat(0) >= `need` to `phost[p * hcap..][..phost_n[p]]` (set order).
+    /// Returns their min Zeta (u128::MAX when there is none: then no q = 0 schedule uses
+    /// p here). A list made for a smaller `need` is kept (a superset whose minimum is a lower
+    /// bound); blocks whose bound holds fewer than `need` are skipped.
     pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32, need: u32) -> u128 {
         let need = need.max(1);
         if !self.zdone[p] || self.zneed[p] > need {
@@ -925,12 +924,8 @@ impl FastScratch {
                     lo = lo.min(z);
                 }
             }
-            // Most PS capacity first, so a host loop can stop at the first host with too little.
-            let (hosts, pcap) = (
-                &mut self.phost[p * self.hcap..][..n],
-                &self.pcap[p * self.hcap..],
-            );
-            hosts.sort_unstable_by_key(|&h| (core::cmp::Reverse(pcap[h as usize]), h));
+            // Set order, unsorted: every listed host can hold `need` PSs, and the host loop
+            // skips the few below a larger `need` of a reused list.
             self.phost_n[p] = n as u32;
             self.zmin[p] = lo;
             self.zdone[p] = true;
