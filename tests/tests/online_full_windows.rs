@@ -27,3 +27,23 @@ fn generated_full_windows_keep_their_recorded_log_hash() {
     assert_eq!(res["summary"]["scheduled"].as_u64(), Some(159));
     assert_eq!(res["log_hash"].as_str(), Some("04a6c61b6174238c"));
 }
+
+/// `mlsched gen online --nodes 12500 --jobs 2000` (seed 1): a 100,000-GPU-class server count,
+/// so the search's per-32-server block bounds skip whole blocks, PS host lists are built block
+/// by block and the q = 0 server order is sorted only as far as the fills reach
+/// (docs/online.md, "Production scale", "Server blocks"). The hash was recorded before those
+/// changes (commit 0a4860e).
+#[test]
+fn generated_12500_servers_keep_their_recorded_log_hash() {
+    let opts = GenOptions {
+        seed: 1,
+        jobs: Some(2000),
+        nodes: Some(12500),
+        ..GenOptions::default()
+    };
+    let doc = generate_json("online", &opts).unwrap();
+    let res: Value =
+        serde_json::from_str(&run_json(&doc, &RunOptions::default()).unwrap()).unwrap();
+    assert_eq!(res["summary"]["scheduled"].as_u64(), Some(454));
+    assert_eq!(res["log_hash"].as_str(), Some("a496fd8dea70e2ad"));
+}

@@ -67,6 +67,24 @@ pub fn fit(free: &[f64], e: &TaskType) -> u32 {
     best
 }
 
+/// Whether [`fit`]`(free, e) >= need`, without the floors: fit takes
+/// floor(omega^r / e^r + 1e-9) per resource, and for an integer n, floor(y) >= n exactly when
+/// y >= n (fit's clamping, to 0 below and u32::MAX above, keeps that for n >= 1). The same
+/// expression as [`fit`] computes y, so the answer is exact; a pass over many servers that
+/// only needs to know which can hold `need` tasks skips the floors and the fit memo.
+pub fn fits_at_least(free: &[f64], e: &TaskType, need: u32) -> bool {
+    if need == 0 {
+        return true;
+    }
+    let n = need as f64;
+    free.iter().enumerate().all(|(r, &f)| {
+        let d = e.demand.get(r);
+        // NaN >= n is false, as floor(NaN) clamps to 0 < n.
+        d.partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater)
+            || f / d + crate::num::ROUND_EPS >= n
+    })
+}
+
 /// s-hat(g) of A_mincost1 line 16: PSs of type `z` that fit beside `g` workers of type `e`,
 /// min over r with z^r > 0 of floor((omega^r - g e^r) / z^r).
 pub fn ps_fit(free: &[f64], g: u32, e: &TaskType, z: &TaskType) -> u32 {

@@ -25,10 +25,13 @@
 //!   cheaper), and lower bounds (greedy fill of N >= any placement of N; one PS >= the cheapest
 //!   PS slot) skip candidates that cannot beat the best so far;
 //! - full windows (every server busy, no cost-0 schedule): per-slot minima of the unit prices
-//!   bound a whole (m, p, L, t-) block in O(1); PS hosts are only the servers with room for a
-//!   PS over the range, by PS capacity descending, so the host loop stops at the first that
-//!   cannot hold the PSs every host needs; the server order and the q = 1 loop hold only
-//!   servers with window capacity; window minima are shared by every type of one (L, t-).
+//!   bound a whole (m, p, L, t-) block in O(1); PS hosts are only the servers with room for
+//!   the PSs every host needs over the range; the server order and the q = 1 loop hold only
+//!   servers with window capacity; window minima are shared by every type of one (L, t-);
+//! - many servers: a sparse table of window minima kept across searches; per 32-server block
+//!   the largest free capacities of a range and the per-slot price minima, so passes over the
+//!   set skip blocks that cannot hold what they need; the server order is sorted only as far
+//!   as the greedy fills reach.
 //!
 //! The parts: `windows` (the scratch and its window machinery), `ps` (the
 //! parameter-server path), `ring` (the Ring-AllReduce path); here the per-job entry
@@ -49,7 +52,7 @@ fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
     s.omegas(cx, m, t0, dur);
     s.caps_for(cx, m, t0, dur);
     // Every server, so the PS host is visited even with no room for a worker.
-    s.sort_and_prefix(true);
+    s.sort_and_prefix(true, u64::MAX);
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     let mut left = c.workers;
     let mut ps_on_host = 0;

@@ -285,16 +285,22 @@ pub(super) fn ps_q0(
                 if !any {
                     continue;
                 }
-                let om_min = s.omegas(cx, m, t0, dur);
+                if slides {
+                    // Window minima for caps_for and zetas (a no-op when the sparse table
+                    // answers L).
+                    s.mins_for(w.len, dur);
+                }
+                // Window capacities first (block bounds skip most of a full set), then Omega_h
+                // of the servers that can take a worker only: the greedy fill never uses the
+                // others, and a PS host without worker capacity takes g = 0 workers, so min
+                // Omega over them bounds every placement of N >= 1 workers.
+                s.caps_for(cx, m, t0, dur);
+                let om_min = s.omegas_live(cx, m, t0, dur);
                 let mut sorted = false;
                 for p in 0..s.p {
                     let nn = s.n1[m * s.p + p];
                     if nn == NONE {
                         continue;
-                    }
-                    if slides {
-                        // zetas reads window minima; the sliding ones are cheapest here.
-                        s.mins_for(w.len, dur);
                     }
                     // Cheap bounds first: Zeta_h of every server costs a pass over the set
                     // (with window minima), the server order one per worker type.
@@ -307,13 +313,14 @@ pub(super) fn ps_q0(
                     if !useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best) {
                         continue;
                     }
-                    if slides {
-                        // Window minima for caps_for and zetas (a no-op once at L).
-                        s.mins_for(w.len, dur);
-                    }
                     if !sorted {
-                        s.caps_for(cx, m, t0, dur);
-                        s.sort_and_prefix(false);
+                        // Every fill of this (m, L, t-) places at most max_p N workers.
+                        let most_n = (0..s.p)
+                            .map(|q| s.n1[m * s.p + q])
+                            .filter(|&n| n != NONE)
+                            .max()
+                            .unwrap_or(0);
+                        s.sort_and_prefix(false, most_n as u64);
                         sorted = true;
                     }
                     // The greedy fill of N is the cheapest placement of N workers.
@@ -328,7 +335,13 @@ pub(super) fn ps_q0(
                     ) {
                         continue;
                     }
-                    let zmin = s.zetas(cx, p, t0, dur);
+                    let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
+                    // Every host needs at least `need` PSs over the whole range (y_k <= the
+                    // largest window capacity), so [`FastScratch::zetas`] lists only servers
+                    // with that much room: in a full window, a few.
+                    let most = s.omax;
+                    let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
+                    let zmin = s.zetas(cx, p, t0, dur, need);
                     if !useful(
                         fill_n.saturating_add(zmin),
                         idx_ps(m, p, dur, t0, 0),
@@ -337,17 +350,10 @@ pub(super) fn ps_q0(
                     ) {
                         continue;
                     }
-                    let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-                    // Only servers with room for a type-p PS over the whole range can host the
-                    // PSs ([`FastScratch::zetas`], most room first), and every host needs at
-                    // least `need` of them (y_k <= the largest window capacity): in a full
-                    // window the loop stops after a few hosts.
-                    let most = s.ocap[..s.nord].iter().fold(0, |a, &c| a.max(c as u32));
-                    let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
                     for i in 0..s.phost_n[p] as usize {
                         let n = s.phost[p * s.hcap + i] as usize;
                         if s.pcap[p * s.hcap + n] < need {
-                            break;
+                            continue;
                         }
                         let zn = s.zeta[p * s.hcap + n];
                         let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);
@@ -356,7 +362,10 @@ pub(super) fn ps_q0(
                         }
                         // A server with no window capacity is not in the order: it takes no
                         // worker (y_k = 0) and the fill of the rest is the plain fill.
-                        let pos = (s.caps[n] > 0).then(|| s.posof[n] as usize);
+                        // Nor is one beyond the sorted prefix ([`FastScratch::sort_and_prefix`]):
+                        // it takes no worker either.
+                        let pos =
+                            (s.caps[n] > 0 && s.posof[n] != NONE).then(|| s.posof[n] as usize);
                         let yk = match pos {
                             Some(pos) => s.caps[n].min(nn - (nn as u64).min(s.pc[pos]) as u32),
                             None => 0,

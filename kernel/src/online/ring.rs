@@ -171,7 +171,7 @@ pub(super) fn ring_search(
                         s.caps_any(cx, m, t0, dur, (&mut have, &mut budget));
                         caps_done = true;
                     }
-                    s.sort_and_prefix(false);
+                    s.sort_and_prefix(false, u64::MAX);
                     sorted = true;
                 }
                 let Some(cost) = s.fill(phi as u64, None) else {

@@ -54,6 +54,16 @@ pub struct FastScratch {
     pub(super) mins: Vec<f64>,
     /// The L the PS sliding minima describe (0: none built in this search).
     pub(super) mins_len: u32,
+    /// Sparse table of window minima kept across searches: level k (0..=`sparse_k`) at
+    /// `sparse[((k * wcap + t) * hcap + v) * R + r]` = min of `free` over [t, t + 2^k)
+    /// (level 0 is `free` itself). Rebuilt per server with its free capacities
+    /// ([`Self::build_server`]), so a search reads any window minimum in O(1) instead of
+    /// growing sliding minima over the whole set ([`Self::min_free`]); slot-major, so the
+    /// minima of every server for one range ([`Self::window_minima`]) read two contiguous
+    /// rows. Empty (`sparse_on` false) when the table would exceed [`SPARSE_CELLS_MAX`].
+    pub(super) sparse: Vec<f64>,
+    pub(super) sparse_k: u32,
+    pub(super) sparse_on: bool,
     /// Runs of equal usage: `runs[v * wcap + k]` is the first slot of virtual server v's k-th
     /// run of slots whose R usages all have the same bits (so do their free capacities), and
     /// `run_of[v * wcap + t]` is the run holding slot t. A window minimum is a minimum over the
@@ -74,6 +84,12 @@ pub struct FastScratch {
     pub(super) smin: Vec<u128>,
     /// `smin_ok[ty]`: the slot minima of type ty describe the current rows.
     pub(super) smin_ok: Vec<bool>,
+    /// Per (type, block of [`BLOCK`] servers) the smallest unit price of the block's servers in
+    /// every slot, at `bsmin[(ty * blocks + b) * SLIDE_WINDOW_MAX + t]`, and whether it is stale
+    /// (a member's prefix row was rebuilt): after a commit only the touched servers' blocks
+    /// are recomputed before the minimum over the blocks ([`Self::slot_lb`]).
+    pub(super) bsmin: Vec<u128>,
+    pub(super) bstale: Vec<bool>,
     /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
     /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
     pub(super) fit_key: Vec<u64>,
@@ -83,18 +99,24 @@ pub struct FastScratch {
     pub(super) zeta: Vec<u128>,
     /// PS capacity s-hat(0) per (PS type, server) over the (L, t-) of [`Self::zetas`].
     pub(super) pcap: Vec<u32>,
-    /// The possible PS hosts of [`Self::zetas`] per PS type (by PS capacity, descending), and
-    /// how many.
+    /// The possible PS hosts of [`Self::zetas`] per PS type (set order), and how many.
     pub(super) phost: Vec<u32>,
     pub(super) phost_n: Vec<u32>,
     pub(super) zmin: Vec<u128>,
     pub(super) zdone: Vec<bool>,
+    /// The `need` each PS type's host list of [`Self::zetas`] was made for.
+    pub(super) zneed: Vec<u32>,
     pub(super) caps: Vec<u32>,
     pub(super) order: Vec<(u128, u32)>,
     /// Window minima of free capacity of every server for the range `wmin_key`
     /// ([`Self::window_minima`]).
     pub(super) wmin: Vec<f64>,
     pub(super) wmin_key: Option<(u32, u32)>,
+    /// Per block of [`BLOCK`] consecutive servers of the set, the largest of their `wmin` per
+    /// resource, at `bmax[b * R + r]`: fit(bmax, type) bounds every member's window capacity
+    /// from above (the fit count is non-decreasing in each free capacity), so a block whose
+    /// bound is below what a pass needs is skipped without visiting its servers.
+    pub(super) bmax: Vec<f64>,
     /// The q = 1 hosts of [`Self::caps_possible`], and how many.
     pub(super) hold: Vec<u32>,
     pub(super) hold_n: usize,
@@ -102,6 +124,9 @@ pub struct FastScratch {
     pub(super) nord: usize,
     pub(super) posof: Vec<u32>,
     pub(super) ocap: Vec<u64>,
+    /// The largest window capacity of any server [`Self::sort_and_prefix`] ordered (also
+    /// beyond the sorted prefix).
+    pub(super) omax: u32,
     pub(super) oom: Vec<u128>,
     pub(super) pc: Vec<u64>,
     pub(super) po: Vec<u128>,
@@ -135,6 +160,15 @@ pub struct FastScratch {
 /// The longest window in which the PS search keeps sliding minima ([`FastScratch::slides`]).
 pub(super) const SLIDE_WINDOW_MAX: u32 = 256;
 
+/// The most cells (f64) of the sparse table of window minima ([`FastScratch::sparse`]):
+/// 2^24 (128 MB). A 12,500-server set with R = 3 and 32-slot windows needs 4.8 million.
+pub(super) const SPARSE_CELLS_MAX: usize = 1 << 24;
+
+/// Servers per block of the block bounds ([`FastScratch::bmax`]). In a full window of the
+/// generated 12,500-server scenario about 3% of the servers can take a worker of a given type
+/// over a range, and about 10% of 32-server blocks hold one.
+pub(super) const BLOCK: usize = 32;
+
 /// "No worker count" in the per-(m, p) tables.
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -152,6 +186,17 @@ impl FastScratch {
         ring_cap: usize,
     ) -> Self {
         let ty = m + p;
+        // Levels 0..=k with 2^k <= wcap - 1, the longest duration a window holds (t- >= 1).
+        let want = if wcap >= 2 {
+            usize::BITS - 1 - (wcap - 1).leading_zeros()
+        } else {
+            0
+        };
+        let cells = (want as usize + 1)
+            .saturating_mul(h)
+            .saturating_mul(r)
+            .saturating_mul(wcap);
+        let sparse_on = cells <= SPARSE_CELLS_MAX;
         FastScratch {
             h: 0,
             hcap: h,
@@ -179,6 +224,9 @@ impl FastScratch {
             } else {
                 Vec::new()
             },
+            sparse: vec![0.0; if sparse_on { cells } else { 0 }],
+            sparse_k: if sparse_on { want } else { 0 },
+            sparse_on,
             runs: vec![0; h * wcap],
             run_of: vec![0; h * wcap],
             dl: vec![0.0; h * r * wcap],
@@ -187,6 +235,8 @@ impl FastScratch {
             type_ok: vec![false; m + p],
             smin: vec![0; ty * (wcap + 1)],
             smin_ok: vec![false; ty],
+            bsmin: vec![0; ty * h.div_ceil(BLOCK) * SLIDE_WINDOW_MAX.min(wcap as u32) as usize],
+            bstale: vec![true; ty * h.div_ceil(BLOCK)],
             fit_key: vec![0; ty * h * r],
             fit_val: vec![0; ty * h],
             fit_ok: vec![false; ty * h],
@@ -197,6 +247,7 @@ impl FastScratch {
             phost_n: vec![0; p],
             zmin: vec![0; p],
             zdone: vec![false; p],
+            zneed: vec![0; p],
             caps: vec![0; h],
             order: vec![(0, 0); h],
             nord: 0,
@@ -204,8 +255,10 @@ impl FastScratch {
             hold_n: 0,
             wmin: vec![0.0; h * r],
             wmin_key: None,
+            bmax: vec![0.0; h.div_ceil(BLOCK) * r],
             posof: vec![0; h],
             ocap: vec![0; h],
+            omax: 0,
             oom: vec![0; h],
             pc: vec![0; h + 1],
             po: vec![0; h + 1],
@@ -395,6 +448,7 @@ impl FastScratch {
             }
             self.maxfree[v * rr + r] = most;
         }
+        self.build_sparse(v, len);
         let mut k = 0;
         for t in 0..len {
             if self.fresh[v * wcap + t] {
@@ -410,6 +464,37 @@ impl FastScratch {
         // The ring bounds read `maxfree`. The possible-host lists are kept as supersets: free
         // capacity only falls within a window, so a rebuilt server can only leave them.
         self.ub.iter_mut().for_each(|u| *u = None);
+    }
+
+    /// The sparse table's entries of server v over the window's `len` slots: level 0 is `free`,
+    /// level k at t = min(level k - 1 at t, at t + 2^(k - 1)). Minima of the same values in
+    /// any grouping, so every entry is exactly the slot-by-slot minimum.
+    fn build_sparse(&mut self, v: usize, len: usize) {
+        if !self.sparse_on {
+            return;
+        }
+        let (rr, wcap, hc) = (self.r, self.wcap, self.hcap);
+        let at = |k: usize, t: usize, r: usize| ((k * wcap + t) * hc + v) * rr + r;
+        for r in 0..rr {
+            for t in 0..len {
+                self.sparse[at(0, t, r)] = self.free[(v * rr + r) * wcap + t];
+            }
+        }
+        for k in 1..=self.sparse_k as usize {
+            let half = 1usize << (k - 1);
+            let Some(n) = (len + 1).checked_sub(2 * half) else {
+                break;
+            };
+            for t in 0..n {
+                for r in 0..rr {
+                    let (x, y) = (
+                        self.sparse[at(k - 1, t, r)],
+                        self.sparse[at(k - 1, t + half, r)],
+                    );
+                    self.sparse[at(k, t, r)] = if y < x { y } else { x };
+                }
+            }
+        }
     }
 
     /// Makes the prefix rows of type `ty` (worker types first, then PS types) current: row
@@ -448,6 +533,7 @@ impl FastScratch {
                 *p = acc;
             }
             self.row_ok[ty * self.hcap + h] = true;
+            self.bstale[ty * self.hcap.div_ceil(BLOCK) + h / BLOCK] = true;
         }
         self.type_ok[ty] = true;
         self.smin_ok[ty] = false;
@@ -474,6 +560,10 @@ impl FastScratch {
     fn build_slot_minima(&mut self, ty: usize) {
         let len = self.cached.map_or(0, |c| c.1) as usize;
         let stride = self.wcap + 1;
+        if len <= SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize {
+            self.build_slot_minima_blocks(ty, len);
+            return;
+        }
         let row = &mut self.smin[ty * stride..][..stride];
         // Per-slot minima first (row[t + 1] = min unit price in slot t), then prefix sums.
         row[1..=len].iter_mut().for_each(|x| *x = u128::MAX);
@@ -496,6 +586,43 @@ impl FastScratch {
         row[0] = 0;
         for t in 1..=len {
             row[t] = row[t - 1].saturating_add(row[t]);
+        }
+        self.smin_ok[ty] = true;
+    }
+
+    /// [`Self::build_slot_minima`] through the per-block slot minima (`bsmin`): the stale
+    /// blocks first, then per slot the minimum over the blocks (the same minimum of the same
+    /// exact integers, grouped by block).
+    fn build_slot_minima_blocks(&mut self, ty: usize, len: usize) {
+        let (stride, bs, nb) = (
+            self.wcap + 1,
+            SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize,
+            self.hcap.div_ceil(BLOCK),
+        );
+        let used = self.h.div_ceil(BLOCK);
+        for b in 0..used {
+            if !self.bstale[ty * nb + b] {
+                continue;
+            }
+            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
+            let out = &mut self.bsmin[(ty * nb + b) * bs..][..len];
+            for (t, x) in out.iter_mut().enumerate() {
+                let at = (ty * stride + t) * self.hcap;
+                let (a, c) = (
+                    &self.pre[at + lo..at + hi],
+                    &self.pre[at + self.hcap + lo..],
+                );
+                *x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
+            }
+            self.bstale[ty * nb + b] = false;
+        }
+        let row = &mut self.smin[ty * stride..][..stride];
+        row[0] = 0;
+        for t in 0..len {
+            let lo = (0..used).fold(u128::MAX, |m, b| m.min(self.bsmin[(ty * nb + b) * bs + t]));
+            // No server at all: nothing to bound (the search has no candidate anyway).
+            let lo = if used == 0 { 0 } else { lo };
+            row[t + 1] = row[t].saturating_add(lo);
         }
         self.smin_ok[ty] = true;
     }
@@ -557,8 +684,12 @@ impl FastScratch {
     }
 
     /// Brings the sliding minima to windows of `dur` slots, growing them one duration at a time
-    /// from the last (or from `free` when `mins_len` is 0 or above `dur`).
+    /// from the last (or from `free` when `mins_len` is 0 or above `dur`). A no-op when the
+    /// sparse table answers `dur` ([`Self::min_free`] reads it first).
     pub(super) fn mins_for(&mut self, len: u32, dur: u32) {
+        if self.sparse_on && 31 - dur.leading_zeros() <= self.sparse_k {
+            return;
+        }
         if self.mins_len == 0 || self.mins_len > dur {
             let n = self.h * self.r * self.wcap;
             self.mins[..n].copy_from_slice(&self.free[..n]);
@@ -686,6 +817,23 @@ impl FastScratch {
     /// minimum over the runs of equal usage the range meets (every slot of a run has the same
     /// free capacities, so this is the slot-by-slot minimum). An idle server is one run.
     pub(super) fn min_free(&self, h: usize, t0: u32, dur: u32, out: &mut [f64]) {
+        let k = 31 - dur.leading_zeros();
+        if self.sparse_on && k <= self.sparse_k {
+            // Two overlapping 2^k ranges cover [t-, t- + L); min is idempotent.
+            let row = |t: u32| ((k as usize * self.wcap + t as usize) * self.hcap + h) * self.r;
+            let (a, b) = (row(t0), row(t0 + dur - (1 << k)));
+            for (r, o) in out.iter_mut().enumerate() {
+                let (x, y) = (self.sparse[a + r], self.sparse[b + r]);
+                *o = if y < x { y } else { x };
+            }
+            return;
+        }
+        if dur == 1 {
+            for (r, o) in out.iter_mut().enumerate() {
+                *o = self.free[(h * self.r + r) * self.wcap + t0 as usize];
+            }
+            return;
+        }
         if self.mins_len == dur {
             // The sliding minima of this search describe L (short windows).
             for (r, o) in out.iter_mut().enumerate() {
@@ -722,43 +870,66 @@ impl FastScratch {
         lo
     }
 
-    /// Zeta_h (PS type p) of the servers that can host a type-p PS over [t-, t- + L), cached
-    /// per (L, t-): their PS capacity s-hat(0) = fit(window minima, p) goes to `pcap` (A_mincost1
-    /// needs at least one PS on its host, and s-hat(g) <= s-hat(0)), the servers with
-    /// s-hat(0) >= 1 to `phost[p * hcap..][..phost_n[p]]`, most capacity first. Returns their min Zeta (u128::MAX
-    /// when there is none: then no q = 0 schedule uses p here).
-    pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32) -> u128 {
-        if !self.zdone[p] {
+    /// Omega_h (type m) of the servers whose window capacity `caps` (of [`Self::caps_for`]) is
+    /// positive; returns their minimum (u128::MAX when there is none). The other servers'
+    /// `omega` is left as it was: [`Self::sort_and_prefix`] without `all` never reads it, and
+    /// a PS host without worker capacity takes no worker.
+    pub(super) fn omegas_live(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, m);
+        let mut lo = u128::MAX;
+        for h in 0..self.h {
+            if self.caps[h] > 0 {
+                let o = self.win_sum(m, h, t0, dur);
+                self.omega[h] = o;
+                lo = lo.min(o);
+            }
+        }
+        lo
+    }
+
+    /// Zeta_h (PS type p) of the servers that can host at least `need` type-p PSs over
+    /// [t-, t- + L), cached per (L, t-): their PS capacity s-hat(0) = fit(window minima, p)
+    /// goes to `pcap` (A_mincost1 needs at least one PS on its host, and s-hat(g) <= s-hat(0)),
+    /// the servers with s-hat(0) >= `need` to `phost[p * hcap..][..phost_n[p]]` (set order).
+    /// Returns their min Zeta (u128::MAX when there is none: then no q = 0 schedule uses
+    /// p here). A list made for a smaller `need` is kept (a superset whose minimum is a lower
+    /// bound); blocks whose bound holds fewer than `need` are skipped.
+    pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32, need: u32) -> u128 {
+        let need = need.max(1);
+        if !self.zdone[p] || self.zneed[p] > need {
             let ty = self.m + p;
             self.ensure(cx, ty);
-            self.possible(cx, ty);
-            let mut free = [0.0; crate::limits::RESOURCES_MAX];
             let mut lo = u128::MAX;
             let mut n = 0;
             self.window_minima(t0, dur);
-            for i in 0..self.poss_n[ty] as usize {
-                let h = self.poss[ty * self.hcap + i] as usize;
-                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
-                let c = self.fit_memo(cx, ty, h, &free[..self.r]);
-                if c < 1 {
+            // Block by block over the whole set: a block whose bound holds fewer than `need`
+            // PSs is skipped as a whole.
+            for b in 0..self.h.div_ceil(BLOCK) {
+                if !self.block_fits(cx, ty, b, need) {
                     continue;
                 }
-                self.pcap[p * self.hcap + h] = c;
-                self.phost[p * self.hcap + n] = h as u32;
-                n += 1;
-                let z = self.win_sum(ty, h, t0, dur);
-                self.zeta[p * self.hcap + h] = z;
-                lo = lo.min(z);
+                for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                    if !self.wmin_fits(cx, ty, h, need) {
+                        continue;
+                    }
+                    let c = self.fit_wmin(cx, ty, h);
+                    if c < need {
+                        continue;
+                    }
+                    self.pcap[p * self.hcap + h] = c;
+                    self.phost[p * self.hcap + n] = h as u32;
+                    n += 1;
+                    let z = self.win_sum(ty, h, t0, dur);
+                    self.zeta[p * self.hcap + h] = z;
+                    lo = lo.min(z);
+                }
             }
-            // Most PS capacity first, so a host loop can stop at the first host with too little.
-            let (hosts, pcap) = (
-                &mut self.phost[p * self.hcap..][..n],
-                &self.pcap[p * self.hcap..],
-            );
-            hosts.sort_unstable_by_key(|&h| (core::cmp::Reverse(pcap[h as usize]), h));
+            // Set order, unsorted: every listed host can hold `need` PSs, and the host loop
+            // skips the few below a larger `need` of a reused list.
             self.phost_n[p] = n as u32;
             self.zmin[p] = lo;
             self.zdone[p] = true;
+            self.zneed[p] = need;
         }
         self.zmin[p]
     }
@@ -826,14 +997,23 @@ impl FastScratch {
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         self.hold_n = 0;
+        let mut blk = (usize::MAX, true);
         for i in 0..self.poss_n[m] as usize {
             let h = self.poss[m * self.hcap + i] as usize;
-            if shared {
-                free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
+            let c = if shared {
+                // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
+                // servers' `caps` are left as they were: only `hold` servers' are read).
+                if blk.0 != h / BLOCK {
+                    blk = (h / BLOCK, self.block_fits(cx, m, h / BLOCK, least.max(1)));
+                }
+                if !blk.1 || !self.wmin_fits(cx, m, h, least.max(1)) {
+                    continue;
+                }
+                self.fit_wmin(cx, m, h)
             } else {
                 self.min_free(h, t0, dur, &mut free[..self.r]);
-            }
-            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+                self.fit_memo(cx, m, h, &free[..self.r])
+            };
             self.caps[h] = c;
             if c >= least {
                 self.hold[self.hold_n] = h as u32;
@@ -843,13 +1023,67 @@ impl FastScratch {
     }
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
+    /// Blocks whose bound fits no worker get 0 without a visit ([`Self::bmax`]).
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         self.window_minima(t0, dur);
-        let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        for h in 0..self.h {
-            free[..self.r].copy_from_slice(&self.wmin[h * self.r..][..self.r]);
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+        for b in 0..self.h.div_ceil(BLOCK) {
+            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
+            if !self.block_fits(cx, m, b, 1) {
+                self.caps[lo..hi].iter_mut().for_each(|c| *c = 0);
+                continue;
+            }
+            for h in lo..hi {
+                self.caps[h] = if self.wmin_fits(cx, m, h, 1) {
+                    self.fit_wmin(cx, m, h)
+                } else {
+                    0
+                };
+            }
         }
+    }
+
+    /// Whether fit(`bmax` of block b, type ty) >= `need`: when not, no server of the block
+    /// has window capacity `need` for the range of `wmin` (worker type ty < M, else PS type
+    /// ty - M).
+    fn block_fits(&self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
+        fits_at_least(&self.bmax[b * self.r..][..self.r], self.task(cx, ty), need)
+    }
+
+    /// Whether server h's window capacity for type ty over the range of `wmin` is at least
+    /// `need` ([`fits_at_least`]: no floors, no memo lookup).
+    fn wmin_fits(&self, cx: &Ctx, ty: usize, h: usize, need: u32) -> bool {
+        fits_at_least(&self.wmin[h * self.r..][..self.r], self.task(cx, ty), need)
+    }
+
+    /// Worker type ty < M, else PS type ty - M.
+    fn task<'a>(&self, cx: &'a Ctx, ty: usize) -> &'a crate::model::online::TaskType {
+        if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        }
+    }
+
+    /// [`Self::fit_memo`] of server h's window minima in `wmin`, read in place.
+    fn fit_wmin(&mut self, cx: &Ctx, ty: usize, h: usize) -> u32 {
+        let i = ty * self.hcap + h;
+        let (r, wmin) = (self.r, &self.wmin[h * self.r..][..self.r]);
+        let key = &mut self.fit_key[i * r..(i + 1) * r];
+        if self.fit_ok[i] && key.iter().zip(wmin).all(|(k, f)| *k == f.to_bits()) {
+            return self.fit_val[i];
+        }
+        for (k, f) in key.iter_mut().zip(wmin) {
+            *k = f.to_bits();
+        }
+        let task = if ty < self.m {
+            &cx.scn.worker_types[ty]
+        } else {
+            &cx.scn.ps_types[ty - self.m]
+        };
+        let v = fit(wmin, task);
+        self.fit_val[i] = v;
+        self.fit_ok[i] = true;
+        v
     }
 
     /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
@@ -861,9 +1095,19 @@ impl FastScratch {
             return;
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        for h in 0..self.h {
-            self.min_free(h, t0, dur, &mut free[..self.r]);
-            self.wmin[h * self.r..][..self.r].copy_from_slice(&free[..self.r]);
+        let r = self.r;
+        for b in 0..self.h.div_ceil(BLOCK) {
+            let mut most = [f64::NEG_INFINITY; crate::limits::RESOURCES_MAX];
+            for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                self.min_free(h, t0, dur, &mut free[..r]);
+                for k in 0..r {
+                    self.wmin[h * r + k] = free[k];
+                    if free[k] > most[k] {
+                        most[k] = free[k];
+                    }
+                }
+            }
+            self.bmax[b * r..][..r].copy_from_slice(&most[..r]);
         }
         self.wmin_key = Some((t0, dur));
     }
@@ -895,18 +1139,44 @@ impl FastScratch {
     /// Unless `all`, only servers with a positive window capacity are ordered (`posof` is
     /// NONE for the others): a greedy fill never places a worker on the others, so they
     /// change no prefix sum the fill reads, and in a full window they are most of the set.
-    pub(super) fn sort_and_prefix(&mut self, all: bool) {
+    ///
+    /// Only a prefix of the order is sorted when fills ask for at most `fill_max` workers: the
+    /// shortest prefix tried (64, 128, ... servers) whose capacity is at least `fill_max` plus
+    /// the largest capacity [`Self::omax`] (all of it when the total is less). A fill of
+    /// x <= `fill_max` workers, skipping any one position of the prefix, ends inside it, so
+    /// it reads the same prefix sums; a server beyond the prefix (`posof` NONE) has at least
+    /// `fill_max` workers' capacity before it, so as a PS host it takes y_k = 0 workers and
+    /// skipping it changes no fill. The (Omega, index) keys are distinct, so the sorted
+    /// prefix is exactly the start of the whole order.
+    pub(super) fn sort_and_prefix(&mut self, all: bool, fill_max: u64) {
         let mut k = 0;
+        let mut most = 0;
         for v in 0..self.h {
+            self.posof[v] = NONE;
             if all || self.caps[v] > 0 {
                 self.order[k] = (self.omega[v], self.real[v]);
                 k += 1;
-            } else {
-                self.posof[v] = NONE;
+                most = most.max(self.caps[v]);
             }
         }
+        self.omax = most;
+        let upto = fill_max.saturating_add(most as u64);
+        let mut g = k.min(64);
+        loop {
+            if g < k {
+                self.order[..k].select_nth_unstable(g);
+            }
+            self.order[..g].sort_unstable();
+            let held = self.order[..g].iter().fold(0u64, |a, &(_, h)| {
+                a.saturating_add(self.caps[self.virt[h as usize] as usize] as u64)
+            });
+            if held >= upto || g == k {
+                break;
+            }
+            g = (2 * g).min(k);
+        }
+        let k = g;
         self.nord = k;
-        self.order[..k].sort_unstable();
         for (i, &(om, h)) in self.order[..k].iter().enumerate() {
             let v = self.virt[h as usize] as usize;
             self.posof[v] = i as u32;
