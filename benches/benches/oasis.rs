@@ -12,6 +12,7 @@
 //!
 //! `cargo bench -p mlsched-benches --bench oasis -- --warm-up-time 1 --measurement-time 3`
 use criterion::{black_box, Criterion};
+use mlsched_benches::thread_cpu_ms;
 use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, Utility};
@@ -162,28 +163,6 @@ fn stats(v: &mut [f64]) -> String {
         q(1.0),
         v.iter().sum::<f64>() / 1e3
     )
-}
-
-/// CPU time of the calling thread in ms: on a shared machine a niced process waits for a core
-/// much of the time, and that wait would otherwise count as decision time.
-#[cfg(unix)]
-fn thread_cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid, exclusive pointer.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return f64::NAN;
-    }
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
-}
-
-/// Without a thread clock: NaN (the CPU-time line then reads NaN).
-#[cfg(not(unix))]
-fn thread_cpu_ms() -> f64 {
-    f64::NAN
 }
 
 /// Every decision of `scn` timed once (reserve, DP, commit and the hash of its log records).

@@ -10,56 +10,13 @@
 //! Throughputs are synthetic (SplitMix64), sized like the paper's (hundreds to thousands of
 //! samples/s).
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use mlsched_benches::placement_scenario as scenario;
 use mlsched_kernel::log::HashSink;
-use mlsched_kernel::model::placement::{
-    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
-};
+use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::{category, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 use std::time::Duration;
-
-fn scenario(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
-    let mut r = SplitMix64::new(seed);
-    let jobs = (0..s)
-        .map(|_| {
-            let per_type: Vec<f64> = (0..3).map(|_| r.range_f64(200.0, 2000.0)).collect();
-            PlacementJob {
-                samples: r.range_f64(3e4, 1e5),
-                epochs: 100.0 + r.below(101) as f64,
-                model_bytes: r.range_f64(4e7, 5.5e8),
-                throughput: (0..k)
-                    .map(|w| {
-                        if typed {
-                            per_type[(w / 5) % 3]
-                        } else {
-                            r.range_f64(200.0, 2000.0)
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    PlacementScenario {
-        method: Method::Has,
-        workers: (0..k)
-            .map(|w| Worker {
-                gpu_type: ((w / 5) % 3) as u32,
-                node: (w / 5) as u32,
-            })
-            .collect(),
-        intra_node: 37.5e9,
-        inter_node: 1.25e9,
-        jobs,
-        include_comm: true,
-        jps: JpsParams {
-            samples: 40,
-            alpha: 0.7,
-            beta: 1.0,
-        },
-        seed: 1,
-    }
-}
 
 fn has(c: &mut Criterion) {
     let mut g = c.benchmark_group("placement/HAS S=4 K=30 (3,654 categories)");

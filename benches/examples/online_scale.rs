@@ -12,6 +12,7 @@
 //! in wall time and in the thread's CPU time: on a shared machine a niced run waits for a core
 //! much of the time, and only the CPU time says what a decision costs.
 //! Prints decisions, scheduled, total time, p50 / p99 / max per decision (wall, then CPU).
+use mlsched_benches::thread_cpu_ms;
 use mlsched_cli::gen::online as gen;
 use mlsched_kernel::online::{run_scenario, Search};
 use mlsched_scenario::doc::online::OnlineDoc;
@@ -86,25 +87,4 @@ fn quantiles(ms: &[f64]) -> String {
         at(0.99),
         at(1.0)
     )
-}
-
-/// CPU time of the calling thread in ms (NaN without a thread clock).
-#[cfg(unix)]
-fn thread_cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid, exclusive pointer.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return f64::NAN;
-    }
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
-}
-
-/// Without a thread clock: NaN.
-#[cfg(not(unix))]
-fn thread_cpu_ms() -> f64 {
-    f64::NAN
 }

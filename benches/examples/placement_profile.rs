@@ -8,60 +8,12 @@
 //! target/release/examples/placement_profile stats
 //! target/release/examples/placement_profile legacy 9
 //! ```
+use mlsched_benches::thread_cpu_ms;
 use mlsched_kernel::log::HashSink;
-use mlsched_kernel::model::placement::{
-    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
-};
+use mlsched_kernel::model::placement::{Method, PlacementScenario};
 use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::{category, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
-
-/// CPU time of this thread in seconds (the machine is shared: wall time counts other work).
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
-/// The benchmark's instance (same generator as `benches/benches/placement.rs`).
-fn scenario(seed: u64, s: usize, k: usize) -> PlacementScenario {
-    let mut r = SplitMix64::new(seed);
-    let jobs = (0..s)
-        .map(|_| {
-            // The typed columns are drawn (and unused) to keep the bench's random stream.
-            let _per_type: Vec<f64> = (0..3).map(|_| r.range_f64(200.0, 2000.0)).collect();
-            PlacementJob {
-                samples: r.range_f64(3e4, 1e5),
-                epochs: 100.0 + r.below(101) as f64,
-                model_bytes: r.range_f64(4e7, 5.5e8),
-                throughput: (0..k).map(|_| r.range_f64(200.0, 2000.0)).collect(),
-            }
-        })
-        .collect();
-    PlacementScenario {
-        method: Method::Has,
-        workers: (0..k)
-            .map(|w| Worker {
-                gpu_type: ((w / 5) % 3) as u32,
-                node: (w / 5) as u32,
-            })
-            .collect(),
-        intra_node: 37.5e9,
-        inter_node: 1.25e9,
-        jobs,
-        include_comm: true,
-        jps: JpsParams {
-            samples: 40,
-            alpha: 0.7,
-            beta: 1.0,
-        },
-        seed: 1,
-    }
-}
 
 /// Runs `method` on `scn` `reps` times; prints the best wall time and the round total.
 fn time(scn: &PlacementScenario, method: Method, reps: u32) {
@@ -70,9 +22,9 @@ fn time(scn: &PlacementScenario, method: Method, reps: u32) {
     let mut rounds = 0;
     for _ in 0..reps {
         let mut sink = HashSink::new();
-        let t = cpu_seconds();
+        let t = thread_cpu_ms() / 1e3;
         let sum = p.run(method, &mut sink, |_| {}).unwrap();
-        best = best.min(cpu_seconds() - t);
+        best = best.min(thread_cpu_ms() / 1e3 - t);
         rounds = sum.market_rounds;
     }
     println!(
@@ -90,16 +42,16 @@ fn versus_legacy(inst: &Instance, cats: &[Vec<u32>], reps: u32) {
     let mut lm = LegacyMarket::new(inst);
     let (mut best_m, mut best_l) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..reps {
-        let t = cpu_seconds();
+        let t = thread_cpu_ms() / 1e3;
         for c in cats {
             std::hint::black_box(m.run(inst, c, MARKET_CAP));
         }
-        best_m = best_m.min(cpu_seconds() - t);
-        let t = cpu_seconds();
+        best_m = best_m.min(thread_cpu_ms() / 1e3 - t);
+        let t = thread_cpu_ms() / 1e3;
         for c in cats {
             std::hint::black_box(lm.run(inst, c, MARKET_CAP));
         }
-        best_l = best_l.min(cpu_seconds() - t);
+        best_l = best_l.min(thread_cpu_ms() / 1e3 - t);
     }
     println!(
         "K={} {} categories: market {:.2} ms, legacy market {:.2} ms CPU (best of {reps}), ratio {:.3}",
@@ -147,8 +99,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let what = args.get(1).map_or("all", |s| s.as_str());
     let reps: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
-    let has = scenario(7, 4, 30);
-    let jps = scenario(11, 4, 300);
+    let has = mlsched_benches::placement_scenario(7, 4, 30, false);
+    let jps = mlsched_benches::placement_scenario(11, 4, 300, false);
     if what == "has" || what == "all" {
         time(&has, Method::Has, reps);
     }
