@@ -10,6 +10,7 @@ use super::ps::Rates;
 use super::ring::ring_options_max;
 use super::ring::RingEnt;
 use super::{Ctx, Placement, Window};
+use crate::model::online::TaskType;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -1067,23 +1068,15 @@ impl FastScratch {
     /// [`Self::fit_memo`] of server h's window minima in `wmin`, read in place.
     fn fit_wmin(&mut self, cx: &Ctx, ty: usize, h: usize) -> u32 {
         let i = ty * self.hcap + h;
-        let (r, wmin) = (self.r, &self.wmin[h * self.r..][..self.r]);
-        let key = &mut self.fit_key[i * r..(i + 1) * r];
-        if self.fit_ok[i] && key.iter().zip(wmin).all(|(k, f)| *k == f.to_bits()) {
-            return self.fit_val[i];
-        }
-        for (k, f) in key.iter_mut().zip(wmin) {
-            *k = f.to_bits();
-        }
-        let task = if ty < self.m {
-            &cx.scn.worker_types[ty]
-        } else {
-            &cx.scn.ps_types[ty - self.m]
-        };
-        let v = fit(wmin, task);
-        self.fit_val[i] = v;
-        self.fit_ok[i] = true;
-        v
+        let r = self.r;
+        let task = task_of(cx, self.m, ty);
+        memo_fit(
+            &mut self.fit_key[i * r..(i + 1) * r],
+            &mut self.fit_ok[i],
+            &mut self.fit_val[i],
+            &self.wmin[h * r..][..r],
+            task,
+        )
     }
 
     /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
@@ -1117,22 +1110,14 @@ impl FastScratch {
     /// (free capacity is piecewise constant along t).
     pub(super) fn fit_memo(&mut self, cx: &Ctx, m: usize, h: usize, free: &[f64]) -> u32 {
         let i = m * self.hcap + h;
-        let key = &mut self.fit_key[i * self.r..(i + 1) * self.r];
-        if self.fit_ok[i] && key.iter().zip(free).all(|(k, f)| *k == f.to_bits()) {
-            return self.fit_val[i];
-        }
-        for (k, f) in key.iter_mut().zip(free) {
-            *k = f.to_bits();
-        }
-        let task = if m < self.m {
-            &cx.scn.worker_types[m]
-        } else {
-            &cx.scn.ps_types[m - self.m]
-        };
-        let v = fit(free, task);
-        self.fit_val[i] = v;
-        self.fit_ok[i] = true;
-        v
+        let r = self.r;
+        memo_fit(
+            &mut self.fit_key[i * r..(i + 1) * r],
+            &mut self.fit_ok[i],
+            &mut self.fit_val[i],
+            free,
+            task_of(cx, self.m, m),
+        )
     }
 
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
@@ -1237,4 +1222,28 @@ fn price(price0: &mut [Option<f64>], lambda: f64, hr: usize, u: f64, cap: f64) -
             d
         }
     }
+}
+
+/// Task type ty of the search's type list: worker type ty < M, else PS type ty - M.
+fn task_of<'a>(cx: &Ctx<'a>, m: usize, ty: usize) -> &'a TaskType {
+    if ty < m {
+        &cx.scn.worker_types[ty]
+    } else {
+        &cx.scn.ps_types[ty - m]
+    }
+}
+
+/// `fit(free, task)` through one memo cell (`key`: the bits of the free capacities it was
+/// computed for, `ok`: whether it holds a value): free capacity is piecewise constant along t,
+/// so the same question comes back often.
+fn memo_fit(key: &mut [u64], ok: &mut bool, val: &mut u32, free: &[f64], task: &TaskType) -> u32 {
+    if *ok && key.iter().zip(free).all(|(k, f)| *k == f.to_bits()) {
+        return *val;
+    }
+    for (k, f) in key.iter_mut().zip(free) {
+        *k = f.to_bits();
+    }
+    *val = fit(free, task);
+    *ok = true;
+    *val
 }
