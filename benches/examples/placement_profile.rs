@@ -155,6 +155,18 @@ fn main() {
     if what == "jps" || what == "all" {
         time(&jps, Method::Jps, reps);
     }
+    if what == "transfer-jps" {
+        // A driver for `perf record` on the transfer solver's JPS run alone.
+        let tscn = PlacementScenario {
+            solver: CategorySolver::Transfer,
+            ..jps.clone()
+        };
+        let mut p = Placer::new(&tscn).unwrap();
+        for _ in 0..reps {
+            run_once(&mut p, Method::Jps);
+        }
+        return;
+    }
     if what == "transfer" {
         versus_transfer("distinct", &has, Method::Has, reps);
         versus_transfer("distinct", &jps, Method::Jps, reps);

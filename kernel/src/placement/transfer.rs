@@ -29,9 +29,9 @@ use alloc::vec::Vec;
 
 const NONE: u32 = u32::MAX;
 
-/// Largest S x S x C (entries of the per-pair class orders, 4 bytes each: 16 MiB) the transfer
-/// solver sizes scratch for; above it every category goes to the market.
-pub const TRANSFER_PAIR_ENTRIES_MAX: usize = 1 << 22;
+/// Largest S x S x C (entries of the per-pair class orders and their inverse, 8 bytes each:
+/// 16 MiB) the transfer solver sizes scratch for; above it every category goes to the market.
+pub const TRANSFER_PAIR_ENTRIES_MAX: usize = 1 << 21;
 
 /// Negative cycles cancelled per cold start, per worker (plus [`CANCEL_BASE`]); on the bound
 /// the category goes to the market. Each cancellation gains at least the rounding floor, and
@@ -70,6 +70,18 @@ pub struct Transfer {
     /// Per ordered job pair (u, v): classes by ascending rho_uc - rho_vc, ties by lower class
     /// (S x S x C; the diagonal blocks are unused). The first held class gives l(u, v).
     by_loss: Vec<u32>,
+    /// Position of class c in the order of pair (u, v): `by_loss[(u S + v) C + rank[(u S + v) C
+    /// + c]] == c` (S x S x C).
+    rank: Vec<u32>,
+    /// Per ordered pair: the position in its order of the first class u holds, i.e. of l(u, v)
+    /// (C when u holds none). Kept up to date on every change of x (a row gaining a class can
+    /// only move it down, a row losing its class moves it forward), so a push costs the rows
+    /// it touches, not S x S scans.
+    first: Vec<u32>,
+    /// `first` and `edge` describe the current x.
+    edges_valid: bool,
+    /// The hops of the path or cycle being pushed: (giver, receiver, class).
+    hops: Vec<(u32, u32, u32)>,
     /// x_ic, the current counts (S x C).
     x: Vec<u32>,
     /// x_i. = sum_c x_ic.
@@ -85,6 +97,8 @@ pub struct Transfer {
     pred: Vec<u32>,
     /// Jobs on the cycle being cancelled, in order.
     cycle: Vec<u32>,
+    /// Units moved by the last push.
+    moved: u32,
     /// The certificate margin (see [`Transfer::margin`]).
     margin: f64,
     /// Relaxations must improve by more than this (absolute): rounding noise of a loss sum.
@@ -120,11 +134,21 @@ impl Transfer {
                 });
             }
         }
+        let mut rank = vec![0u32; entries];
+        for e in 0..s * s {
+            for (p, &cl) in by_loss[e * c..(e + 1) * c].iter().enumerate() {
+                rank[e * c + cl as usize] = p as u32;
+            }
+        }
         let top = rho.iter().fold(0.0f64, |m, &r| m.max(libm::fabs(r)));
         Transfer {
             s,
             c,
             by_loss,
+            rank,
+            first: vec![0; s * s],
+            edges_valid: false,
+            hops: vec![(0, 0, 0); s],
             x: vec![0; s * c],
             held: vec![0; s],
             edge: vec![f64::INFINITY; s * s],
@@ -133,6 +157,7 @@ impl Transfer {
             bf: vec![0.0; s],
             pred: vec![NONE; s],
             cycle: vec![0; s + 1],
+            moved: 0,
             margin: Self::margin(inst.k, top),
             noise: 1e-12 * (top + 1.0),
             seeded: false,
@@ -202,6 +227,7 @@ impl Transfer {
             return;
         }
         self.x.copy_from_slice(counts);
+        self.edges_valid = false;
         for i in 0..self.s {
             self.held[i] = self.x[i * self.c..(i + 1) * self.c].iter().sum();
         }
@@ -228,6 +254,7 @@ impl Transfer {
             }
         }
         self.held.copy_from_slice(cat);
+        self.edges_valid = false;
     }
 
     /// rho_ic of the class instance.
@@ -235,30 +262,83 @@ impl Transfer {
         inst.classes.rho[i * c + cl]
     }
 
-    /// l(u, v) and its class for every ordered pair: the first class of the pair's order that
-    /// u holds.
+    /// l(u, v) and its class for every ordered pair, rebuilt from x when a fill or a seed
+    /// replaced it: the first class of the pair's order that u holds.
     fn edges(&mut self, inst: &Instance) {
-        let (s, c) = (self.s, self.c);
+        if self.edges_valid {
+            return;
+        }
+        let s = self.s;
         for u in 0..s {
-            let row = &self.x[u * c..(u + 1) * c];
             for v in 0..s {
-                let e = u * s + v;
-                if u == v {
-                    self.edge[e] = f64::INFINITY;
-                    self.edge_class[e] = NONE;
-                    continue;
+                self.first[u * s + v] = 0;
+                self.rescan(inst, u, v);
+            }
+        }
+        self.edges_valid = true;
+    }
+
+    /// Advances pair (u, v)'s first held position from where it is and sets l(u, v).
+    fn rescan(&mut self, inst: &Instance, u: usize, v: usize) {
+        let (s, c) = (self.s, self.c);
+        let e = u * s + v;
+        if u == v {
+            self.edge[e] = f64::INFINITY;
+            self.edge_class[e] = NONE;
+            return;
+        }
+        let list = &self.by_loss[e * c..(e + 1) * c];
+        let row = &self.x[u * c..(u + 1) * c];
+        let mut p = self.first[e] as usize;
+        while p < c && row[list[p] as usize] == 0 {
+            p += 1;
+        }
+        self.first[e] = p as u32;
+        self.set_edge(inst, u, v);
+    }
+
+    /// l(u, v) from the pair's first held position.
+    fn set_edge(&mut self, inst: &Instance, u: usize, v: usize) {
+        let (s, c) = (self.s, self.c);
+        let e = u * s + v;
+        let p = self.first[e] as usize;
+        match self.by_loss.get(e * c + p) {
+            Some(&cl) if p < c => {
+                let cl = cl as usize;
+                self.edge[e] = Self::rho(inst, c, u, cl) - Self::rho(inst, c, v, cl);
+                self.edge_class[e] = cl as u32;
+            }
+            _ => {
+                self.edge[e] = f64::INFINITY;
+                self.edge_class[e] = NONE;
+            }
+        }
+    }
+
+    /// Moves `amount` units of class `cl` from job a to job b, keeping the edges current: b
+    /// gaining a class it did not hold can only lower its first held positions; a losing its
+    /// last unit of the class moves forward the positions that pointed at it.
+    fn give(&mut self, inst: &Instance, a: usize, b: usize, cl: usize, amount: u32) {
+        let (s, c) = (self.s, self.c);
+        self.x[a * c + cl] -= amount;
+        let gained = self.x[b * c + cl] == 0;
+        self.x[b * c + cl] += amount;
+        if !self.edges_valid {
+            return;
+        }
+        if gained {
+            for v in 0..s {
+                let e = b * s + v;
+                if v != b && self.rank[e * c + cl] < self.first[e] {
+                    self.first[e] = self.rank[e * c + cl];
+                    self.set_edge(inst, b, v);
                 }
-                let list = &self.by_loss[e * c..(e + 1) * c];
-                match list.iter().find(|&&cl| row[cl as usize] > 0) {
-                    Some(&cl) => {
-                        let cl = cl as usize;
-                        self.edge[e] = Self::rho(inst, c, u, cl) - Self::rho(inst, c, v, cl);
-                        self.edge_class[e] = cl as u32;
-                    }
-                    None => {
-                        self.edge[e] = f64::INFINITY;
-                        self.edge_class[e] = NONE;
-                    }
+            }
+        }
+        if self.x[a * c + cl] == 0 {
+            for v in 0..s {
+                if v != a && self.edge_class[a * s + v] == cl as u32 {
+                    self.rescan(inst, a, v);
                 }
             }
         }
@@ -309,7 +389,7 @@ impl Transfer {
                 return false;
             };
             let want = (self.held[u] - cat[u]).min(cat[v] - self.held[v]);
-            if !self.push_path(u, v, want) {
+            if !self.push_path(inst, u, v, want) {
                 return false;
             }
         }
@@ -318,34 +398,45 @@ impl Transfer {
 
     /// Pushes up to `want` units along the predecessor path u -> ... -> v (as many as every
     /// giver on it holds of the class it gives). False when the path does not lead back to u.
-    fn push_path(&mut self, u: usize, v: usize, want: u32) -> bool {
+    fn push_path(&mut self, inst: &Instance, u: usize, v: usize, want: u32) -> bool {
         let s = self.s;
-        let mut amount = want;
-        let (mut b, mut steps) = (v, 0usize);
+        let (mut b, mut len) = (v, 0usize);
         while b != u {
             let a = self.pred[b];
-            if a == NONE || steps >= s {
+            if a == NONE || len >= s {
                 return false;
             }
-            let a = a as usize;
-            let cl = self.edge_class[a * s + b] as usize;
-            amount = amount.min(self.x[a * self.c + cl]);
-            b = a;
-            steps += 1;
+            self.hops[len] = (a, b as u32, self.edge_class[a as usize * s + b]);
+            b = a as usize;
+            len += 1;
+        }
+        if !self.push_hops(inst, len, want) {
+            return false;
+        }
+        self.held[u] -= self.moved;
+        self.held[v] += self.moved;
+        true
+    }
+
+    /// Pushes along `hops[..len]` the most units every giver holds (at most `want`); the
+    /// amount is left in `moved`. False when nothing can move.
+    fn push_hops(&mut self, inst: &Instance, len: usize, want: u32) -> bool {
+        let c = self.c;
+        let mut amount = want;
+        for &(a, _, cl) in &self.hops[..len] {
+            if cl == NONE {
+                return false;
+            }
+            amount = amount.min(self.x[a as usize * c + cl as usize]);
         }
         if amount == 0 {
             return false;
         }
-        let mut b = v;
-        while b != u {
-            let a = self.pred[b] as usize;
-            let cl = self.edge_class[a * s + b] as usize;
-            self.x[a * self.c + cl] -= amount;
-            self.x[b * self.c + cl] += amount;
-            b = a;
+        for h in 0..len {
+            let (a, b, cl) = self.hops[h];
+            self.give(inst, a as usize, b as usize, cl as usize, amount);
         }
-        self.held[u] -= amount;
-        self.held[v] += amount;
+        self.moved = amount;
         self.stats.paths += 1;
         true
     }
@@ -359,7 +450,7 @@ impl Transfer {
             self.edges(inst);
             match self.negative_cycle() {
                 Ok(None) => return true,
-                Ok(Some(len)) if self.push_cycle(len) => {}
+                Ok(Some(len)) if self.push_cycle(inst, len) => {}
                 _ => return false,
             }
         }
@@ -412,28 +503,13 @@ impl Transfer {
 
     /// Pushes the bottleneck around `cycle[..len]` (pred order: cycle[t + 1] gives to
     /// cycle[t]). False when nothing can move.
-    fn push_cycle(&mut self, len: usize) -> bool {
-        let (s, c) = (self.s, self.c);
-        let mut amount = u32::MAX;
+    fn push_cycle(&mut self, inst: &Instance, len: usize) -> bool {
+        let s = self.s;
         for t in 0..len {
-            let (b, a) = (self.cycle[t] as usize, self.cycle[(t + 1) % len] as usize);
-            let cl = self.edge_class[a * s + b];
-            if cl == NONE {
-                return false;
-            }
-            amount = amount.min(self.x[a * c + cl as usize]);
+            let (b, a) = (self.cycle[t], self.cycle[(t + 1) % len]);
+            self.hops[t] = (a, b, self.edge_class[a as usize * s + b as usize]);
         }
-        if amount == 0 || amount == u32::MAX {
-            return false;
-        }
-        for t in 0..len {
-            let (b, a) = (self.cycle[t] as usize, self.cycle[(t + 1) % len] as usize);
-            let cl = self.edge_class[a * s + b] as usize;
-            self.x[a * c + cl] -= amount;
-            self.x[b * c + cl] += amount;
-        }
-        self.stats.paths += 1;
-        true
+        self.push_hops(inst, len, u32::MAX)
     }
 
     /// min over u of d(u, u): the least loss of a cycle of exchanges (Floyd on S nodes).
