@@ -443,3 +443,26 @@ fn the_result_carries_counters_only_with_the_transfer_solver() {
         "{t}"
     );
 }
+
+/// The transfer scratch and the solver choice are not on the snapshot wire: a freshly built
+/// transfer placer's snapshot is byte for byte the market placer's (the market's own scratch
+/// after a run differs, as the market did not run), and a run's snapshot restores into a
+/// transfer placer with the same best.
+#[test]
+fn snapshots_do_not_carry_the_transfer_solver() {
+    use mlsched_kernel::snapshot::Snapshot;
+    let scn = distinct(7, 4, 16, false);
+    let tscn = PlacementScenario {
+        solver: CategorySolver::Transfer,
+        ..scn.clone()
+    };
+    let fresh_market = Placer::new(&scn).unwrap().snapshot().unwrap();
+    let fresh_transfer = Placer::new(&tscn).unwrap().snapshot().unwrap();
+    assert!(fresh_market == fresh_transfer, "fresh snapshots differ");
+    let (_, _, _, transfer) = whole(&scn, Method::Has, CategorySolver::Transfer);
+    let mut restored = Placer::new(&tscn).unwrap();
+    restored
+        .restore_snapshot(&transfer.snapshot().unwrap())
+        .unwrap();
+    assert_eq!(restored.best(), transfer.best());
+}

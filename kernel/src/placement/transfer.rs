@@ -555,3 +555,68 @@ impl Transfer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::placement::{JpsParams, Method, PlacementJob, PlacementScenario, Worker};
+    use crate::placement::Exact;
+
+    /// Two jobs on `k` workers with the given throughput rows.
+    fn inst(rows: &[&[f64]]) -> Instance {
+        let k = rows[0].len();
+        Instance::new(&PlacementScenario {
+            method: Method::Has,
+            workers: (0..k)
+                .map(|w| Worker {
+                    gpu_type: w as u32,
+                    node: 0,
+                })
+                .collect(),
+            intra_node: 1e9,
+            inter_node: 1e9,
+            jobs: rows
+                .iter()
+                .map(|r| PlacementJob {
+                    samples: 1e4,
+                    epochs: 1.0,
+                    model_bytes: 0.0,
+                    throughput: r.to_vec(),
+                })
+                .collect(),
+            include_comm: false,
+            jps: JpsParams::default(),
+            seed: 1,
+            solver: Default::default(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_clear_optimum_is_certified_and_exact() {
+        let i = inst(&[&[10.0, 1.0, 7.0, 3.0], &[2.0, 9.0, 3.0, 8.0]]);
+        let mut t = Transfer::new(&i);
+        let mut e = Exact::new(&i);
+        // Cold start, then warm starts in both directions.
+        for cat in [[2u32, 2], [3, 1], [1, 3], [2, 2]] {
+            assert_eq!(t.solve(&i, &cat), TransferOutcome::Unique, "{cat:?}");
+            e.solve(&i, &cat);
+            assert_eq!(t.counts(), &e.counts[..], "{cat:?}");
+        }
+        assert_eq!(t.stats.categories, 4);
+    }
+
+    #[test]
+    fn ties_and_near_ties_are_degenerate() {
+        // Swapping workers 0 and 1 between the jobs gains exactly 0 (a tie) ...
+        let tie = inst(&[&[5.0, 4.0], &[3.0, 2.0]]);
+        let mut t = Transfer::new(&tie);
+        assert_eq!(t.solve(&tie, &[1, 1]), TransferOutcome::Degenerate);
+        // ... or less than the margin: both go to the market.
+        let near = inst(&[&[5.0, 4.0], &[3.0, 2.0 + 1e-12]]);
+        let mut t = Transfer::new(&near);
+        assert!(Transfer::margin(2, 5.0) > 1e-12);
+        assert_eq!(t.solve(&near, &[1, 1]), TransferOutcome::Degenerate);
+        assert_eq!(t.stats.degenerate, 1);
+    }
+}
