@@ -117,6 +117,15 @@ fn walk(scn: &PlacementScenario, steps: usize, seed: u64, t: &mut Tally) {
         let out = tr.solve(&inst, &cat);
         let m = market.run(&inst, &cat, MARKET_CAP);
         let best = exact.solve(&inst, &cat);
+        if m.cleared {
+            // The margin's premise (`Transfer::margin`): prices stay within the throughput
+            // range plus the unit step, so abs(theta_i) <= 2 (max rho + 1).
+            let top = inst.classes.rho.iter().fold(0.0f64, |a, &b| a.max(b.abs()));
+            let pmax = (0..inst.classes.len())
+                .map(|c| market.price(c).abs())
+                .fold(0.0f64, f64::max);
+            assert!(pmax <= top + 1.0, "price {pmax} above max rho {top} + 1");
+        }
         let market_counts = if m.cleared {
             &market.counts
         } else {

@@ -173,8 +173,10 @@ impl Transfer {
     /// cancelling (every class sold in both), the market's total throughput is within
     /// 2 K t of the optimum. Any feasible x other than the optimum x* loses at least the least
     /// cycle loss of x*, so when that exceeds 2 K t the market's counts are x*. theta_i is a
-    /// valuation: abs(theta_i) <= top plus a price, and prices stay near the throughput range
-    /// (plus the market's unit step 1), so abs(theta_i) <= 2 (top + 1) is taken and a further
+    /// valuation: abs(theta_i) <= top plus a price, and prices stay within the throughput range
+    /// plus the market's unit step 1 (not proven; `tests/tests/placement_transfer.rs` checks
+    /// p_c <= top + 1 on every category it clears), so abs(theta_i) <= 2 (top + 1) is taken
+    /// and a further
     /// factor 4 allows for the accumulated rounding of prices and of the loss sums here:
     /// margin = 2 K 1e-9 (2 (top + 1)) 4 = 1.6e-8 K (top + 1).
     pub fn margin(k: usize, top: f64) -> f64 {
