@@ -176,9 +176,9 @@ impl Transfer {
     /// valuation: abs(theta_i) <= top plus a price, and prices stay within the throughput range
     /// plus the market's unit step 1 (not proven; `tests/tests/placement_transfer.rs` checks
     /// p_c <= top + 1 on every category it clears), so abs(theta_i) <= 2 (top + 1) is taken
-    /// and a further
-    /// factor 4 allows for the accumulated rounding of prices and of the loss sums here:
-    /// margin = 2 K 1e-9 (2 (top + 1)) 4 = 1.6e-8 K (top + 1).
+    /// and a further factor 4 allows for the accumulated rounding of prices and of the loss
+    /// sums here: margin = 2 K 1e-9 (2 (top + 1)) 4 = 1.6e-8 K (top + 1). The near-tie test
+    /// there fails from a margin of 1e-11 K (top + 1) down and passes at 2e-10 K (top + 1).
     pub fn margin(k: usize, top: f64) -> f64 {
         1.6e-8 * k as f64 * (top + 1.0)
     }
