@@ -8,6 +8,7 @@
 //! target/release/examples/placement_profile stats
 //! target/release/examples/placement_profile legacy 9
 //! target/release/examples/placement_profile transfer 9
+//! perf record -g target/release/examples/placement_profile transfer-has-typed 200
 //! ```
 //!
 //! `transfer N`: HAS K=30 and JPS K=300 N=40 distinct with the market and with
@@ -155,15 +156,22 @@ fn main() {
     if what == "jps" || what == "all" {
         time(&jps, Method::Jps, reps);
     }
-    if what == "transfer-jps" {
-        // A driver for `perf record` on the transfer solver's JPS run alone.
+    if let Some(which) = what.strip_prefix("transfer-") {
+        // A driver for `perf record` on one transfer run: transfer-has, transfer-jps,
+        // transfer-has-typed, transfer-jps-typed.
+        let typed = which.ends_with("-typed");
+        let (scn, method) = if which.starts_with("has") {
+            (mlsched_benches::placement_scenario(7, 4, 30, typed), Method::Has)
+        } else {
+            (mlsched_benches::placement_scenario(11, 4, 300, typed), Method::Jps)
+        };
         let tscn = PlacementScenario {
             solver: CategorySolver::Transfer,
-            ..jps.clone()
+            ..scn
         };
         let mut p = Placer::new(&tscn).unwrap();
         for _ in 0..reps {
-            run_once(&mut p, Method::Jps);
+            run_once(&mut p, method);
         }
         return;
     }
