@@ -161,9 +161,15 @@ fn main() {
         // transfer-has-typed, transfer-jps-typed.
         let typed = which.ends_with("-typed");
         let (scn, method) = if which.starts_with("has") {
-            (mlsched_benches::placement_scenario(7, 4, 30, typed), Method::Has)
+            (
+                mlsched_benches::placement_scenario(7, 4, 30, typed),
+                Method::Has,
+            )
         } else {
-            (mlsched_benches::placement_scenario(11, 4, 300, typed), Method::Jps)
+            (
+                mlsched_benches::placement_scenario(11, 4, 300, typed),
+                Method::Jps,
+            )
         };
         let tscn = PlacementScenario {
             solver: CategorySolver::Transfer,
