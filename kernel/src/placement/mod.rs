@@ -8,7 +8,9 @@
 //! throughput is V_i = sum_k sigma_ik rho_ik (eq. 13), so only sigma is decided
 //! ([`workload`], [`jct`]). Categories (K_1, ..., K_S) ([`category`]) split P1 into P2/P3; per
 //! category the tie-aware matching market ([`market`]) or the exact transportation solver
-//! ([`exact`]) finds the max-throughput assignment. HAS ([`has`]) takes the category with least
+//! ([`exact`]) finds the max-throughput assignment; with `"solver": "transfer"` the
+//! warm-started transfer solver ([`transfer`]) finds the market's counts faster and leaves the
+//! categories it cannot certify to the market. HAS ([`has`]) takes the category with least
 //! Lambda; JPS ([`jps`]) samples categories after job prioritising and trades Lambda against
 //! Jain's fairness ([`fairness`], eq. 34).
 //!
