@@ -3,6 +3,8 @@
 //!   exact solver per category, on a typed cluster (3 GPU types 1:1:1, the paper's setting) and
 //!   on distinct real-valued workers (every worker its own class: the market's hardest case).
 //! - JPS, K = 300, S = 4, N = 40 (paper Table V: 114.6 s).
+//! - HAS and JPS with `"solver": "transfer"` (the warm-started transfer solver, market
+//!   fallback on ties) beside the market, same instances.
 //! - One category: tie-aware market (classes) vs per-worker market vs exact solver, and the
 //!   market vs the pre-fast-path market (`legacy_market`, the same price path) in one run, at
 //!   K = 30 and at K = 300 (distinct workers: the JPS benchmark's category size).
@@ -12,19 +14,31 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use mlsched_benches::placement_scenario as scenario;
 use mlsched_kernel::log::HashSink;
-use mlsched_kernel::model::placement::Method;
+use mlsched_kernel::model::placement::{CategorySolver, Method, PlacementScenario};
 use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::{category, Exact, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
 use std::time::Duration;
+
+/// `scn` with the per-category solver of HAS and JPS set to `solver`.
+fn with_solver(scn: &PlacementScenario, solver: CategorySolver) -> PlacementScenario {
+    PlacementScenario {
+        solver,
+        ..scn.clone()
+    }
+}
 
 fn has(c: &mut Criterion) {
     let mut g = c.benchmark_group("placement/HAS S=4 K=30 (3,654 categories)");
     g.sample_size(10).measurement_time(Duration::from_secs(3));
     for (name, typed) in [("typed", true), ("distinct", false)] {
         let scn = scenario(7, 4, 30, typed);
-        for (m, label) in [(Method::Has, "market"), (Method::Exact, "exact")] {
-            let mut p = Placer::new(&scn).unwrap();
+        for (m, label, solver) in [
+            (Method::Has, "market", CategorySolver::Market),
+            (Method::Has, "transfer", CategorySolver::Transfer),
+            (Method::Exact, "exact", CategorySolver::Market),
+        ] {
+            let mut p = Placer::new(&with_solver(&scn, solver)).unwrap();
             g.bench_function(format!("{name} {label}"), |b| {
                 b.iter(|| {
                     let mut sink = HashSink::new();
@@ -41,13 +55,18 @@ fn jps(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(3));
     for (name, typed) in [("typed", true), ("distinct", false)] {
         let scn = scenario(11, 4, 300, typed);
-        let mut p = Placer::new(&scn).unwrap();
-        g.bench_function(format!("{name} market"), |b| {
-            b.iter(|| {
-                let mut sink = HashSink::new();
-                black_box(p.run(Method::Jps, &mut sink, |_| {}).unwrap())
-            })
-        });
+        for (label, solver) in [
+            ("market", CategorySolver::Market),
+            ("transfer", CategorySolver::Transfer),
+        ] {
+            let mut p = Placer::new(&with_solver(&scn, solver)).unwrap();
+            g.bench_function(format!("{name} {label}"), |b| {
+                b.iter(|| {
+                    let mut sink = HashSink::new();
+                    black_box(p.run(Method::Jps, &mut sink, |_| {}).unwrap())
+                })
+            });
+        }
     }
     g.finish();
 }

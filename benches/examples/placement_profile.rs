@@ -7,10 +7,16 @@
 //! perf record -g target/release/examples/placement_profile has 20
 //! target/release/examples/placement_profile stats
 //! target/release/examples/placement_profile legacy 9
+//! target/release/examples/placement_profile transfer 9
+//! perf record -g target/release/examples/placement_profile transfer-has-typed 200
 //! ```
+//!
+//! `transfer N`: HAS K=30 and JPS K=300 N=40 distinct with the market and with
+//! `"solver": "transfer"`, alternating in this process, best of N CPU times each, and the
+//! transfer solver's counters (categories certified, degenerate ones the market decided).
 use mlsched_benches::thread_cpu_ms;
-use mlsched_kernel::log::HashSink;
-use mlsched_kernel::model::placement::{Method, PlacementScenario};
+use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_kernel::model::placement::{CategorySolver, Method, PlacementScenario};
 use mlsched_kernel::placement::legacy_market::LegacyMarket;
 use mlsched_kernel::placement::{category, Instance, Market, Placer, MARKET_CAP};
 use mlsched_kernel::rng::SplitMix64;
@@ -32,6 +38,49 @@ fn time(scn: &PlacementScenario, method: Method, reps: u32) {
         scn.workers.len(),
         best * 1e3,
         best * 1e9 / rounds.max(1) as f64
+    );
+}
+
+/// One run of `method` on a fresh-built placer's scratch: (CPU ms, summary, log hash).
+fn run_once(
+    p: &mut Placer,
+    method: Method,
+) -> (f64, mlsched_kernel::placement::RunSummary, String) {
+    let mut sink = HashSink::new();
+    let t = thread_cpu_ms();
+    let sum = p.run(method, &mut sink, |_| {}).unwrap();
+    let ms = thread_cpu_ms() - t;
+    (ms, sum, sink.hash().hex().as_str().to_string())
+}
+
+/// `method` on `scn` with the market and with the transfer solver, alternating, best of `reps`
+/// CPU times each; checks that both choose the same best assignment.
+fn versus_transfer(name: &str, scn: &PlacementScenario, method: Method, reps: u32) {
+    let mut market = Placer::new(scn).unwrap();
+    let tscn = PlacementScenario {
+        solver: CategorySolver::Transfer,
+        ..scn.clone()
+    };
+    let mut transfer = Placer::new(&tscn).unwrap();
+    let (mut best_m, mut best_t) = (f64::INFINITY, f64::INFINITY);
+    let mut last = None;
+    for _ in 0..reps {
+        let (ms, _, _) = run_once(&mut market, method);
+        best_m = best_m.min(ms);
+        let (ms, sum, _) = run_once(&mut transfer, method);
+        best_t = best_t.min(ms);
+        last = sum.transfer;
+    }
+    assert_eq!(market.best(), transfer.best(), "same best assignment");
+    let t = last.unwrap_or_default();
+    println!(
+        "{method:?} K={} {name}: market {best_m:.2} ms, transfer {best_t:.2} ms CPU (best of \
+         {reps}), {:.1}x; transfer decided {} categories, {} degenerate (market), {} paths",
+        scn.workers.len(),
+        best_m / best_t,
+        t.categories,
+        t.degenerate,
+        t.paths
     );
 }
 
@@ -106,6 +155,40 @@ fn main() {
     }
     if what == "jps" || what == "all" {
         time(&jps, Method::Jps, reps);
+    }
+    if let Some(which) = what.strip_prefix("transfer-") {
+        // A driver for `perf record` on one transfer run: transfer-has, transfer-jps,
+        // transfer-has-typed, transfer-jps-typed.
+        let typed = which.ends_with("-typed");
+        let (scn, method) = if which.starts_with("has") {
+            (
+                mlsched_benches::placement_scenario(7, 4, 30, typed),
+                Method::Has,
+            )
+        } else {
+            (
+                mlsched_benches::placement_scenario(11, 4, 300, typed),
+                Method::Jps,
+            )
+        };
+        let tscn = PlacementScenario {
+            solver: CategorySolver::Transfer,
+            ..scn
+        };
+        let mut p = Placer::new(&tscn).unwrap();
+        for _ in 0..reps {
+            run_once(&mut p, method);
+        }
+        return;
+    }
+    if what == "transfer" {
+        versus_transfer("distinct", &has, Method::Has, reps);
+        versus_transfer("distinct", &jps, Method::Jps, reps);
+        let has_t = mlsched_benches::placement_scenario(7, 4, 30, true);
+        let jps_t = mlsched_benches::placement_scenario(11, 4, 300, true);
+        versus_transfer("typed", &has_t, Method::Has, reps);
+        versus_transfer("typed", &jps_t, Method::Jps, reps);
+        return;
     }
     let has_inst = Instance::new(&has).unwrap();
     let mut has_cats = Vec::new();

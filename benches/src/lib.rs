@@ -83,5 +83,6 @@ pub fn placement_scenario(seed: u64, s: usize, k: usize, typed: bool) -> Placeme
             beta: 1.0,
         },
         seed: 1,
+        solver: Default::default(),
     }
 }

@@ -75,6 +75,7 @@ fn distinct_worker_runs_allocate_nothing() {
             beta: 1.0,
         },
         seed: 1,
+        solver: Default::default(),
     };
     for m in [Method::Has, Method::Jps, Method::Exact] {
         let mut p = Placer::new(&scn).unwrap();
@@ -83,5 +84,29 @@ fn distinct_worker_runs_allocate_nothing() {
         let (r, allocated) = allocations(|| p.run(m, &mut sink, |_| {}));
         r.unwrap();
         assert_eq!(allocated, 0, "distinct {m:?}");
+    }
+    // The transfer solver (`"solver": "transfer"`): its scratch is sized in `Placer::new`,
+    // on distinct workers (certified categories) and typed ones (the market fallback and
+    // re-seeding).
+    use mlsched_kernel::model::placement::CategorySolver;
+    let mut typed = scn.clone();
+    for j in typed.jobs.iter_mut() {
+        for w in 0..k {
+            j.throughput[w] = j.throughput[w % 3];
+        }
+    }
+    for base in [&scn, &typed] {
+        let tscn = PlacementScenario {
+            solver: CategorySolver::Transfer,
+            ..base.clone()
+        };
+        for m in [Method::Has, Method::Jps] {
+            let mut p = Placer::new(&tscn).unwrap();
+            let mut sink = HashSink::new();
+            let (r, allocated) = allocations(|| p.run(m, &mut sink, |_| {}));
+            let t = r.unwrap().transfer.unwrap();
+            assert!(t.categories + t.degenerate > 0);
+            assert_eq!(allocated, 0, "transfer {m:?}");
+        }
     }
 }

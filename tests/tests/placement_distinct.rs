@@ -50,6 +50,7 @@ fn scenario(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
             beta: 1.0,
         },
         seed: 1,
+        solver: Default::default(),
     }
 }
 

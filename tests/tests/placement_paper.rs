@@ -224,6 +224,7 @@ fn table2_scenario() -> PlacementScenario {
         include_comm: false,
         jps: JpsParams::default(),
         seed: 1,
+        solver: Default::default(),
     }
 }
 

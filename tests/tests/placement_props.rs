@@ -49,6 +49,7 @@ fn scenario(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
         include_comm: r.below(2) == 1,
         jps: JpsParams::default(),
         seed,
+        solver: Default::default(),
     }
 }
 

@@ -326,6 +326,7 @@ fn placement_scn(seed: u64) -> PlacementScenario {
             ..JpsParams::default()
         },
         seed,
+        solver: Default::default(),
     }
 }
 

@@ -185,6 +185,7 @@ pub fn from_gavel(types: &[GavelJobType], opts: &GenOptions) -> Result<Placement
             beta: Some(1.0),
         }),
         seed: Some(opts.seed as f64),
+        solver: None,
     })
 }
 

@@ -21,6 +21,17 @@ pub enum Method {
     Las,
 }
 
+/// The per-category solver HAS and JPS use (scenario field `solver`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum CategorySolver {
+    /// The tie-aware matching market (Algorithm 2); its price path is logged.
+    #[default]
+    Market,
+    /// The warm-started transfer solver: the market's counts where it can certify them, the
+    /// market itself elsewhere (`docs/placement.md`, "The transfer solver").
+    Transfer,
+}
+
 /// One worker (GPU) k.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Worker {
@@ -83,4 +94,7 @@ pub struct PlacementScenario {
     pub jps: JpsParams,
     /// PRNG seed.
     pub seed: u64,
+    /// Per-category solver of HAS and JPS (other methods ignore it).
+    #[serde(default)]
+    pub solver: CategorySolver,
 }

@@ -78,6 +78,7 @@ impl Placer {
 
     pub(crate) fn jps<L: LogSink, F: FnMut(&CategoryReport<'_>)>(
         &mut self,
+        solver: Solver,
         sink: &mut L,
         observe: &mut F,
     ) -> Result<RunSummary, PlacementError> {
@@ -124,7 +125,7 @@ impl Placer {
                 self.cat[self.prio[p] as usize] = self.pcat[p];
             }
             let rank = category::rank(k, &self.cat);
-            let (m, fallback) = self.eval_category(Solver::Market);
+            let (m, fallback) = self.eval_category(solver);
             tally(&mut sum, m, fallback);
             records::category(sink, index, rank, &self.cur, m, fallback)?;
             observe(&CategoryReport {
@@ -139,7 +140,10 @@ impl Placer {
         let chosen = self.select(n);
         sum.best_rank = Some(chosen);
         category::unrank(k, chosen, &mut self.cat)?;
-        self.eval_category(Solver::Market);
+        // Re-evaluating the winner is not a sampled category: keep it out of the counters.
+        let stats = self.transfer.stats;
+        self.eval_category(solver);
+        self.transfer.stats = stats;
         self.best.copy_from(&self.cur);
         Ok(sum)
     }

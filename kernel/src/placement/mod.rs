@@ -8,7 +8,9 @@
 //! throughput is V_i = sum_k sigma_ik rho_ik (eq. 13), so only sigma is decided
 //! ([`workload`], [`jct`]). Categories (K_1, ..., K_S) ([`category`]) split P1 into P2/P3; per
 //! category the tie-aware matching market ([`market`]) or the exact transportation solver
-//! ([`exact`]) finds the max-throughput assignment. HAS ([`has`]) takes the category with least
+//! ([`exact`]) finds the max-throughput assignment; with `"solver": "transfer"` the
+//! warm-started transfer solver ([`transfer`]) finds the market's counts faster and leaves the
+//! categories it cannot certify to the market. HAS ([`has`]) takes the category with least
 //! Lambda; JPS ([`jps`]) samples categories after job prioritising and trades Lambda against
 //! Jain's fairness ([`fairness`], eq. 34).
 //!
@@ -19,7 +21,7 @@
 #![allow(clippy::needless_range_loop)]
 use crate::limits::PLACEMENT_MARKET_ROUNDS_MAX;
 use crate::log::LogSink;
-use crate::model::placement::{JpsParams, Method, PlacementScenario};
+use crate::model::placement::{CategorySolver, JpsParams, Method, PlacementScenario};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -45,6 +47,7 @@ pub mod records;
 pub mod reference;
 mod scheduler;
 mod snapshot;
+pub mod transfer;
 pub mod workload;
 
 pub use error::PlacementError;
@@ -53,6 +56,7 @@ pub use instance::{Classes, Instance};
 pub use jct::Assignment;
 pub use market::{Market, MarketOutcome, MarketRound};
 pub use scheduler::{PlacementOutput, PlacementScheduler};
+pub use transfer::{Transfer, TransferOutcome, TransferStats};
 pub use workload::Split;
 
 /// Market price updates allowed per category before the exact fallback.
@@ -65,6 +69,9 @@ pub enum Solver {
     Market,
     /// The exact transportation solver with the JCT tie-break.
     Exact,
+    /// The warm-started transfer solver ([`transfer`]); the market decides the categories it
+    /// cannot certify.
+    Transfer,
 }
 
 /// One evaluated category, handed to the observer of [`Placer::run`].
@@ -102,6 +109,9 @@ pub struct RunSummary {
     pub market_fallbacks: u32,
     /// JPS: first sampled index floor(alpha abs(Psi)).
     pub jps_from: u64,
+    /// The transfer solver's counters (`None` unless the run used it).
+    #[serde(default)]
+    pub transfer: Option<TransferStats>,
 }
 
 /// The placement scheduler of one scenario: instance data plus every scratch buffer.
@@ -130,6 +140,14 @@ pub struct Placer {
     g_min: Vec<f64>,
     g_node: Vec<u32>,
     g_spans: Vec<bool>,
+    /// The scenario's per-category solver for HAS and JPS. Not on the snapshot wire (the bytes
+    /// stay as they were): a restored placer keeps the one it was built with.
+    #[serde(skip)]
+    solver: CategorySolver,
+    /// The transfer solver's scratch: derived data every run rebuilds, kept out of snapshots
+    /// like the market's `sorted`; sized only when the scenario asks for it.
+    #[serde(skip)]
+    transfer: Transfer,
 }
 
 impl Placer {
@@ -164,6 +182,11 @@ impl Placer {
             g_min: vec![0.0; s],
             g_node: vec![0; s],
             g_spans: vec![false; s],
+            transfer: match scn.solver {
+                CategorySolver::Transfer => Transfer::new(&inst),
+                CategorySolver::Market => Transfer::default(),
+            },
+            solver: scn.solver,
             method: scn.method,
             jps: scn.jps,
             seed: scn.seed,
@@ -194,10 +217,12 @@ impl Placer {
         sink: &mut L,
         mut observe: F,
     ) -> Result<RunSummary, PlacementError> {
-        let summary = match method {
-            Method::Has => self.has(Solver::Market, sink, &mut observe)?,
+        let solver = self.category_solver();
+        self.transfer.reset();
+        let mut summary = match method {
+            Method::Has => self.has(solver, sink, &mut observe)?,
             Method::Exact => self.has(Solver::Exact, sink, &mut observe)?,
-            Method::Jps => self.jps(sink, &mut observe)?,
+            Method::Jps => self.jps(solver, sink, &mut observe)?,
             Method::Exhaustive => self.exhaustive(sink)?,
             Method::Optimus => self.optimus(Split::Equal, sink)?,
             Method::OptimusLb => self.optimus(Split::Proportional, sink)?,
@@ -207,9 +232,35 @@ impl Placer {
             self.best.within_workers(),
             "placement: the chosen assignment does not use each worker exactly once"
         );
+        if solver == Solver::Transfer && matches!(method, Method::Has | Method::Jps) {
+            summary.transfer = Some(self.transfer.stats);
+        }
         records::choice(sink, method, &summary, &self.best)?;
         records::workers(sink, &self.inst, &self.best)?;
         Ok(summary)
+    }
+
+    /// The per-category solver HAS and JPS use for this scenario.
+    fn category_solver(&self) -> Solver {
+        match self.solver {
+            CategorySolver::Market => Solver::Market,
+            CategorySolver::Transfer => Solver::Transfer,
+        }
+    }
+
+    /// The market on `self.cat` (exact fallback on its cap), expanded into `self.cur.job_of`;
+    /// returns the market run and whether the fallback decided.
+    fn market_category(&mut self) -> (MarketOutcome, bool) {
+        let inst = &self.inst;
+        let o = self.market.run(inst, &self.cat, MARKET_CAP);
+        let counts = if o.cleared {
+            &self.market.counts
+        } else {
+            self.exact.solve(inst, &self.cat);
+            &self.exact.counts
+        };
+        expand(inst, counts, &mut self.cur.job_of);
+        (o, !o.cleared)
     }
 
     /// Evaluates the category in `self.cat` (per job, input order) into `self.cur`.
@@ -217,21 +268,32 @@ impl Placer {
         let inst = &self.inst;
         let (out, fallback) = match solver {
             Solver::Market => {
-                let o = self.market.run(inst, &self.cat, MARKET_CAP);
-                if o.cleared {
-                    expand(inst, &self.market.counts, &mut self.cur.job_of);
-                } else {
-                    self.exact.solve(inst, &self.cat);
-                    expand(inst, &self.exact.counts, &mut self.cur.job_of);
-                }
-                (Some(o), !o.cleared)
+                let (o, fallback) = self.market_category();
+                (Some(o), fallback)
             }
+            Solver::Transfer => match self.transfer.solve(inst, &self.cat) {
+                TransferOutcome::Unique => {
+                    expand(inst, self.transfer.counts(), &mut self.cur.job_of);
+                    (None, false)
+                }
+                TransferOutcome::Degenerate => {
+                    let (o, fallback) = self.market_category();
+                    let counts = if fallback {
+                        &self.exact.counts
+                    } else {
+                        &self.market.counts
+                    };
+                    self.transfer.seed(&self.inst, counts);
+                    (Some(o), fallback)
+                }
+            },
             Solver::Exact => {
                 self.exact.solve(inst, &self.cat);
                 expand(inst, &self.exact.counts, &mut self.cur.job_of);
                 (None, false)
             }
         };
+        let inst = &self.inst;
         self.cur.evaluate(inst, Split::Proportional);
         if solver == Solver::Exact {
             let passes = 4 * inst.k as u32;

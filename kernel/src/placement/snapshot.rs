@@ -128,6 +128,7 @@ mod tests {
             include_comm: true,
             jps: JpsParams::default(),
             seed: 3,
+            solver: Default::default(),
         }
     }
 

@@ -3,7 +3,7 @@ use super::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{PLACEMENT_JOBS_MAX, PLACEMENT_WORKERS_MAX, THROUGHPUT_MAX};
 use mlsched_kernel::model::placement::{
-    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
+    CategorySolver, JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -30,6 +30,9 @@ pub struct PlacementDoc {
     /// PRNG seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<f64>,
+    /// Per-category solver of HAS and JPS: "market" (default) or "transfer".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<String>,
 }
 
 /// `method`.
@@ -195,6 +198,7 @@ impl PlacementDoc {
             MethodDoc::OptimusLb => Method::OptimusLb,
             MethodDoc::Las => Method::Las,
         };
+        let solver = self.solver(method)?;
         Ok(PlacementScenario {
             method,
             workers,
@@ -204,7 +208,35 @@ impl PlacementDoc {
             include_comm: self.include_comm,
             jps,
             seed: check::seed(s, "seed", self.seed)?,
+            solver,
         })
+    }
+
+    /// `solver`: "market" or "transfer", and only for methods has and jps (the others have no
+    /// per-category market to replace, so an explicit value there is an error, not ignored).
+    fn solver(&self, method: Method) -> Result<CategorySolver, InputError> {
+        let Some(name) = self.solver.as_deref() else {
+            return Ok(CategorySolver::Market);
+        };
+        let solver = match name {
+            "market" => CategorySolver::Market,
+            "transfer" => CategorySolver::Transfer,
+            other => {
+                return Err(InputError::new(
+                    "scenario",
+                    "solver",
+                    format!("must be \"market\" or \"transfer\", got {other:?}"),
+                ))
+            }
+        };
+        if !matches!(method, Method::Has | Method::Jps) {
+            return Err(InputError::new(
+                "scenario",
+                "solver",
+                "is only meaningful for methods has and jps (their per-category solver)",
+            ));
+        }
+        Ok(solver)
     }
 
     /// GPU type names in first-appearance order (index = `Worker::gpu_type`).
@@ -288,6 +320,9 @@ pub struct PlacementResult {
     /// JPS: the sampling window and prioritised job order.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub jps: Option<PlacementJpsInfo>,
+    /// Transfer-solver counters (only when HAS or JPS ran with `"solver": "transfer"`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub transfer: Option<PlacementTransferStats>,
     /// Hash of the decision records.
     pub log_hash: String,
 }
@@ -305,6 +340,17 @@ pub struct PlacementMarketStats {
     pub fallbacks: u32,
     /// Worker classes (identical throughput columns) the market priced.
     pub classes: u32,
+}
+
+/// Transfer-solver statistics of a run (optional result field).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlacementTransferStats {
+    /// Categories the transfer solver decided (certified unique optimum).
+    pub categories: u64,
+    /// Categories the market decided (degenerate or uncertified).
+    pub degenerate: u64,
+    /// Augmenting paths and cancelled cycles pushed.
+    pub paths: u64,
 }
 
 /// JPS details (optional result field).

@@ -4,6 +4,7 @@
 use super::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::doc::placement::{
     PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats, PlacementResult,
+    PlacementTransferStats,
 };
 use crate::error::{from_driver, RunError};
 use crate::exec::placement::{best_doc, category_row, method_name, METHODS};
@@ -145,6 +146,11 @@ impl<L: LogSink> KindEngine<L> for Engine {
             per_category: all.then(|| std::mem::take(&mut self.rows)),
             market,
             jps,
+            transfer: summary.transfer.map(|t| PlacementTransferStats {
+                categories: t.categories,
+                degenerate: t.degenerate,
+                paths: t.paths,
+            }),
             log_hash: sink.hash().hex().to_string(),
         }))
     }
