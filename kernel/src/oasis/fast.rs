@@ -36,8 +36,8 @@ const NONE: u32 = u32::MAX;
 /// on touches only the servers whose usage changes there, read in one pass from the pool's
 /// time-major copy of its breakpoints ([`Pool::changes`]), by groups of servers
 /// ([`Pool::groups`]): a group without room leaves the index unread, and outside full slots a
-/// changed group waits under a lower bound of its servers' unit prices until the listing
-/// reaches it ([`Sweep::step`]).
+/// changed group is queued unread under a lower bound of its servers' unit prices until the
+/// listing reaches that bound or one of its servers ([`Sweep::step`]).
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
 /// the index's cheapest servers reproduces the full sorted walk bit for bit.
 #[derive(Clone, Debug, Default)]
@@ -71,22 +71,50 @@ struct Sweep {
     /// did the last listing run out of servers before its count, or meet more servers without
     /// room than it listed? (then the next step tests each changed server for room)
     eager: bool,
-    /// per group of [`GROUP`] servers: are its servers out of `cheap`, waiting under a lower
-    /// bound of their keys in `pend` until the listing reaches it ([`Self::reveal`])?
+    /// per group of [`GROUP`] servers: has it changed since the sweep last read it, its
+    /// changes waiting in `occ` and the group in `pend` under a lower bound of the changed
+    /// servers' keys until the listing reaches it ([`Self::reveal`])? A pending group's
+    /// servers keep their old keys in `cheap`: one that comes up there is not listed before
+    /// its group is read.
     pending: Vec<bool>,
     /// per group: the ordered lower bound it waits under
     bound: Vec<i64>,
     /// the pending groups, keyed by their bound (index: the group)
     pend: Cheapest,
-    /// per server: changed while its group was pending, its entry (`src`) not read yet
-    stale: Vec<bool>,
+    /// per group: its newest unread change in `occ` (`NONE`: none)
+    head: Vec<u32>,
+    /// the unread changes of pending groups, each linked to its group's previous one
+    occ: Vec<Occ>,
+    /// entries of `occ` in use (it is never grown: when full, groups are read at once)
+    occ_len: usize,
     /// the decision's first slot, when the pool keeps its prices and free rooms densely
     /// ([`Pool::free_at`]; `NONE`: it does not)
     dense: u32,
 }
 
+/// One slot's changes of one group, not read yet ([`Sweep::reveal`]): entries `from..from + n`
+/// of slot `t`'s time-major copy (`n` with [`DROP`] set: the group had no room there).
+#[derive(Clone, Copy, Debug, Default)]
+struct Occ {
+    t: u32,
+    from: u32,
+    n: u32,
+    /// the group's previous unread change (`NONE`: none)
+    prev: u32,
+}
+
+/// Set on [`Occ::n`] when the group had no room for one instance in that slot.
+const DROP: u32 = 1 << 31;
+
+/// Most unread group changes one sweep keeps (16 bytes each): more are read at once.
+const OCC_MAX: usize = 1 << 18;
+// [`Sweep::reveal`] marks the servers of a group in a `u32`
+const _: () = assert!(GROUP <= 32);
+
 impl Sweep {
-    fn new(n: usize) -> Self {
+    /// A sweep over `n` servers of a horizon of `slots` slots.
+    fn new(n: usize, slots: usize) -> Self {
+        let groups = n.div_ceil(GROUP);
         Sweep {
             n,
             unit: vec![0.0; n],
@@ -105,10 +133,12 @@ impl Sweep {
             pre: vec![0.0; n + 1],
             k: 0,
             eager: false,
-            pending: vec![false; n.div_ceil(GROUP)],
-            bound: vec![ABSENT; n.div_ceil(GROUP)],
-            pend: Cheapest::new(n.div_ceil(GROUP)),
-            stale: vec![false; n],
+            pending: vec![false; groups],
+            bound: vec![ABSENT; groups],
+            pend: Cheapest::new(groups),
+            head: vec![NONE; groups],
+            occ: vec![Occ::default(); groups.saturating_mul(slots).min(OCC_MAX)],
+            occ_len: 0,
             dense: NONE,
         }
     }
@@ -191,7 +221,8 @@ impl Sweep {
         self.k = 0;
         self.eager = false;
         self.src.iter_mut().for_each(|x| *x = (NONE, 0));
-        self.stale.iter_mut().for_each(|x| *x = false);
+        self.head.iter_mut().for_each(|x| *x = NONE);
+        self.occ_len = 0;
         self.pending.iter_mut().for_each(|x| *x = false);
         self.pend.build(|_| None);
         self.dense = if pool.free_at(t).is_some() { t } else { NONE };
@@ -225,19 +256,22 @@ impl Sweep {
         }
     }
 
-    /// Moves the state on to slot `now + 1`: reads that slot's changes from the pool's
-    /// time-major copy, in one sequential pass, group by group ([`Pool::groups`]). A group whose
+    /// Moves the state on to slot `now + 1` from the pool's time-major copy, group by group
+    /// ([`Pool::groups`]), in one sequential pass over the group summaries. The work follows
+    /// the changed groups, not the changed servers: outside full slots a changed group is not
+    /// read at all. Its change is queued (`occ`, a link per group, [`Self::push`]) and the
+    /// group waits in `pend` under sum_r least^r dem^r, a lower bound of every changed server's
+    /// unit price, until the listing reaches that bound or one of the group's servers, whose
+    /// old key stays in `cheap` ([`Self::reveal`] reads the queue newest first). A group whose
     /// largest free room on some demanded resource is short of one instance has no server with
-    /// room: its servers get fit 0 and leave the index without their entries being read (room
-    /// is monotone in each resource's free room, so the test on the largest is exact). After a
-    /// listing that found the slot full (`eager`), the other groups' entries are read one by one
-    /// ([`Self::step_entries`]). Otherwise a changed server leaves `cheap` unread (`stale`, its
-    /// entry in `src`) and its group waits in `pend` under sum_r least^r dem^r, a lower bound of
-    /// every changed server's unit price, until the listing reaches that bound
-    /// ([`Self::reveal`]). Either way a server without room is never listed and a server is
-    /// never passed over in the price order, so the lists are unchanged. A unit price is the
-    /// same sum over the same prices as the server-major breakpoint's (an idle breakpoint's
-    /// prices are its class's idle prices, and its fit over a usage of +0.0 is the idle fit).
+    /// room (room is monotone in each resource's free room): it is queued as such if pending
+    /// (no bound: it adds no candidate), else its servers get fit 0 and leave the index
+    /// without their entries being read. After a listing that found the slot full (`eager`),
+    /// a group that is not pending is read entry by entry ([`Self::step_entries`], with the
+    /// room test). Either way a server without room is never listed and a server is never
+    /// passed over in the price order, so the lists are unchanged. A unit price is the same
+    /// sum over the same prices as the server-major breakpoint's (an idle breakpoint's prices
+    /// are its class's idle prices, and its fit over a usage of +0.0 is the idle fit).
     fn step(&mut self, pool: &Pool, dem: &ResourceVec, tree: bool) {
         let t = self.now + 1;
         self.now = t;
@@ -255,23 +289,51 @@ impl Sweep {
                 continue;
             };
             let g = (e & !IDLE) as usize / GROUP;
-            if !has_room(top, dem) {
-                self.drop_entries(srv.get(from..to).unwrap_or(&[]), tree);
-            } else if tree && !self.eager && g < self.pending.len() {
-                self.defer(g, ordered(unit_of(least, dem)));
-                for (i, &e) in (from..to).zip(srv.get(from..to).unwrap_or(&[])) {
-                    let si = (e & !IDLE) as usize;
-                    if si < self.n {
-                        self.src[si] = (t, i as u32);
-                        if !core::mem::replace(&mut self.stale[si], true) {
-                            self.cheap.set_ordered(si, ABSENT);
-                        }
-                    }
+            let room = has_room(top, dem);
+            let pending = self.pending.get(g).copied().unwrap_or(false);
+            // a pending group's changes queue behind its older ones (read newest first); a
+            // group read now must have its older changes read first
+            let queue = tree && (pending || (room && !self.eager));
+            if queue && self.push(g, t, from, to - from, room) {
+                if room {
+                    self.defer(g, ordered(unit_of(least, dem)));
                 }
+                continue;
+            }
+            if pending {
+                self.reveal(pool, dem, g);
+            }
+            if !room {
+                self.drop_entries(srv.get(from..to).unwrap_or(&[]), tree);
             } else {
                 self.step_entries(pool, dem, tree, t, from..to, (srv, free, px));
             }
         }
+    }
+
+    /// Queues group `g`'s `n` changed entries from `from` of slot `t` (`room`: the group has
+    /// room for one instance there) for [`Self::reveal`]; false when the queue is full.
+    fn push(&mut self, g: usize, t: u32, from: usize, n: usize, room: bool) -> bool {
+        let Some(o) = self.occ.get_mut(self.occ_len) else {
+            return false;
+        };
+        let Some(h) = self.head.get_mut(g) else {
+            return false;
+        };
+        *o = Occ {
+            t,
+            from: from as u32,
+            n: n as u32 | if room { 0 } else { DROP },
+            prev: *h,
+        };
+        *h = self.occ_len as u32;
+        self.occ_len += 1;
+        if !self.pending[g] {
+            // pending from here on, with no bound until a change with room comes
+            self.pending[g] = true;
+            self.bound[g] = ABSENT;
+        }
+        true
     }
 
     /// The changed servers `entries` have no room: fit 0, out of the index.
@@ -281,51 +343,59 @@ impl Sweep {
             if si < self.n {
                 self.fit[si] = 0;
                 self.known[si] = true;
-                // a stale server is out of the index already
-                if !core::mem::replace(&mut self.stale[si], false) && tree {
+                if tree {
                     self.cheap.set_ordered(si, ABSENT);
                 }
             }
         }
     }
 
-    /// Group `g`'s changed servers (out of `cheap`, `stale`) have keys of at least `floor`
-    /// (ordered): the group waits in `pend` under the least such floor since it was last read.
+    /// Group `g`'s changed servers have keys of at least `floor` (ordered): the group waits
+    /// in `pend` under the least such floor since it was last read.
     fn defer(&mut self, g: usize, floor: i64) {
-        let b = if self.pending[g] {
-            self.bound[g].min(floor)
-        } else {
-            floor
-        };
-        self.pending[g] = true;
+        let b = self.bound[g].min(floor);
         self.bound[g] = b;
         self.pend.set_ordered(g, b);
     }
 
-    /// Reads the entries of pending group `g`'s stale servers (as [`Self::step_entries`] would
-    /// have, the last entry only) and puts them back in `cheap`.
+    /// Reads pending group `g`'s queued changes, newest first, each server's newest entry only
+    /// (as [`Self::step_entries`] would have read it, or as [`Self::drop_entries`] for a slot
+    /// where the group had no room), and puts its servers' keys in line in `cheap`.
     fn reveal(&mut self, pool: &Pool, dem: &ResourceVec, g: usize) {
         let nr = pool.resources_n();
-        for si in g * GROUP..((g + 1) * GROUP).min(self.n) {
-            if core::mem::replace(&mut self.stale[si], false) {
-                let (t, i) = self.src[si];
-                let (srv, free, px) = pool.changes(t);
-                let (i, b) = (i as usize, i as usize * nr);
-                let e = srv.get(i).copied().unwrap_or(IDLE);
-                let (f, p) = (
-                    free.get(b..b + nr).unwrap_or(&[]),
-                    px.get(b..b + nr).unwrap_or(&[]),
-                );
-                if e & IDLE != 0 {
+        let mut seen = 0u32; // servers of the group read already (bit: server - g * GROUP)
+        let mut at = core::mem::replace(&mut self.head[g], NONE);
+        while let Some(&o) = self.occ.get(at as usize) {
+            at = o.prev;
+            let (srv, free, px) = pool.changes(o.t);
+            let from = o.from as usize;
+            let to = from + (o.n & !DROP) as usize;
+            for (i, &e) in (from..).zip(srv.get(from..to).unwrap_or(&[])) {
+                let si = (e & !IDLE) as usize;
+                let bit = 1u32 << (si % GROUP);
+                if si >= self.n || seen & bit != 0 {
+                    continue;
+                }
+                seen |= bit;
+                let b = i * nr;
+                let f = free.get(b..b + nr).unwrap_or(&[]);
+                if o.n & DROP != 0 {
+                    self.fit[si] = 0;
+                    self.known[si] = true;
+                } else if e & IDLE != 0 {
                     self.load(pool, si, None, dem);
                 } else if !self.eager || has_room(f, dem) {
-                    self.unit[si] = unit_of(p, dem);
+                    self.unit[si] = unit_of(px.get(b..b + nr).unwrap_or(&[]), dem);
                     self.known[si] = false;
+                    self.src[si] = (o.t, i as u32);
                 } else {
                     self.fit[si] = 0;
                     self.known[si] = true;
                 }
                 self.refresh(si);
+            }
+            if seen == u32::MAX >> (32 - GROUP) {
+                break; // every server of the group read: older changes are overridden
             }
         }
         self.pending[g] = false;
@@ -357,9 +427,6 @@ impl Sweep {
             if si >= self.n {
                 continue;
             }
-            // read here: no longer waiting in its group (whose bound stays a lower bound of
-            // the others')
-            self.stale[si] = false;
             if e & IDLE != 0 {
                 // idle from here: the class's unit price and fit (its prices are eq. (22) at
                 // zero usage, checked on restore)
@@ -417,6 +484,11 @@ impl Sweep {
                 break;
             }
             let si = s as usize;
+            if self.pending.get(si / GROUP).copied().unwrap_or(false) {
+                // its key may be stale: read its group first
+                self.reveal(pool, dem, si / GROUP);
+                continue;
+            }
             if !self.known[si] {
                 self.resolve(pool, si, dem);
                 if self.fit[si] == 0 {
@@ -587,8 +659,8 @@ impl FastDp {
         let t = size.slots;
         FastDp {
             slots: t,
-            wsw: Sweep::new(size.workers),
-            psw: Sweep::new(size.ps),
+            wsw: Sweep::new(size.workers, size.slots),
+            psw: Sweep::new(size.ps, size.slots),
             pt_w: vec![0; size.points],
             pt_d: vec![0; size.points],
             pt_c: vec![0.0; size.points],
@@ -1102,5 +1174,120 @@ impl<'a> Schedule<'a> {
             worker_pairs: pw.get(s.w_from as usize..s.w_to as usize).unwrap_or(&[]),
             ps_pairs: pp.get(s.p_from as usize..s.p_to as usize).unwrap_or(&[]),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
+    use crate::oasis::scheduler::commit;
+
+    fn rv(v: &[f64]) -> ResourceVec {
+        ResourceVec::from_slice(v).unwrap()
+    }
+
+    /// The queue of unread group changes is an optimisation only: a sweep whose queue is full
+    /// (every group read at once) decides and places every job the same.
+    #[test]
+    fn a_full_change_queue_gives_the_same_decisions() {
+        let mut x = 99u64;
+        let mut draw = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (slots, nw, np) = (30u32, 300usize, 90usize);
+        let cap = |i: u64| rv(&[8.0 + (i % 3) as f64 * 4.0, 16.0 + (i % 2) as f64 * 8.0]);
+        let mut jobs = Vec::new();
+        for i in 0..200u32 {
+            jobs.push(OasisJob {
+                arrival: i * slots / 200,
+                epochs: 1 + draw(3) as u32,
+                chunks: 2 + draw(30) as u32,
+                minibatches_per_chunk: 1 + draw(3) as u32,
+                minibatch_time: 0.2 + draw(5) as f64 * 0.1,
+                comm_time: 0.01,
+                worker_bw: 1.0,
+                ps_bw: 1.0 + draw(3) as f64,
+                worker_demand: rv(&[1.0 + draw(3) as f64, draw(4) as f64]),
+                ps_demand: rv(&[1.0, 1.0 + draw(2) as f64]),
+                utility: Utility::Sigmoid {
+                    priority: 50.0 + draw(200) as f64,
+                    decay: 0.02 * draw(4) as f64,
+                    target: 1.0 + draw(8) as f64,
+                },
+            });
+        }
+        let scn = OasisScenario {
+            slots,
+            resources: 2,
+            worker_servers: (0..nw as u64).map(cap).collect(),
+            ps_servers: (0..np as u64).map(cap).collect(),
+            prices: None,
+            jobs: jobs.clone(),
+            throughput: None,
+        };
+        let bounds = PriceBounds {
+            u_worker: rv(&[16.0, 16.0]),
+            u_ps: rv(&[16.0, 16.0]),
+            l_worker: 0.5,
+            l_ps: 0.5,
+        };
+        let mut m = Market::new(&scn, bounds).unwrap();
+        // in the first third of each pool, whole groups of servers turn busy and idle from
+        // slot to slot: their changes queue up while the listing takes idle servers, and a
+        // group turning busy leaves its servers' idle keys in the index
+        let p0 = JobParams::of(&OasisJob {
+            worker_demand: rv(&[1.0, 1.0]),
+            ps_demand: rv(&[1.0, 1.0]),
+            ..jobs[0].clone()
+        });
+        m.reserve(nw * slots as usize, np * slots as usize);
+        for t in 0..slots {
+            let mut busy = false;
+            for s in 0..nw as u32 / 3 {
+                if s as usize % GROUP == 0 {
+                    busy = draw(2) == 0;
+                }
+                if busy {
+                    m.add_workers_raw(t, s, &p0, 1 + draw(3) as u32);
+                }
+            }
+            for s in 0..np as u32 / 3 {
+                m.add_ps_raw(t, s, &p0, 1 + draw(3) as u32);
+            }
+        }
+        m.merge();
+        let size = jobs
+            .iter()
+            .filter_map(|j| FastDp::size_of(&m, &JobParams::of(j), &j.utility))
+            .fold(DpSize::default(), DpSize::max);
+        let mut full = FastDp::new(size);
+        let mut short = [0usize, 1, 5].map(|k| {
+            let mut dp = FastDp::new(size);
+            dp.wsw.occ.truncate(k);
+            dp.psw.occ.truncate(k);
+            dp
+        });
+        let mut admitted = 0;
+        for (i, j) in jobs.iter().enumerate() {
+            let p = JobParams::of(j);
+            m.advance(p.arrival);
+            let want = full.decide(&m, i as u32, &p, &j.utility).unwrap();
+            for dp in &mut short {
+                let got = dp.decide(&m, i as u32, &p, &j.utility).unwrap();
+                assert_eq!(got, want, "job {i}");
+                assert!(dp.schedule().iter().eq(full.schedule().iter()), "job {i}");
+            }
+            if want.admitted {
+                admitted += 1;
+                m.reserve(nw * slots as usize, np * slots as usize);
+                m.reserve_window(&p, p.arrival, slots - p.arrival);
+                commit(&mut m, &p, &full.schedule());
+            }
+        }
+        assert!(admitted > 10, "{admitted} admitted");
     }
 }

@@ -46,7 +46,9 @@ pub struct Pool {
     class: Vec<u32>,
     /// Servers added to since the last merge (capacity H, so marking never allocates).
     dirty: Vec<u32>,
-    is_dirty: Vec<bool>,
+    /// per server: the earliest slot added to since the last merge (`u32::MAX`: none, not in
+    /// `dirty`); the merge starts there, the breakpoints before it are untouched
+    dirty_from: Vec<u32>,
     /// The time-major copy of the breakpoints' prices (derived; see [`SlotChanges`]).
     changes: SlotChanges,
 }
@@ -178,7 +180,7 @@ impl Pool {
             live: 0,
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
-            is_dirty: vec![false; n],
+            dirty_from: vec![u32::MAX; n],
             changes: SlotChanges::new(slots, n * r),
         };
         p.idle = p.idle_prices();
@@ -603,40 +605,45 @@ impl Pool {
                 fr[w * nr..(w + 1) * nr].copy_from_slice(&v[..nv]);
                 px[w * nr..(w + 1) * nr].copy_from_slice(&v[nv..st]);
             };
-        let mv = |srv: &mut Vec<u32>, fr: &mut Vec<f64>, px: &mut Vec<f64>, r: usize, w: usize| {
-            srv[w] = srv[r];
-            fr.copy_within(r * nr..(r + 1) * nr, w * nr);
-            px.copy_within(r * nr..(r + 1) * nr, w * nr);
-        };
-        // forward: keep untouched entries, overwrite or drop touched ones, count insertions
+        let mv =
+            |srv: &mut Vec<u32>, fr: &mut Vec<f64>, px: &mut Vec<f64>, r: usize, w: usize, n| {
+                srv.copy_within(r..r + n, w);
+                fr.copy_within(r * nr..(r + n) * nr, w * nr);
+                px.copy_within(r * nr..(r + n) * nr, w * nr);
+            };
+        // forward: keep untouched entries (a run at a time, found by bisection, moved only
+        // after a removal), overwrite or drop touched ones, count insertions
         let n0 = srv.len();
-        let (mut r, mut w, mut j, mut ins) = (0usize, 0usize, 0usize, 0usize);
-        while r < n0 || j < cells.len() {
-            let es = srv.get(r).map_or(u32::MAX, |&e| server(e));
-            let ts = cells.get(j).map_or(u32::MAX, |c| c.1);
-            if ts < es {
-                ins += usize::from(self.cell(t, ts, &mut vals[..st]).is_some());
-                j += 1;
-            } else if ts == es {
+        let (mut r, mut w, mut ins) = (0usize, 0usize, 0usize);
+        for c in cells {
+            let ts = c.1;
+            let p = r + srv
+                .get(r..)
+                .map_or(0, |v| v.partition_point(|&e| server(e) < ts));
+            if r != w {
+                mv(&mut srv, &mut fr, &mut px, r, w, p - r);
+            }
+            w += p - r;
+            r = p;
+            if srv.get(r).is_some_and(|&e| server(e) == ts) {
                 if let Some(e) = self.cell(t, ts, &mut vals[..st]) {
                     put(&mut srv, &mut fr, &mut px, w, e, &vals);
                     w += 1;
                 }
                 r += 1;
-                j += 1;
             } else {
-                if r != w {
-                    mv(&mut srv, &mut fr, &mut px, r, w);
-                }
-                r += 1;
-                w += 1;
+                ins += usize::from(self.cell(t, ts, &mut vals[..st]).is_some());
             }
         }
+        if r != w {
+            mv(&mut srv, &mut fr, &mut px, r, w, n0 - r);
+        }
+        w += n0 - r;
         srv.truncate(w);
         fr.truncate(w * nr);
         px.truncate(w * nr);
         if ins > 0 {
-            // backward: open the gaps and fill them
+            // backward: open the gaps (a run at a time) and fill them
             let n = w + ins;
             srv.resize(n, 0);
             fr.resize(n * nr, 0.0);
@@ -644,11 +651,12 @@ impl Pool {
             let (mut r, mut w) = (n - ins, n);
             for c in cells.iter().rev() {
                 let ts = c.1;
-                while r > 0 && server(srv[r - 1]) > ts {
-                    r -= 1;
-                    w -= 1;
-                    mv(&mut srv, &mut fr, &mut px, r, w);
-                }
+                let p = srv
+                    .get(..r)
+                    .map_or(0, |v| v.partition_point(|&e| server(e) <= ts));
+                w -= r - p;
+                mv(&mut srv, &mut fr, &mut px, p, w, r - p);
+                r = p;
                 if r > 0 && server(srv[r - 1]) == ts {
                     continue; // present: done forward
                 }
@@ -783,10 +791,10 @@ impl Pool {
             self.split(si, t + 1);
         }
         let j = self.split(si, t);
-        if !self.is_dirty[si] {
-            self.is_dirty[si] = true;
+        if self.dirty_from[si] == u32::MAX {
             self.dirty.push(s);
         }
+        self.dirty_from[si] = self.dirty_from[si].min(t);
         // the cells whose breakpoints may change: t, and t + 1 (split, or merged away)
         self.changes.touched.push((t, s));
         if t + 1 < self.slots {
@@ -807,8 +815,8 @@ impl Pool {
     /// [`Self::merge`] on every server added to since the last call.
     fn merge_dirty(&mut self) {
         while let Some(s) = self.dirty.pop() {
-            self.is_dirty[s as usize] = false;
-            self.merge(s);
+            let from = core::mem::replace(&mut self.dirty_from[s as usize], u32::MAX);
+            self.merge(s, from);
         }
         // A breakpoint changes (appears, moves its prices, or is merged away) only at a
         // touched cell: an untouched one keeps its values and its predecessor's.
@@ -848,15 +856,17 @@ impl Pool {
         }
     }
 
-    /// Drops the breakpoints of server `s` that repeat their predecessor bit for bit (or, for
-    /// the first, the idle state).
-    fn merge(&mut self, s: u32) {
+    /// Drops the breakpoints of server `s` from slot `from` on that repeat their predecessor
+    /// bit for bit (or, for the first, the idle state). The earlier ones are untouched since
+    /// the last merge, which left none repeating its predecessor: the result is a full pass's.
+    fn merge(&mut self, s: u32, from: u32) {
         let si = s as usize;
         let st = self.stride();
         let nr = self.resources as usize;
         let (o, l) = (self.off[si], self.len[si] as usize);
-        let mut k = 0usize;
-        for j in 0..l {
+        let j0 = self.times(s).partition_point(|&x| x < from);
+        let mut k = j0;
+        for j in j0..l {
             let (cur, prev) = ((o + j) * st, (o + k).wrapping_sub(1).wrapping_mul(st));
             let same = if k == 0 {
                 (0..nr).all(|r| {
@@ -1049,7 +1059,7 @@ impl<'de> Deserialize<'de> for Pool {
             live: 0,
             class: Vec::new(),
             dirty: Vec::with_capacity(n),
-            is_dirty: vec![false; n],
+            dirty_from: vec![u32::MAX; n],
             changes: SlotChanges::default(),
         };
         p.idle = p.idle_prices();
