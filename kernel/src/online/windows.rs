@@ -1019,7 +1019,8 @@ impl FastScratch {
     /// type ty - M) in some slot of the window: fit(max over the window of omega) >= 1 (the
     /// window capacity, a fit of the minima, is at most that, the fit count being
     /// non-decreasing in each free capacity), or a superset of them (servers added to the set
-    /// later are appended; a server whose capacity fell stays). For a PS type these are the
+    /// later are appended; a server whose capacity fell stays), in set order: ascending, as
+    /// a server joins the set with the next index. For a PS type these are the
     /// only possible PS hosts of A_mincost1: s-hat(g) <= s-hat(0) = fit of the window minima.
     pub(super) fn possible(&mut self, cx: &Ctx, ty: usize) {
         if self.poss_ok[ty] {
@@ -1053,16 +1054,25 @@ impl FastScratch {
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         self.hold_n = 0;
+        let (at, n) = (m * self.hcap, self.poss_n[m] as usize);
         let mut blk = (usize::MAX, true);
-        for i in 0..self.poss_n[m] as usize {
-            let h = self.poss[m * self.hcap + i] as usize;
+        let mut i = 0;
+        while i < n {
+            let h = self.poss[at + i] as usize;
+            i += 1;
             let c = if shared {
                 // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
-                // servers' `caps` are left as they were: only `hold` servers' are read).
+                // servers' `caps` are left as they were: only `hold` servers' are read). The
+                // list is in set order, so its members in the block are skipped at once.
                 if blk.0 != h / BLOCK {
                     blk = (h / BLOCK, self.block_fits(cx, m, h / BLOCK, least.max(1)));
                 }
-                if !blk.1 || !self.wmin_fits(cx, m, h, least.max(1)) {
+                if !blk.1 {
+                    let next = (h / BLOCK + 1) * BLOCK;
+                    i += self.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
+                    continue;
+                }
+                if !self.wmin_fits(cx, m, h, least.max(1)) {
                     continue;
                 }
                 self.fit_wmin(cx, m, h)
