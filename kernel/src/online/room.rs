@@ -28,7 +28,7 @@ pub struct RoomSets {
     words: usize,
     /// Slots per window (the key's L and t- stride).
     wcap: usize,
-    /// Types (worker types, then PS types).
+    /// Task types the sets are kept for (the search keeps them for its worker types).
     types: usize,
     /// `bits[key * words..]`: bit v set when server v of the set may have room.
     bits: Vec<u64>,
@@ -130,11 +130,9 @@ impl RoomSets {
         let word = &mut self.bits[key * self.words + v / 64];
         if room {
             *word |= 1 << (v % 64);
+            self.seen += 1;
         } else {
             *word &= !(1 << (v % 64));
-        }
-        if room {
-            self.seen += 1;
         }
     }
 
