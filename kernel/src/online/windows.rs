@@ -112,7 +112,8 @@ pub struct FastScratch {
     /// Servers with room for a worker per (worker type, L, t-), kept across the searches of a
     /// window ([`RoomSets`]): when few, [`Self::caps_for`] visits only these.
     pub(super) room: RoomSets,
-    /// The servers with a positive `caps` after [`Self::caps_for`] (set order), and how many:
+    /// The servers with a positive `caps` after the last full capacity pass ([`Self::caps_for`],
+    /// [`Self::caps_direct`], [`Self::caps_at`]; set order), and how many:
     /// [`Self::omegas_live`] and [`Self::sort_and_prefix`] without `all` visit these only, not
     /// the whole set (in a full window a few percent of it).
     pub(super) live: Vec<u32>,
