@@ -33,6 +33,7 @@ mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod ring;
+mod room;
 mod sched;
 pub mod usage;
 mod windows;

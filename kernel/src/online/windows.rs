@@ -9,6 +9,7 @@ use super::ps::Rates;
 #[cfg(doc)]
 use super::ring::ring_options_max;
 use super::ring::RingEnt;
+use super::room::RoomSets;
 use super::{Ctx, Placement, Window};
 use crate::model::online::TaskType;
 use alloc::vec;
@@ -108,6 +109,15 @@ pub struct FastScratch {
     /// The `need` each PS type's host list of [`Self::zetas`] was made for.
     pub(super) zneed: Vec<u32>,
     pub(super) caps: Vec<u32>,
+    /// Servers with room for a worker per (worker type, L, t-), kept across the searches of a
+    /// window ([`RoomSets`]): when few, [`Self::caps_for`] visits only these.
+    pub(super) room: RoomSets,
+    /// The servers with a positive `caps` after the last full capacity pass ([`Self::caps_for`],
+    /// [`Self::caps_direct`], [`Self::caps_at`]; set order), and how many:
+    /// [`Self::omegas_live`] and [`Self::sort_and_prefix`] without `all` visit these only, not
+    /// the whole set (in a full window a few percent of it).
+    pub(super) live: Vec<u32>,
+    pub(super) live_n: usize,
     pub(super) order: Vec<(u128, u32)>,
     /// Window minima of free capacity of every server for the range `wmin_key`
     /// ([`Self::window_minima`]).
@@ -250,6 +260,9 @@ impl FastScratch {
             zdone: vec![false; p],
             zneed: vec![0; p],
             caps: vec![0; h],
+            room: RoomSets::new(m, wcap, h),
+            live: vec![0; h],
+            live_n: 0,
             order: vec![(0, 0); h],
             nord: 0,
             hold: vec![0; h],
@@ -382,6 +395,7 @@ impl FastScratch {
     /// servers of every shape s.
     fn reset_set(&mut self, cx: &Ctx) {
         self.poss_ok.iter_mut().for_each(|u| *u = false);
+        self.room.reset();
         for v in 0..self.h {
             let h = self.real[v] as usize;
             self.virt[h] = NONE;
@@ -781,6 +795,7 @@ impl FastScratch {
     /// `free` (cheaper than building the levels when a search needs few of them).
     pub(super) fn caps_direct(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        self.live_n = 0;
         let (a, n) = (t0 as usize, dur as usize);
         for h in 0..self.h {
             for (r, f) in free.iter_mut().enumerate().take(self.r) {
@@ -793,7 +808,8 @@ impl FastScratch {
                 }
                 *f = lo;
             }
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+            self.set_cap(h, c);
         }
     }
 
@@ -804,13 +820,15 @@ impl FastScratch {
     pub(super) fn caps_at(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, k: u32) {
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         let (a, b) = (t0 as usize, (t0 + dur - (1 << k)) as usize);
+        self.live_n = 0;
         for h in 0..self.h {
             for (r, f) in free.iter_mut().enumerate().take(self.r) {
                 let row = (h * self.r + r) * self.wcap;
                 let (x, y) = (self.mins[row + a], self.mins[row + b]);
                 *f = if y < x { y } else { x };
             }
-            self.caps[h] = self.fit_memo(cx, m, h, &free[..self.r]);
+            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+            self.set_cap(h, c);
         }
     }
 
@@ -871,19 +889,19 @@ impl FastScratch {
         lo
     }
 
-    /// Omega_h (type m) of the servers whose window capacity `caps` (of [`Self::caps_for`]) is
-    /// positive; returns their minimum (u128::MAX when there is none). The other servers'
-    /// `omega` is left as it was: [`Self::sort_and_prefix`] without `all` never reads it, and
-    /// a PS host without worker capacity takes no worker.
+    /// Omega_h (type m) of the servers whose window capacity `caps` of the last
+    /// [`Self::caps_for`] (which must be the last to write `caps`) is positive, its `live`
+    /// list; returns their minimum (u128::MAX when there is none). The other servers' `omega`
+    /// is left as it was: [`Self::sort_and_prefix`] without `all` never reads it, and a PS
+    /// host without worker capacity takes no worker.
     pub(super) fn omegas_live(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
         self.ensure(cx, m);
         let mut lo = u128::MAX;
-        for h in 0..self.h {
-            if self.caps[h] > 0 {
-                let o = self.win_sum(m, h, t0, dur);
-                self.omega[h] = o;
-                lo = lo.min(o);
-            }
+        for i in 0..self.live_n {
+            let h = self.live[i] as usize;
+            let o = self.win_sum(m, h, t0, dur);
+            self.omega[h] = o;
+            lo = lo.min(o);
         }
         lo
     }
@@ -935,6 +953,44 @@ impl FastScratch {
         self.zmin[p]
     }
 
+    /// The next server at or after `from` with room for one task of type ty over
+    /// [t-, t- + L) by room set `key` ([`RoomSets`]), its window minima in `wmin`; the servers
+    /// visited without room leave the set, and the set is complete once this returns `None`.
+    fn next_room(
+        &mut self,
+        cx: &Ctx,
+        key: usize,
+        ty: usize,
+        (t0, dur): (u32, u32),
+        from: usize,
+    ) -> Option<usize> {
+        let mut v = from;
+        while let Some(h) = self.room.next(key, v, self.h) {
+            self.wmin_at(h, t0, dur);
+            let ok = self.wmin_fits(cx, ty, h, 1);
+            self.room.set(key, h, ok);
+            if ok {
+                return Some(h);
+            }
+            v = h + 1;
+        }
+        self.room.done(key, self.h);
+        None
+    }
+
+    /// Server h's entry of `wmin` for [t-, t- + L) (already there when `wmin` describes that
+    /// range; else `wmin` no longer describes one range as a whole).
+    fn wmin_at(&mut self, h: usize, t0: u32, dur: u32) {
+        if self.wmin_key == Some((t0, dur)) {
+            return;
+        }
+        self.wmin_key = None;
+        let mut free = [0.0; crate::limits::RESOURCES_MAX];
+        let r = self.r;
+        self.min_free(h, t0, dur, &mut free[..r]);
+        self.wmin[h * r..][..r].copy_from_slice(&free[..r]);
+    }
+
     /// Bounds of worker type m over the window (cached in [`Self::ub`]): (most workers one
     /// server can hold, most the whole set can). A server's window capacity
     /// floor(min over t of omega / e) is at most fit(max over t of omega), the fit count being
@@ -964,7 +1020,8 @@ impl FastScratch {
     /// type ty - M) in some slot of the window: fit(max over the window of omega) >= 1 (the
     /// window capacity, a fit of the minima, is at most that, the fit count being
     /// non-decreasing in each free capacity), or a superset of them (servers added to the set
-    /// later are appended; a server whose capacity fell stays). For a PS type these are the
+    /// later are appended; a server whose capacity fell stays), in set order: ascending, as
+    /// a server joins the set with the next index. For a PS type these are the
     /// only possible PS hosts of A_mincost1: s-hat(g) <= s-hat(0) = fit of the window minima.
     pub(super) fn possible(&mut self, cx: &Ctx, ty: usize) {
         if self.poss_ok[ty] {
@@ -998,16 +1055,25 @@ impl FastScratch {
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         self.hold_n = 0;
+        let (at, n) = (m * self.hcap, self.poss_n[m] as usize);
         let mut blk = (usize::MAX, true);
-        for i in 0..self.poss_n[m] as usize {
-            let h = self.poss[m * self.hcap + i] as usize;
+        let mut i = 0;
+        while i < n {
+            let h = self.poss[at + i] as usize;
+            i += 1;
             let c = if shared {
                 // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
-                // servers' `caps` are left as they were: only `hold` servers' are read).
+                // servers' `caps` are left as they were: only `hold` servers' are read). The
+                // list is in set order, so its members in the block are skipped at once.
                 if blk.0 != h / BLOCK {
                     blk = (h / BLOCK, self.block_fits(cx, m, h / BLOCK, least.max(1)));
                 }
-                if !blk.1 || !self.wmin_fits(cx, m, h, least.max(1)) {
+                if !blk.1 {
+                    let next = (h / BLOCK + 1) * BLOCK;
+                    i += self.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
+                    continue;
+                }
+                if !self.wmin_fits(cx, m, h, least.max(1)) {
                     continue;
                 }
                 self.fit_wmin(cx, m, h)
@@ -1026,6 +1092,29 @@ impl FastScratch {
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
     /// Blocks whose bound fits no worker get 0 without a visit ([`Self::bmax`]).
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
+        self.live_n = 0;
+        let key = self.room.key(m, dur, t0);
+        if let Some(key) = key.filter(|&k| self.room.sparse(k, self.h)) {
+            // Only the servers with room get a positive capacity (fits_at_least(1) holds
+            // exactly when the fit is at least 1).
+            self.caps[..self.h].iter_mut().for_each(|c| *c = 0);
+            let mut v = 0;
+            while let Some(h) = self.next_room(cx, key, m, (t0, dur), v) {
+                v = h + 1;
+                let c = self.fit_wmin(cx, m, h);
+                self.set_cap(h, c);
+            }
+            return;
+        }
+        self.caps_for_blocks(cx, m, t0, dur);
+        if let Some(key) = key {
+            // The servers with room are the live ones: the room set of the next pass.
+            self.room.record(key, &self.live[..self.live_n], self.h);
+        }
+    }
+
+    /// [`Self::caps_for`] over the whole set, block by block.
+    fn caps_for_blocks(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         self.window_minima(t0, dur);
         for b in 0..self.h.div_ceil(BLOCK) {
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
@@ -1034,12 +1123,24 @@ impl FastScratch {
                 continue;
             }
             for h in lo..hi {
-                self.caps[h] = if self.wmin_fits(cx, m, h, 1) {
+                let c = if self.wmin_fits(cx, m, h, 1) {
                     self.fit_wmin(cx, m, h)
                 } else {
                     0
                 };
+                self.set_cap(h, c);
             }
+        }
+    }
+
+    /// Sets server h's window capacity and lists it in `live` when positive (the full passes
+    /// [`Self::caps_for`], [`Self::caps_direct`] and [`Self::caps_at`] visit servers in set
+    /// order after emptying `live`).
+    fn set_cap(&mut self, h: usize, c: u32) {
+        self.caps[h] = c;
+        if c > 0 {
+            self.live[self.live_n] = h as u32;
+            self.live_n += 1;
         }
     }
 
@@ -1121,8 +1222,9 @@ impl FastScratch {
     }
 
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
-    /// Unless `all`, only servers with a positive window capacity are ordered (`posof` is
-    /// NONE for the others): a greedy fill never places a worker on the others, so they
+    /// Unless `all`, only servers with a positive window capacity are ordered, the `live` list
+    /// of the last full capacity pass (`posof` of the others is stale, and read only for
+    /// servers with a positive capacity): a greedy fill never places a worker on the others, so they
     /// change no prefix sum the fill reads, and in a full window they are most of the set.
     ///
     /// Only a prefix of the order is sorted when fills ask for at most `fill_max` workers: the
@@ -1136,9 +1238,20 @@ impl FastScratch {
     pub(super) fn sort_and_prefix(&mut self, all: bool, fill_max: u64) {
         let mut k = 0;
         let mut most = 0;
-        for v in 0..self.h {
-            self.posof[v] = NONE;
-            if all || self.caps[v] > 0 {
+        if all {
+            for v in 0..self.h {
+                self.posof[v] = NONE;
+                self.order[k] = (self.omega[v], self.real[v]);
+                k += 1;
+                most = most.max(self.caps[v]);
+            }
+        } else {
+            // The `live` list of the last full capacity pass (caps_for, caps_direct, caps_at):
+            // the servers with caps > 0. `posof` of the
+            // others is stale; it is only read for servers with caps > 0.
+            for i in 0..self.live_n {
+                let v = self.live[i] as usize;
+                self.posof[v] = NONE;
                 self.order[k] = (self.omega[v], self.real[v]);
                 k += 1;
                 most = most.max(self.caps[v]);
