@@ -6,6 +6,7 @@ use std::path::PathBuf;
 pub mod actions;
 pub mod fuzz;
 pub mod oasis_units;
+pub mod placement_instances;
 pub mod route_instances;
 
 /// The repository's bundled `data/` folder (see `data/README.md`). It is part of the repository,

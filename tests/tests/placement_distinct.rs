@@ -3,56 +3,9 @@
 //! are pinned to hashes recorded before the distinct-worker fast path of the market existed
 //! (commit 1f2012e), so the fast path changes no decision, value or round count.
 use mlsched_kernel::log::{HashSink, LogSink};
-use mlsched_kernel::model::placement::{
-    JpsParams, Method, PlacementJob, PlacementScenario, Worker,
-};
+use mlsched_kernel::model::placement::{Method, PlacementScenario};
 use mlsched_kernel::placement::Placer;
-use mlsched_kernel::rng::SplitMix64;
-
-/// The benchmark's instance (`benches/benches/placement.rs`): S jobs, K workers in nodes of 5,
-/// throughputs per worker (distinct) or per GPU type (typed).
-fn scenario(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
-    let mut r = SplitMix64::new(seed);
-    let jobs = (0..s)
-        .map(|_| {
-            let per_type: Vec<f64> = (0..3).map(|_| r.range_f64(200.0, 2000.0)).collect();
-            PlacementJob {
-                samples: r.range_f64(3e4, 1e5),
-                epochs: 100.0 + r.below(101) as f64,
-                model_bytes: r.range_f64(4e7, 5.5e8),
-                throughput: (0..k)
-                    .map(|w| {
-                        if typed {
-                            per_type[(w / 5) % 3]
-                        } else {
-                            r.range_f64(200.0, 2000.0)
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    PlacementScenario {
-        method: Method::Has,
-        workers: (0..k)
-            .map(|w| Worker {
-                gpu_type: ((w / 5) % 3) as u32,
-                node: (w / 5) as u32,
-            })
-            .collect(),
-        intra_node: 37.5e9,
-        inter_node: 1.25e9,
-        jobs,
-        include_comm: true,
-        jps: JpsParams {
-            samples: 40,
-            alpha: 0.7,
-            beta: 1.0,
-        },
-        seed: 1,
-        solver: Default::default(),
-    }
-}
+use mlsched_tests::placement_instances::distinct_scenario;
 
 fn hash(scn: &PlacementScenario, m: Method) -> (String, u64, u64) {
     let mut p = Placer::new(scn).unwrap();
@@ -168,7 +121,7 @@ const PINNED: [Pinned; 8] = [
 #[test]
 fn distinct_worker_logs_are_pinned() {
     for (name, seed, s, k, typed, m, h, records, rounds) in PINNED {
-        let scn = scenario(seed, s, k, typed);
+        let scn = distinct_scenario(seed, s, k, typed);
         let got = hash(&scn, m);
         assert_eq!(
             (got.0.as_str(), got.1, got.2),

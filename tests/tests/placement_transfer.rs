@@ -15,6 +15,7 @@ use mlsched_kernel::placement::{
     MARKET_CAP,
 };
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_tests::placement_instances::distinct_scenario;
 use serde_json::{json, Value};
 
 /// A random scenario: S jobs, K workers in nodes of 5; throughputs real-valued per worker
@@ -300,53 +301,7 @@ fn same_run(name: &str, scn: &PlacementScenario, m: Method) -> (u64, u64) {
 
 /// The instances of `placement_distinct.rs` (pinned hashes there) and the benchmarks'.
 fn distinct(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
-    let mut scn = mlsched_benches_like(seed, s, k, typed);
-    scn.jps.samples = 40;
-    scn
-}
-
-/// The benchmarks' instance builder (`benches/src/lib.rs`, `placement_distinct.rs`).
-fn mlsched_benches_like(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
-    let mut r = SplitMix64::new(seed);
-    let jobs = (0..s)
-        .map(|_| {
-            let per_type: Vec<f64> = (0..3).map(|_| r.range_f64(200.0, 2000.0)).collect();
-            PlacementJob {
-                samples: r.range_f64(3e4, 1e5),
-                epochs: 100.0 + r.below(101) as f64,
-                model_bytes: r.range_f64(4e7, 5.5e8),
-                throughput: (0..k)
-                    .map(|w| {
-                        if typed {
-                            per_type[(w / 5) % 3]
-                        } else {
-                            r.range_f64(200.0, 2000.0)
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    PlacementScenario {
-        method: Method::Has,
-        workers: (0..k)
-            .map(|w| Worker {
-                gpu_type: ((w / 5) % 3) as u32,
-                node: (w / 5) as u32,
-            })
-            .collect(),
-        intra_node: 37.5e9,
-        inter_node: 1.25e9,
-        jobs,
-        include_comm: true,
-        jps: JpsParams {
-            samples: 40,
-            alpha: 0.7,
-            beta: 1.0,
-        },
-        seed: 1,
-        solver: CategorySolver::Market,
-    }
+    distinct_scenario(seed, s, k, typed)
 }
 
 #[test]
