@@ -1,15 +1,16 @@
-//! The distinct-worker placement instance of the benchmarks (`benches/src/lib.rs` builds the
-//! same one): `tests/tests/placement_distinct.rs` pins its decision-log hashes and
-//! `tests/tests/placement_transfer.rs` runs it through both per-category solvers. It lives here
-//! once so the two tests cannot drift apart; the benches keep their own copy so that a bench
-//! change cannot move the pinned hashes.
+//! The distinct-worker placement instance: `tests/tests/placement_distinct.rs` pins its
+//! decision-log hashes, `tests/tests/placement_transfer.rs` runs it through both per-category
+//! solvers, and the benchmarks (`mlsched_benches::placement_scenario`) time it, so all three
+//! read this one builder (a change to it shows in the pinned hashes).
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
 use mlsched_kernel::rng::SplitMix64;
 
 /// S jobs, K workers in nodes of 5 (GPU type (w / 5) mod 3), throughputs rho_ik drawn per worker
-/// (`typed` false: every worker its own class) or per GPU type (`typed` true), JPS with N = 40.
+/// (`typed` false: every worker its own class) or per GPU type (`typed` true), sized like the
+/// paper's (hundreds to thousands of samples/s), JPS with N = 40. The typed columns are drawn
+/// either way, so both cases share the random stream of the other fields.
 pub fn distinct_scenario(seed: u64, s: usize, k: usize, typed: bool) -> PlacementScenario {
     let mut r = SplitMix64::new(seed);
     let jobs = (0..s)
