@@ -29,6 +29,7 @@ pub mod common;
 pub mod fast;
 #[cfg(any(test, feature = "reference"))]
 pub mod independent;
+mod bounds;
 mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;

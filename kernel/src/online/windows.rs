@@ -9,6 +9,7 @@ use super::ps::Rates;
 #[cfg(doc)]
 use super::ring::ring_options_max;
 use super::ring::RingEnt;
+use super::bounds::BlockBounds;
 use super::room::RoomSets;
 use super::{Ctx, Placement, Window};
 use crate::model::online::TaskType;
@@ -120,14 +121,21 @@ pub struct FastScratch {
     pub(super) live_n: usize,
     pub(super) order: Vec<(u128, u32)>,
     /// Window minima of free capacity of every server for the range `wmin_key`
-    /// ([`Self::window_minima`]).
+    /// ([`Self::window_minima`]), computed block by block on demand: block b's entries (and
+    /// its `bmax`) describe the range when `bgen[b]` is `wgen`.
     pub(super) wmin: Vec<f64>,
     pub(super) wmin_key: Option<(u32, u32)>,
+    pub(super) wgen: u32,
+    pub(super) bgen: Vec<u32>,
     /// Per block of [`BLOCK`] consecutive servers of the set, the largest of their `wmin` per
     /// resource, at `bmax[b * R + r]`: fit(bmax, type) bounds every member's window capacity
     /// from above (the fit count is non-decreasing in each free capacity), so a block whose
     /// bound is below what a pass needs is skipped without visiting its servers.
     pub(super) bmax: Vec<f64>,
+    /// fit(bmax) per (type, L, t-, block) kept across the searches of a window
+    /// ([`BlockBounds`]): a block recorded below what a pass needs is skipped without
+    /// computing its window minima ([`Self::block_fits`]).
+    pub(super) bounds: BlockBounds,
     /// The q = 1 hosts of [`Self::caps_possible`], and how many.
     pub(super) hold: Vec<u32>,
     pub(super) hold_n: usize,
@@ -269,7 +277,10 @@ impl FastScratch {
             hold_n: 0,
             wmin: vec![0.0; h * r],
             wmin_key: None,
+            wgen: 1,
+            bgen: vec![0; h.div_ceil(BLOCK)],
             bmax: vec![0.0; h.div_ceil(BLOCK) * r],
+            bounds: BlockBounds::new(ty, wcap, h.div_ceil(BLOCK)),
             posof: vec![0; h],
             ocap: vec![0; h],
             omax: 0,
@@ -396,6 +407,7 @@ impl FastScratch {
     fn reset_set(&mut self, cx: &Ctx) {
         self.poss_ok.iter_mut().for_each(|u| *u = false);
         self.room.reset();
+        self.bounds.reset();
         for v in 0..self.h {
             let h = self.real[v] as usize;
             self.virt[h] = NONE;
@@ -981,10 +993,13 @@ impl FastScratch {
     /// Server h's entry of `wmin` for [t-, t- + L) (already there when `wmin` describes that
     /// range; else `wmin` no longer describes one range as a whole).
     fn wmin_at(&mut self, h: usize, t0: u32, dur: u32) {
-        if self.wmin_key == Some((t0, dur)) {
+        let same = self.wmin_key == Some((t0, dur));
+        if same && self.bgen[h / BLOCK] == self.wgen {
             return;
         }
-        self.wmin_key = None;
+        if !same {
+            self.wmin_key = None;
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         let r = self.r;
         self.min_free(h, t0, dur, &mut free[..r]);
@@ -1144,11 +1159,25 @@ impl FastScratch {
         }
     }
 
-    /// Whether fit(`bmax` of block b, type ty) >= `need`: when not, no server of the block
-    /// has window capacity `need` for the range of `wmin` (worker type ty < M, else PS type
-    /// ty - M).
-    fn block_fits(&self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
-        fits_at_least(&self.bmax[b * self.r..][..self.r], self.task(cx, ty), need)
+    /// Whether fit(`bmax` of block b, type ty) >= `need` (`need` >= 1) for the range of
+    /// [`Self::window_minima`]: when not, no server of the block has window capacity `need`
+    /// (worker type ty < M, else PS type ty - M). When true, the block's window minima are
+    /// in `wmin`. A bound recorded by an earlier search of the window ([`BlockBounds`])
+    /// answers false without computing them; a full block's fit(bmax) is recorded.
+    fn block_fits(&mut self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
+        let key = self
+            .wmin_key
+            .and_then(|(t0, dur)| self.bounds.key(ty, dur, t0));
+        if key.is_some_and(|k| !self.bounds.may_hold(k, b, need)) {
+            return false;
+        }
+        self.block_minima(b);
+        // fit >= need exactly when fits_at_least(need) for need >= 1 ([`fits_at_least`]).
+        let f = fit(&self.bmax[b * self.r..][..self.r], self.task(cx, ty));
+        if let Some(k) = key.filter(|_| (b + 1) * BLOCK <= self.h) {
+            self.bounds.record(k, b, f);
+        }
+        f >= need
     }
 
     /// Whether server h's window capacity for type ty over the range of `wmin` is at least
@@ -1180,30 +1209,48 @@ impl FastScratch {
         )
     }
 
-    /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
-    /// contiguous), kept while the search asks about the same range: the q = 0 search needs
-    /// them for every worker type (capacities) and PS type (PS capacities) of one (L, t-).
-    /// Free capacities only change between searches ([`Self::prepare`] forgets them).
+    /// Makes `wmin` describe [t-, t- + L): [`Self::min_free`] of every server of the set,
+    /// server-major and contiguous, computed block by block when a pass first asks about a
+    /// block ([`Self::block_minima`], from [`Self::block_fits`]) and kept while the search
+    /// asks about the same range: the q = 0 search needs them for every worker type
+    /// (capacities) and PS type (PS capacities) of one (L, t-). Free capacities only change
+    /// between searches ([`Self::prepare`] forgets them).
     pub(super) fn window_minima(&mut self, t0: u32, dur: u32) {
         if self.wmin_key == Some((t0, dur)) {
             return;
         }
+        self.wmin_key = Some((t0, dur));
+        self.wgen = self.wgen.wrapping_add(1);
+        if self.wgen == 0 {
+            // After 2^32 ranges: clear for real so that no stale block matches.
+            self.bgen.iter_mut().for_each(|g| *g = 0);
+            self.wgen = 1;
+        }
+    }
+
+    /// Block b's entries of `wmin` and its `bmax` for the range of [`Self::window_minima`]
+    /// (a no-op when they describe it already).
+    fn block_minima(&mut self, b: usize) {
+        let Some((t0, dur)) = self.wmin_key else {
+            return;
+        };
+        if self.bgen[b] == self.wgen {
+            return;
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         let r = self.r;
-        for b in 0..self.h.div_ceil(BLOCK) {
-            let mut most = [f64::NEG_INFINITY; crate::limits::RESOURCES_MAX];
-            for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
-                self.min_free(h, t0, dur, &mut free[..r]);
-                for k in 0..r {
-                    self.wmin[h * r + k] = free[k];
-                    if free[k] > most[k] {
-                        most[k] = free[k];
-                    }
+        let mut most = [f64::NEG_INFINITY; crate::limits::RESOURCES_MAX];
+        for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+            self.min_free(h, t0, dur, &mut free[..r]);
+            for k in 0..r {
+                self.wmin[h * r + k] = free[k];
+                if free[k] > most[k] {
+                    most[k] = free[k];
                 }
             }
-            self.bmax[b * r..][..r].copy_from_slice(&most[..r]);
         }
-        self.wmin_key = Some((t0, dur));
+        self.bmax[b * r..][..r].copy_from_slice(&most[..r]);
+        self.bgen[b] = self.wgen;
     }
 
     /// `fit(free, e)` for server h and type ty (worker type ty < M, else PS type ty - M),
