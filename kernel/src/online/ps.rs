@@ -178,13 +178,15 @@ pub(super) fn ps_q1(
                         }
                         // The fewest workers any PS type asks for at this duration.
                         let least = (0..s.p).map(|q| s.n2[m * s.p + q]).min().unwrap_or(NONE);
-                        s.caps_possible(cx, m, t0, dur, least);
-                        s.ensure(cx, m);
+                        // A host whose `least` workers alone cannot beat the incumbent is no
+                        // host of any p here: every p asks for n >= `least` workers (cost
+                        // >= n Omega_h, Zeta >= 0) at an index >= (m, 0, L, t-, 0).
+                        let idx0 = idx_ps(m, 0, dur, t0, 0);
+                        let worth = |lb: u128| may_beat(lb, idx0, &best);
+                        s.caps_possible(cx, (m, t0, dur), least, worth);
                         om_min = u128::MAX;
                         for i in 0..s.hold_n {
-                            let h = s.hold[i] as usize;
-                            s.omega[h] = s.win_sum(m, h, t0, dur);
-                            om_min = om_min.min(s.omega[h]);
+                            om_min = om_min.min(s.omega[s.hold[i] as usize]);
                         }
                         caps_done = true;
                     }

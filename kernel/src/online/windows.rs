@@ -1059,10 +1059,20 @@ impl FastScratch {
     }
 
     /// [`Self::caps_for`] for the servers of [`Self::possible`] only; the servers whose window
-    /// capacity is at least `least` go to `hold[..hold_n]` (index order of the set): the only
-    /// q = 1 hosts of a worker count >= `least`.
-    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, least: u32) {
+    /// capacity is at least `least` go to `hold[..hold_n]` (index order of the set), their
+    /// Omega_h (type m) to `omega`: the only q = 1 hosts of a worker count >= `least`. A
+    /// server is first priced: when `worth(least x Omega_h)` is false (its `least` workers
+    /// alone cannot beat the incumbent, see [`super::ps::ps_q1`]) it is no host worth listing,
+    /// and neither its capacity nor its block's window minima are computed for it.
+    pub(super) fn caps_possible(
+        &mut self,
+        cx: &Ctx,
+        (m, t0, dur): (usize, u32, u32),
+        least: u32,
+        worth: impl Fn(u128) -> bool,
+    ) {
         self.possible(cx, m);
+        self.ensure(cx, m);
         // Most of the set: the shared window minima (one pass for every worker type).
         let shared = 2 * self.poss_n[m] as usize >= self.h;
         if shared {
@@ -1076,6 +1086,13 @@ impl FastScratch {
         while i < n {
             let h = self.poss[at + i] as usize;
             i += 1;
+            // Price first: two reads of the prefix rows, against the window minima and fit
+            // tests of a capacity (in the late rounds' full windows about 1% of the servers
+            // with room for `least` workers are worth listing).
+            let om = self.win_sum(m, h, t0, dur);
+            if !worth((least as u128).saturating_mul(om)) {
+                continue;
+            }
             let c = if shared {
                 // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
                 // servers' `caps` are left as they were: only `hold` servers' are read). The
@@ -1098,6 +1115,7 @@ impl FastScratch {
             };
             self.caps[h] = c;
             if c >= least {
+                self.omega[h] = om;
                 self.hold[self.hold_n] = h as u32;
                 self.hold_n += 1;
             }
