@@ -287,6 +287,25 @@ pub(super) fn ps_q0(
                 if !any {
                     continue;
                 }
+                // Every candidate of (m, p) costs at least N min_h Omega_h over the whole set
+                // plus the PS bound the loop below uses: when no p can be useful by it, the
+                // capacities are not needed (in the late rounds' full windows most (m, L, t-)
+                // end here).
+                let om_all = s.omega_floor(cx, m, t0, dur);
+                if !(0..s.p).any(|p| {
+                    let nn = s.n1[m * s.p + p];
+                    nn != NONE && {
+                        let zlb = if prune && !s.zdone[p] {
+                            s.slot_lb(cx, s.m + p, t0, dur)
+                        } else {
+                            0
+                        };
+                        let lb = (nn as u128).saturating_mul(om_all).saturating_add(zlb);
+                        useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best)
+                    }
+                }) {
+                    continue;
+                }
                 if slides {
                     // Window minima for caps_for and zetas (a no-op when the sparse table
                     // answers L).

@@ -901,6 +901,24 @@ impl FastScratch {
         lo
     }
 
+    /// min over every server of the set of Omega_h (type m) over [t-, t- + L): a lower bound of
+    /// the cost of any N >= 1 workers, with or without room (two reads of the prefix rows per
+    /// server, against window minima and fit tests for the capacities).
+    pub(super) fn omega_floor(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, m);
+        let i = m * (self.wcap + 1);
+        let (a, b) = (
+            (i + t0 as usize) * self.hcap,
+            (i + (t0 + dur) as usize) * self.hcap,
+        );
+        let (lo, hi) = (&self.pre[a..a + self.h], &self.pre[b..b + self.h]);
+        lo.iter()
+            .zip(hi)
+            .map(|(x, y)| y - x)
+            .min()
+            .unwrap_or(u128::MAX)
+    }
+
     /// Omega_h (type m) of the servers whose window capacity `caps` of the last
     /// [`Self::caps_for`] (which must be the last to write `caps`) is positive, its `live`
     /// list; returns their minimum (u128::MAX when there is none). The other servers' `omega`
