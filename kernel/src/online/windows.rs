@@ -1091,6 +1091,7 @@ impl FastScratch {
     ) {
         self.possible(cx, m);
         self.ensure(cx, m);
+        let cap = price_cap(|om| worth((least as u128).saturating_mul(om)));
         // Most of the set: the shared window minima (one pass for every worker type).
         let shared = 2 * self.poss_n[m] as usize >= self.h;
         if shared {
@@ -1108,7 +1109,7 @@ impl FastScratch {
             // tests of a capacity (in the late rounds' full windows about 1% of the servers
             // with room for `least` workers are worth listing).
             let om = self.win_sum(m, h, t0, dur);
-            if !worth((least as u128).saturating_mul(om)) {
+            if cap.is_none_or(|c| om > c) {
                 continue;
             }
             let c = if shared {
@@ -1400,6 +1401,26 @@ impl FastScratch {
         let pox = self.po[j] - if before(j) { qo } else { 0 };
         Some(pox.saturating_add(((x - pcx(j)) as u128).saturating_mul(self.oom[j])))
     }
+}
+
+/// The largest x with `ok(x)` for a predicate `ok` that is non-increasing in x (true up to
+/// some x, false beyond), `None` when `ok(0)` is false: by binary search over u128, so a pass
+/// testing `ok(x)` for many x compares each with the answer instead (the same answers).
+fn price_cap(ok: impl Fn(u128) -> bool) -> Option<u128> {
+    if !ok(0) {
+        return None;
+    }
+    // Invariant: ok(lo); ok(x) false for every x > hi.
+    let (mut lo, mut hi) = (0u128, u128::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
 }
 
 /// delta of eq. (11) for usage `u` of cell `hr` (capacity `cap`); the price of an empty cell
