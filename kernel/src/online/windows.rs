@@ -966,6 +966,9 @@ impl FastScratch {
             // PSs is skipped as a whole.
             // A block's bound (and window minima) only when a member is under the price cap.
             for b in 0..self.h.div_ceil(BLOCK) {
+                if !self.block_under(ty, b, (t0, dur), cap) {
+                    continue;
+                }
                 let mut fits = None;
                 for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
                     let z = self.win_sum(ty, h, t0, dur);
@@ -1108,25 +1111,36 @@ impl FastScratch {
     ) {
         self.possible(cx, m);
         self.ensure(cx, m);
-        let cap = price_cap(|om| worth((least as u128).saturating_mul(om)));
+        self.hold_n = 0;
+        let Some(cap) = price_cap(|om| worth((least as u128).saturating_mul(om))) else {
+            return;
+        };
         // Most of the set: the shared window minima (one pass for every worker type).
         let shared = 2 * self.poss_n[m] as usize >= self.h;
         if shared {
             self.window_minima(t0, dur);
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        self.hold_n = 0;
         let (at, n) = (m * self.hcap, self.poss_n[m] as usize);
         let mut blk = (usize::MAX, true);
+        let mut cheap = (usize::MAX, true);
         let mut i = 0;
         while i < n {
             let h = self.poss[at + i] as usize;
+            // Price first, a block at a time: contiguous reads of the prefix rows, against the
+            // window minima and fit tests of a capacity (in the late rounds' full windows
+            // about 1% of the servers with room for `least` workers are worth listing).
+            if cheap.0 != h / BLOCK {
+                cheap = (h / BLOCK, self.block_under(m, h / BLOCK, (t0, dur), cap));
+            }
+            if !cheap.1 {
+                let next = (h / BLOCK + 1) * BLOCK;
+                i += self.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
+                continue;
+            }
             i += 1;
-            // Price first: two reads of the prefix rows, against the window minima and fit
-            // tests of a capacity (in the late rounds' full windows about 1% of the servers
-            // with room for `least` workers are worth listing).
             let om = self.win_sum(m, h, t0, dur);
-            if cap.is_none_or(|c| om > c) {
+            if om > cap {
                 continue;
             }
             let c = if shared {
@@ -1156,6 +1170,21 @@ impl FastScratch {
                 self.hold_n += 1;
             }
         }
+    }
+
+    /// Whether some server of block b has a window sum of type ty's unit price over
+    /// [t-, t- + L) of at most `cap` (one contiguous pass over the block's prefix rows).
+    fn block_under(&self, ty: usize, b: usize, (t0, dur): (u32, u32), cap: u128) -> bool {
+        let i = ty * (self.wcap + 1);
+        let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
+        let (a, c) = (
+            (i + t0 as usize) * self.hcap,
+            (i + (t0 + dur) as usize) * self.hcap,
+        );
+        self.pre[a + lo..a + hi]
+            .iter()
+            .zip(&self.pre[c + lo..c + hi])
+            .any(|(x, y)| y - x <= cap)
     }
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
