@@ -128,6 +128,11 @@ mod tests {
         assert!(b.may_hold(k, 1, 1000));
         assert!(b.key(1, 1, 1).is_none());
         assert!(b.key(0, 4, 1).is_none());
-        assert!(BlockBounds::new(1 << 20, 64, 1 << 10).key(0, 1, 1).is_none(), "over budget");
+        assert!(
+            BlockBounds::new(1 << 20, 64, 1 << 10)
+                .key(0, 1, 1)
+                .is_none(),
+            "over budget"
+        );
     }
 }

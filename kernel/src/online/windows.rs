@@ -4,12 +4,12 @@
 //! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; runs of
 //! equal usage, sliding and power-of-two window minima of free capacity; memoised fit counts;
 //! the server order by Omega with its prefix sums and the greedy fill answered by binary search.
+use super::bounds::BlockBounds;
 use super::common::*;
 use super::ps::Rates;
 #[cfg(doc)]
 use super::ring::ring_options_max;
 use super::ring::RingEnt;
-use super::bounds::BlockBounds;
 use super::room::RoomSets;
 use super::{Ctx, Placement, Window};
 use crate::model::online::TaskType;
@@ -1509,4 +1509,22 @@ fn memo_fit(key: &mut [u64], ok: &mut bool, val: &mut u32, free: &[f64], task: &
     *val = fit(free, task);
     *ok = true;
     *val
+}
+
+#[cfg(test)]
+mod tests {
+    use super::price_cap;
+
+    #[test]
+    fn price_cap_is_the_largest_value_a_monotone_test_accepts() {
+        assert_eq!(price_cap(|x| x <= 41), Some(41));
+        assert_eq!(price_cap(|_| true), Some(u128::MAX));
+        assert_eq!(price_cap(|x| x == 0), Some(0));
+        assert_eq!(price_cap(|_| false), None);
+        // The q = 1 use: least x Omega (saturating) below an incumbent cost of 100.
+        let cap = price_cap(|om| 7u128.saturating_mul(om) < 100).expect("0 passes");
+        assert_eq!(cap, 14);
+        let huge = price_cap(|om| 3u128.saturating_mul(om) < u128::MAX).expect("0 passes");
+        assert_eq!(huge, u128::MAX / 3);
+    }
 }
