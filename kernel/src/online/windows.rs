@@ -1524,7 +1524,8 @@ mod tests {
         // The q = 1 use: least x Omega (saturating) below an incumbent cost of 100.
         let cap = price_cap(|om| 7u128.saturating_mul(om) < 100).expect("0 passes");
         assert_eq!(cap, 14);
+        // 2^128 - 1 = 3 x (u128::MAX / 3): that product saturates to the cost itself.
         let huge = price_cap(|om| 3u128.saturating_mul(om) < u128::MAX).expect("0 passes");
-        assert_eq!(huge, u128::MAX / 3);
+        assert_eq!(huge, u128::MAX / 3 - 1);
     }
 }
