@@ -3,7 +3,7 @@
 //! [`ps_q0`], only schedules strictly cheaper than the q = 1 choice) over the window.
 use super::common::*;
 use super::fast::useful;
-use super::windows::{FastScratch, NONE};
+use super::windows::{price_cap, FastScratch, NONE};
 use super::{Ctx, Window};
 use crate::model::online::{OnlineJob, TaskType};
 
@@ -362,7 +362,15 @@ pub(super) fn ps_q0(
                     // with that much room: in a full window, a few.
                     let most = s.omax;
                     let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
-                    let zmin = s.zetas(cx, (p, t0, dur), need);
+                    // Hosts whose Zeta_h alone, beside the cheapest fill, cannot be useful
+                    // (the host loop below would skip them) are not listed at all.
+                    let idx0 = idx_ps(m, p, dur, t0, 0);
+                    let Some(zcap) =
+                        price_cap(|z| useful(fill_n.saturating_add(z), idx0, bound, &best))
+                    else {
+                        continue;
+                    };
+                    let zmin = s.zetas(cx, (p, t0, dur), need, zcap);
                     if !useful(
                         fill_n.saturating_add(zmin),
                         idx_ps(m, p, dur, t0, 0),

@@ -109,6 +109,8 @@ pub struct FastScratch {
     pub(super) zdone: Vec<bool>,
     /// The `need` each PS type's host list of [`Self::zetas`] was made for.
     pub(super) zneed: Vec<u32>,
+    /// The price cap each PS type's host list of [`Self::zetas`] was made for.
+    pub(super) zcap: Vec<u128>,
     pub(super) caps: Vec<u32>,
     /// Servers with room for a worker per (worker type, L, t-), kept across the searches of a
     /// window ([`RoomSets`]): when few, [`Self::caps_for`] visits only these.
@@ -267,6 +269,7 @@ impl FastScratch {
             zmin: vec![0; p],
             zdone: vec![false; p],
             zneed: vec![0; p],
+            zcap: vec![0; p],
             caps: vec![0; h],
             room: RoomSets::new(m, wcap, h),
             live: vec![0; h],
@@ -941,15 +944,19 @@ impl FastScratch {
     /// goes to `pcap` (A_mincost1 needs at least one PS on its host, and s-hat(g) <= s-hat(0)),
     /// the servers with s-hat(0) >= `need` to `phost[p * hcap..][..phost_n[p]]` (set order).
     /// Returns their min Zeta (u128::MAX when there is none: then no q = 0 schedule uses
-    /// p here). A list made for a smaller `need` is kept (a superset whose minimum is a lower
+    /// p here). Only servers with Zeta_h <= `cap` are listed (the caller's price cap: a host
+    /// above it cannot be useful), priced before their PS capacity is computed. A list made
+    /// for a smaller `need` and a larger `cap` is kept (a superset whose minimum is a lower
     /// bound); blocks whose bound holds fewer than `need` are skipped.
-    ///
-    /// The list is not filtered by price: it is shared by every worker type of the (L, t-),
-    /// whose fills differ, and filtering by each caller's cap cost more lists than it saved
-    /// fit tests on the 12,500-server, 5,000-job case (`docs/online.md`, "Priced passes").
-    pub(super) fn zetas(&mut self, cx: &Ctx, (p, t0, dur): (usize, u32, u32), need: u32) -> u128 {
+    pub(super) fn zetas(
+        &mut self,
+        cx: &Ctx,
+        (p, t0, dur): (usize, u32, u32),
+        need: u32,
+        cap: u128,
+    ) -> u128 {
         let need = need.max(1);
-        if !self.zdone[p] || self.zneed[p] > need {
+        if !self.zdone[p] || self.zneed[p] > need || self.zcap[p] < cap {
             let ty = self.m + p;
             self.ensure(cx, ty);
             let mut lo = u128::MAX;
@@ -957,11 +964,20 @@ impl FastScratch {
             self.window_minima(t0, dur);
             // Block by block over the whole set: a block whose bound holds fewer than `need`
             // PSs is skipped as a whole.
+            // A block's bound (and window minima) only when a member is under the price cap.
             for b in 0..self.h.div_ceil(BLOCK) {
-                if !self.block_fits(cx, ty, b, need) {
+                if !self.block_under(ty, b, (t0, dur), cap) {
                     continue;
                 }
+                let mut fits = None;
                 for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                    let z = self.win_sum(ty, h, t0, dur);
+                    if z > cap {
+                        continue;
+                    }
+                    if !*fits.get_or_insert_with(|| self.block_fits(cx, ty, b, need)) {
+                        break;
+                    }
                     if !self.wmin_fits(cx, ty, h, need) {
                         continue;
                     }
@@ -972,7 +988,6 @@ impl FastScratch {
                     self.pcap[p * self.hcap + h] = c;
                     self.phost[p * self.hcap + n] = h as u32;
                     n += 1;
-                    let z = self.win_sum(ty, h, t0, dur);
                     self.zeta[p * self.hcap + h] = z;
                     lo = lo.min(z);
                 }
@@ -983,6 +998,7 @@ impl FastScratch {
             self.zmin[p] = lo;
             self.zdone[p] = true;
             self.zneed[p] = need;
+            self.zcap[p] = cap;
         }
         self.zmin[p]
     }
