@@ -25,6 +25,7 @@
 //! the same schedule, cost and tie-break; the enumeration order of `docs/online.md` breaks
 //! cost ties. `independent` (feature `reference`) is a whole second A_online that shares only
 //! the model types with this module: its own driver, usage, eq. (11) prices, rho and listings.
+mod bounds;
 pub mod common;
 pub mod fast;
 #[cfg(any(test, feature = "reference"))]

@@ -3,7 +3,7 @@
 //! [`ps_q0`], only schedules strictly cheaper than the q = 1 choice) over the window.
 use super::common::*;
 use super::fast::useful;
-use super::windows::{FastScratch, NONE};
+use super::windows::{price_cap, FastScratch, NONE};
 use super::{Ctx, Window};
 use crate::model::online::{OnlineJob, TaskType};
 
@@ -178,13 +178,15 @@ pub(super) fn ps_q1(
                         }
                         // The fewest workers any PS type asks for at this duration.
                         let least = (0..s.p).map(|q| s.n2[m * s.p + q]).min().unwrap_or(NONE);
-                        s.caps_possible(cx, m, t0, dur, least);
-                        s.ensure(cx, m);
+                        // A host whose `least` workers alone cannot beat the incumbent is no
+                        // host of any p here: every p asks for n >= `least` workers (cost
+                        // >= n Omega_h, Zeta >= 0) at an index >= (m, 0, L, t-, 0).
+                        let idx0 = idx_ps(m, 0, dur, t0, 0);
+                        let worth = |lb: u128| may_beat(lb, idx0, &best);
+                        s.caps_possible(cx, (m, t0, dur), least, worth);
                         om_min = u128::MAX;
                         for i in 0..s.hold_n {
-                            let h = s.hold[i] as usize;
-                            s.omega[h] = s.win_sum(m, h, t0, dur);
-                            om_min = om_min.min(s.omega[h]);
+                            om_min = om_min.min(s.omega[s.hold[i] as usize]);
                         }
                         caps_done = true;
                     }
@@ -285,6 +287,25 @@ pub(super) fn ps_q0(
                 if !any {
                     continue;
                 }
+                // Every candidate of (m, p) costs at least N min_h Omega_h over the whole set
+                // plus the PS bound the loop below uses: when no p can be useful by it, the
+                // capacities are not needed (in the late rounds' full windows most (m, L, t-)
+                // end here).
+                let om_all = s.omega_floor(cx, m, t0, dur);
+                if !(0..s.p).any(|p| {
+                    let nn = s.n1[m * s.p + p];
+                    nn != NONE && {
+                        let zlb = if prune && !s.zdone[p] {
+                            s.slot_lb(cx, s.m + p, t0, dur)
+                        } else {
+                            0
+                        };
+                        let lb = (nn as u128).saturating_mul(om_all).saturating_add(zlb);
+                        useful(lb, idx_ps(m, p, dur, t0, 0), bound, &best)
+                    }
+                }) {
+                    continue;
+                }
                 if slides {
                     // Window minima for caps_for and zetas (a no-op when the sparse table
                     // answers L).
@@ -341,7 +362,15 @@ pub(super) fn ps_q0(
                     // with that much room: in a full window, a few.
                     let most = s.omax;
                     let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
-                    let zmin = s.zetas(cx, p, t0, dur, need);
+                    // Hosts whose Zeta_h alone, beside the cheapest fill, cannot be useful
+                    // (the host loop below would skip them) are not listed at all.
+                    let idx0 = idx_ps(m, p, dur, t0, 0);
+                    let Some(zcap) =
+                        price_cap(|z| useful(fill_n.saturating_add(z), idx0, bound, &best))
+                    else {
+                        continue;
+                    };
+                    let zmin = s.zetas(cx, (p, t0, dur), need, zcap);
                     if !useful(
                         fill_n.saturating_add(zmin),
                         idx_ps(m, p, dur, t0, 0),

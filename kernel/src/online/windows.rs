@@ -4,6 +4,7 @@
 //! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; runs of
 //! equal usage, sliding and power-of-two window minima of free capacity; memoised fit counts;
 //! the server order by Omega with its prefix sums and the greedy fill answered by binary search.
+use super::bounds::BlockBounds;
 use super::common::*;
 use super::ps::Rates;
 #[cfg(doc)]
@@ -108,6 +109,8 @@ pub struct FastScratch {
     pub(super) zdone: Vec<bool>,
     /// The `need` each PS type's host list of [`Self::zetas`] was made for.
     pub(super) zneed: Vec<u32>,
+    /// The price cap each PS type's host list of [`Self::zetas`] was made for.
+    pub(super) zcap: Vec<u128>,
     pub(super) caps: Vec<u32>,
     /// Servers with room for a worker per (worker type, L, t-), kept across the searches of a
     /// window ([`RoomSets`]): when few, [`Self::caps_for`] visits only these.
@@ -120,14 +123,21 @@ pub struct FastScratch {
     pub(super) live_n: usize,
     pub(super) order: Vec<(u128, u32)>,
     /// Window minima of free capacity of every server for the range `wmin_key`
-    /// ([`Self::window_minima`]).
+    /// ([`Self::window_minima`]), computed block by block on demand: block b's entries (and
+    /// its `bmax`) describe the range when `bgen[b]` is `wgen`.
     pub(super) wmin: Vec<f64>,
     pub(super) wmin_key: Option<(u32, u32)>,
+    pub(super) wgen: u32,
+    pub(super) bgen: Vec<u32>,
     /// Per block of [`BLOCK`] consecutive servers of the set, the largest of their `wmin` per
     /// resource, at `bmax[b * R + r]`: fit(bmax, type) bounds every member's window capacity
     /// from above (the fit count is non-decreasing in each free capacity), so a block whose
     /// bound is below what a pass needs is skipped without visiting its servers.
     pub(super) bmax: Vec<f64>,
+    /// fit(bmax) per (type, L, t-, block) kept across the searches of a window
+    /// ([`BlockBounds`]): a block recorded below what a pass needs is skipped without
+    /// computing its window minima ([`Self::block_fits`]).
+    pub(super) bounds: BlockBounds,
     /// The q = 1 hosts of [`Self::caps_possible`], and how many.
     pub(super) hold: Vec<u32>,
     pub(super) hold_n: usize,
@@ -259,6 +269,7 @@ impl FastScratch {
             zmin: vec![0; p],
             zdone: vec![false; p],
             zneed: vec![0; p],
+            zcap: vec![0; p],
             caps: vec![0; h],
             room: RoomSets::new(m, wcap, h),
             live: vec![0; h],
@@ -269,7 +280,10 @@ impl FastScratch {
             hold_n: 0,
             wmin: vec![0.0; h * r],
             wmin_key: None,
+            wgen: 1,
+            bgen: vec![0; h.div_ceil(BLOCK)],
             bmax: vec![0.0; h.div_ceil(BLOCK) * r],
+            bounds: BlockBounds::new(ty, wcap, h.div_ceil(BLOCK)),
             posof: vec![0; h],
             ocap: vec![0; h],
             omax: 0,
@@ -396,6 +410,7 @@ impl FastScratch {
     fn reset_set(&mut self, cx: &Ctx) {
         self.poss_ok.iter_mut().for_each(|u| *u = false);
         self.room.reset();
+        self.bounds.reset();
         for v in 0..self.h {
             let h = self.real[v] as usize;
             self.virt[h] = NONE;
@@ -889,6 +904,24 @@ impl FastScratch {
         lo
     }
 
+    /// min over every server of the set of Omega_h (type m) over [t-, t- + L): a lower bound of
+    /// the cost of any N >= 1 workers, with or without room (two reads of the prefix rows per
+    /// server, against window minima and fit tests for the capacities).
+    pub(super) fn omega_floor(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
+        self.ensure(cx, m);
+        let i = m * (self.wcap + 1);
+        let (a, b) = (
+            (i + t0 as usize) * self.hcap,
+            (i + (t0 + dur) as usize) * self.hcap,
+        );
+        let (lo, hi) = (&self.pre[a..a + self.h], &self.pre[b..b + self.h]);
+        lo.iter()
+            .zip(hi)
+            .map(|(x, y)| y - x)
+            .min()
+            .unwrap_or(u128::MAX)
+    }
+
     /// Omega_h (type m) of the servers whose window capacity `caps` of the last
     /// [`Self::caps_for`] (which must be the last to write `caps`) is positive, its `live`
     /// list; returns their minimum (u128::MAX when there is none). The other servers' `omega`
@@ -911,11 +944,27 @@ impl FastScratch {
     /// goes to `pcap` (A_mincost1 needs at least one PS on its host, and s-hat(g) <= s-hat(0)),
     /// the servers with s-hat(0) >= `need` to `phost[p * hcap..][..phost_n[p]]` (set order).
     /// Returns their min Zeta (u128::MAX when there is none: then no q = 0 schedule uses
-    /// p here). A list made for a smaller `need` is kept (a superset whose minimum is a lower
+    /// p here). Only servers with Zeta_h <= `cap` are listed (the caller's price cap: a host
+    /// above it cannot be useful), priced before their PS capacity is computed. A list made
+    /// for a smaller `need` and a larger `cap` is kept (a superset whose minimum is a lower
     /// bound); blocks whose bound holds fewer than `need` are skipped.
-    pub(super) fn zetas(&mut self, cx: &Ctx, p: usize, t0: u32, dur: u32, need: u32) -> u128 {
+    pub(super) fn zetas(
+        &mut self,
+        cx: &Ctx,
+        (p, t0, dur): (usize, u32, u32),
+        need: u32,
+        cap: u128,
+    ) -> u128 {
         let need = need.max(1);
-        if !self.zdone[p] || self.zneed[p] > need {
+        let mut cap = cap;
+        if self.zdone[p] && self.zneed[p] <= need && self.zcap[p] < cap {
+            // A list made for a smaller cap (a cheaper fill of another worker type): made
+            // again without a cap, so one (L, t-) makes at most two lists per PS type
+            // (rebuilding for every larger cap cost 12,500 servers / 5,000 jobs 14.2-15.5 s
+            // user against 13.9-14.3 s this way; `docs/online.md`, "Priced passes").
+            cap = u128::MAX;
+        }
+        if !self.zdone[p] || self.zneed[p] > need || self.zcap[p] < cap {
             let ty = self.m + p;
             self.ensure(cx, ty);
             let mut lo = u128::MAX;
@@ -923,11 +972,20 @@ impl FastScratch {
             self.window_minima(t0, dur);
             // Block by block over the whole set: a block whose bound holds fewer than `need`
             // PSs is skipped as a whole.
+            // A block's bound (and window minima) only when a member is under the price cap.
             for b in 0..self.h.div_ceil(BLOCK) {
-                if !self.block_fits(cx, ty, b, need) {
+                if !self.block_under(ty, b, (t0, dur), cap) {
                     continue;
                 }
+                let mut fits = None;
                 for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+                    let z = self.win_sum(ty, h, t0, dur);
+                    if z > cap {
+                        continue;
+                    }
+                    if !*fits.get_or_insert_with(|| self.block_fits(cx, ty, b, need)) {
+                        break;
+                    }
                     if !self.wmin_fits(cx, ty, h, need) {
                         continue;
                     }
@@ -938,7 +996,6 @@ impl FastScratch {
                     self.pcap[p * self.hcap + h] = c;
                     self.phost[p * self.hcap + n] = h as u32;
                     n += 1;
-                    let z = self.win_sum(ty, h, t0, dur);
                     self.zeta[p * self.hcap + h] = z;
                     lo = lo.min(z);
                 }
@@ -949,6 +1006,7 @@ impl FastScratch {
             self.zmin[p] = lo;
             self.zdone[p] = true;
             self.zneed[p] = need;
+            self.zcap[p] = cap;
         }
         self.zmin[p]
     }
@@ -981,10 +1039,13 @@ impl FastScratch {
     /// Server h's entry of `wmin` for [t-, t- + L) (already there when `wmin` describes that
     /// range; else `wmin` no longer describes one range as a whole).
     fn wmin_at(&mut self, h: usize, t0: u32, dur: u32) {
-        if self.wmin_key == Some((t0, dur)) {
+        let same = self.wmin_key == Some((t0, dur));
+        if same && self.bgen[h / BLOCK] == self.wgen {
             return;
         }
-        self.wmin_key = None;
+        if !same {
+            self.wmin_key = None;
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         let r = self.r;
         self.min_free(h, t0, dur, &mut free[..r]);
@@ -1044,23 +1105,52 @@ impl FastScratch {
     }
 
     /// [`Self::caps_for`] for the servers of [`Self::possible`] only; the servers whose window
-    /// capacity is at least `least` go to `hold[..hold_n]` (index order of the set): the only
-    /// q = 1 hosts of a worker count >= `least`.
-    pub(super) fn caps_possible(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, least: u32) {
+    /// capacity is at least `least` go to `hold[..hold_n]` (index order of the set), their
+    /// Omega_h (type m) to `omega`: the only q = 1 hosts of a worker count >= `least`. A
+    /// server is first priced: when `worth(least x Omega_h)` is false (its `least` workers
+    /// alone cannot beat the incumbent, see [`super::ps::ps_q1`]) it is no host worth listing,
+    /// and neither its capacity nor its block's window minima are computed for it.
+    pub(super) fn caps_possible(
+        &mut self,
+        cx: &Ctx,
+        (m, t0, dur): (usize, u32, u32),
+        least: u32,
+        worth: impl Fn(u128) -> bool,
+    ) {
         self.possible(cx, m);
+        self.ensure(cx, m);
+        self.hold_n = 0;
+        let Some(cap) = price_cap(|om| worth((least as u128).saturating_mul(om))) else {
+            return;
+        };
         // Most of the set: the shared window minima (one pass for every worker type).
         let shared = 2 * self.poss_n[m] as usize >= self.h;
         if shared {
             self.window_minima(t0, dur);
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        self.hold_n = 0;
         let (at, n) = (m * self.hcap, self.poss_n[m] as usize);
         let mut blk = (usize::MAX, true);
+        let mut cheap = (usize::MAX, true);
         let mut i = 0;
         while i < n {
             let h = self.poss[at + i] as usize;
+            // Price first, a block at a time: contiguous reads of the prefix rows, against the
+            // window minima and fit tests of a capacity (in the late rounds' full windows
+            // about 1% of the servers with room for `least` workers are worth listing).
+            if cheap.0 != h / BLOCK {
+                cheap = (h / BLOCK, self.block_under(m, h / BLOCK, (t0, dur), cap));
+            }
+            if !cheap.1 {
+                let next = (h / BLOCK + 1) * BLOCK;
+                i += self.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
+                continue;
+            }
             i += 1;
+            let om = self.win_sum(m, h, t0, dur);
+            if om > cap {
+                continue;
+            }
             let c = if shared {
                 // A block whose bound holds fewer than `least` cannot hold a q = 1 host (its
                 // servers' `caps` are left as they were: only `hold` servers' are read). The
@@ -1083,10 +1173,26 @@ impl FastScratch {
             };
             self.caps[h] = c;
             if c >= least {
+                self.omega[h] = om;
                 self.hold[self.hold_n] = h as u32;
                 self.hold_n += 1;
             }
         }
+    }
+
+    /// Whether some server of block b has a window sum of type ty's unit price over
+    /// [t-, t- + L) of at most `cap` (one contiguous pass over the block's prefix rows).
+    fn block_under(&self, ty: usize, b: usize, (t0, dur): (u32, u32), cap: u128) -> bool {
+        let i = ty * (self.wcap + 1);
+        let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
+        let (a, c) = (
+            (i + t0 as usize) * self.hcap,
+            (i + (t0 + dur) as usize) * self.hcap,
+        );
+        self.pre[a + lo..a + hi]
+            .iter()
+            .zip(&self.pre[c + lo..c + hi])
+            .any(|(x, y)| y - x <= cap)
     }
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
@@ -1144,11 +1250,25 @@ impl FastScratch {
         }
     }
 
-    /// Whether fit(`bmax` of block b, type ty) >= `need`: when not, no server of the block
-    /// has window capacity `need` for the range of `wmin` (worker type ty < M, else PS type
-    /// ty - M).
-    fn block_fits(&self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
-        fits_at_least(&self.bmax[b * self.r..][..self.r], self.task(cx, ty), need)
+    /// Whether fit(`bmax` of block b, type ty) >= `need` (`need` >= 1) for the range of
+    /// [`Self::window_minima`]: when not, no server of the block has window capacity `need`
+    /// (worker type ty < M, else PS type ty - M). When true, the block's window minima are
+    /// in `wmin`. A bound recorded by an earlier search of the window ([`BlockBounds`])
+    /// answers false without computing them; a full block's fit(bmax) is recorded.
+    fn block_fits(&mut self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
+        let key = self
+            .wmin_key
+            .and_then(|(t0, dur)| self.bounds.key(ty, dur, t0));
+        if key.is_some_and(|k| !self.bounds.may_hold(k, b, need)) {
+            return false;
+        }
+        self.block_minima(b);
+        // fit >= need exactly when fits_at_least(need) for need >= 1 ([`fits_at_least`]).
+        let f = fit(&self.bmax[b * self.r..][..self.r], self.task(cx, ty));
+        if let Some(k) = key.filter(|_| (b + 1) * BLOCK <= self.h) {
+            self.bounds.record(k, b, f);
+        }
+        f >= need
     }
 
     /// Whether server h's window capacity for type ty over the range of `wmin` is at least
@@ -1180,30 +1300,48 @@ impl FastScratch {
         )
     }
 
-    /// [`Self::min_free`] of every server of the set for [t-, t- + L) into `wmin` (server-major,
-    /// contiguous), kept while the search asks about the same range: the q = 0 search needs
-    /// them for every worker type (capacities) and PS type (PS capacities) of one (L, t-).
-    /// Free capacities only change between searches ([`Self::prepare`] forgets them).
+    /// Makes `wmin` describe [t-, t- + L): [`Self::min_free`] of every server of the set,
+    /// server-major and contiguous, computed block by block when a pass first asks about a
+    /// block ([`Self::block_minima`], from [`Self::block_fits`]) and kept while the search
+    /// asks about the same range: the q = 0 search needs them for every worker type
+    /// (capacities) and PS type (PS capacities) of one (L, t-). Free capacities only change
+    /// between searches ([`Self::prepare`] forgets them).
     pub(super) fn window_minima(&mut self, t0: u32, dur: u32) {
         if self.wmin_key == Some((t0, dur)) {
             return;
         }
+        self.wmin_key = Some((t0, dur));
+        self.wgen = self.wgen.wrapping_add(1);
+        if self.wgen == 0 {
+            // After 2^32 ranges: clear for real so that no stale block matches.
+            self.bgen.iter_mut().for_each(|g| *g = 0);
+            self.wgen = 1;
+        }
+    }
+
+    /// Block b's entries of `wmin` and its `bmax` for the range of [`Self::window_minima`]
+    /// (a no-op when they describe it already).
+    fn block_minima(&mut self, b: usize) {
+        let Some((t0, dur)) = self.wmin_key else {
+            return;
+        };
+        if self.bgen[b] == self.wgen {
+            return;
+        }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         let r = self.r;
-        for b in 0..self.h.div_ceil(BLOCK) {
-            let mut most = [f64::NEG_INFINITY; crate::limits::RESOURCES_MAX];
-            for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
-                self.min_free(h, t0, dur, &mut free[..r]);
-                for k in 0..r {
-                    self.wmin[h * r + k] = free[k];
-                    if free[k] > most[k] {
-                        most[k] = free[k];
-                    }
+        let mut most = [f64::NEG_INFINITY; crate::limits::RESOURCES_MAX];
+        for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
+            self.min_free(h, t0, dur, &mut free[..r]);
+            for k in 0..r {
+                self.wmin[h * r + k] = free[k];
+                if free[k] > most[k] {
+                    most[k] = free[k];
                 }
             }
-            self.bmax[b * r..][..r].copy_from_slice(&most[..r]);
         }
-        self.wmin_key = Some((t0, dur));
+        self.bmax[b * r..][..r].copy_from_slice(&most[..r]);
+        self.bgen[b] = self.wgen;
     }
 
     /// `fit(free, e)` for server h and type ty (worker type ty < M, else PS type ty - M),
@@ -1319,6 +1457,26 @@ impl FastScratch {
     }
 }
 
+/// The largest x with `ok(x)` for a predicate `ok` that is non-increasing in x (true up to
+/// some x, false beyond), `None` when `ok(0)` is false: by binary search over u128, so a pass
+/// testing `ok(x)` for many x compares each with the answer instead (the same answers).
+pub(super) fn price_cap(ok: impl Fn(u128) -> bool) -> Option<u128> {
+    if !ok(0) {
+        return None;
+    }
+    // Invariant: ok(lo); ok(x) false for every x > hi.
+    let (mut lo, mut hi) = (0u128, u128::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
+}
+
 /// delta of eq. (11) for usage `u` of cell `hr` (capacity `cap`); the price of an empty cell
 /// is computed once per cell (the same `pow` of the same inputs, so the same bits).
 fn price(price0: &mut [Option<f64>], lambda: f64, hr: usize, u: f64, cap: f64) -> f64 {
@@ -1359,4 +1517,23 @@ fn memo_fit(key: &mut [u64], ok: &mut bool, val: &mut u32, free: &[f64], task: &
     *val = fit(free, task);
     *ok = true;
     *val
+}
+
+#[cfg(test)]
+mod tests {
+    use super::price_cap;
+
+    #[test]
+    fn price_cap_is_the_largest_value_a_monotone_test_accepts() {
+        assert_eq!(price_cap(|x| x <= 41), Some(41));
+        assert_eq!(price_cap(|_| true), Some(u128::MAX));
+        assert_eq!(price_cap(|x| x == 0), Some(0));
+        assert_eq!(price_cap(|_| false), None);
+        // The q = 1 use: least x Omega (saturating) below an incumbent cost of 100.
+        let cap = price_cap(|om| 7u128.saturating_mul(om) < 100).expect("0 passes");
+        assert_eq!(cap, 14);
+        // 2^128 - 1 = 3 x (u128::MAX / 3): that product saturates to the cost itself.
+        let huge = price_cap(|om| 3u128.saturating_mul(om) < u128::MAX).expect("0 passes");
+        assert_eq!(huge, u128::MAX / 3 - 1);
+    }
 }
