@@ -101,7 +101,16 @@ impl Cheapest {
         if new != ABSENT && (new, s as u32) < least {
             self.least[b] = (new, s as u32);
         } else if least.1 == s as u32 {
-            self.rescan[b] = true; // the block's least got dearer or left
+            // The block's least got dearer or left. Every other server of the block is above
+            // (old, s), so a next server of the block with the same key is the new least
+            // (idle servers of one class share a key, and the listing takes them in index
+            // order); otherwise the block is scanned again.
+            let next = s + 1;
+            if next < self.n && next % BLOCK != 0 && self.key[next] == old {
+                self.least[b] = (old, next as u32);
+            } else {
+                self.rescan[b] = true;
+            }
         } else {
             return;
         }
@@ -161,6 +170,24 @@ impl Cheapest {
 mod tests {
     use super::*;
     use crate::order::cmp_f64_then_index;
+
+    /// The listing takes servers of equal keys in index order: each one leaving hands the
+    /// block's least to the next (across block ends and past absent servers too).
+    #[test]
+    fn equal_keys_leave_in_index_order() {
+        let n = 3 * BLOCK + 5;
+        let mut c = Cheapest::new(n);
+        c.build(|s| (s != 10 && s != BLOCK + 1).then_some(2.5));
+        let mut got = Vec::new();
+        loop {
+            c.settle();
+            let Some(s) = c.top() else { break };
+            got.push(s as usize);
+            c.set(s as usize, None);
+        }
+        let want: Vec<usize> = (0..n).filter(|&s| s != 10 && s != BLOCK + 1).collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn the_top_is_the_least_key_then_index() {
