@@ -6,7 +6,8 @@
 //! pays a walk up the tree per change; here the servers are cut into blocks of [`BLOCK`], each
 //! block keeps its least key, and a small tournament tree runs over the blocks. A change is one
 //! comparison against its block's least key; only when a block's least server gets dearer (or
-//! leaves) is the block scanned again, once, before the next query ([`Cheapest::settle`]).
+//! leaves) is the block scanned again, once, before the next query ([`Cheapest::settle`]) --
+//! unless the next server of the block has the same key, which then is the block's least.
 //!
 //! Keys are compared as `f64::total_cmp` then index, exactly the order of
 //! [`crate::order::cmp_f64_then_index`]: a unit price is mapped to the integer whose order is
