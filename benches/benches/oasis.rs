@@ -182,8 +182,17 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         .unwrap_or(usize::MAX);
     // The decision log's hash of the timed decisions: a faster path must print the same one.
     let mut sink = HashSink::new();
+    // OASIS_SCALE_REPEAT=job:n: before deciding `job`, decide it n times more on the same
+    // market without committing (untimed), so a profiler sees one slow decision many times.
+    let repeat: Option<(u32, u32)> = std::env::var("OASIS_SCALE_REPEAT").ok().and_then(|v| {
+        let (j, n) = v.split_once(':')?;
+        Some((j.parse().ok()?, n.parse().ok()?))
+    });
     for idx in s.arrival_order().into_iter().take(limit) {
         let a = scn.jobs[idx as usize].arrival;
+        if let Some((_, n)) = repeat.filter(|r| r.0 == idx) {
+            repeat_decision(&s, scn, idx, n);
+        }
         let (t, c) = (Instant::now(), thread_cpu_ms());
         let d = s.decide_logged(a, idx, &mut sink).expect("decides");
         let c = thread_cpu_ms() - c;
@@ -211,6 +220,28 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         stats(&mut cpu)
     );
     slowest(scn, &mut each);
+}
+
+/// Decides job `idx` `n` times on `s`'s market (as it stands before `idx`), without committing.
+fn repeat_decision(s: &OasisScheduler, scn: &OasisScenario, idx: u32, n: u32) {
+    let job = &scn.jobs[idx as usize];
+    let p = JobParams::of(job);
+    let Some(size) = FastDp::size_of(s.market(), &p, &job.utility) else {
+        return;
+    };
+    let mut dp = FastDp::new(size);
+    let c = thread_cpu_ms();
+    for _ in 0..n {
+        black_box(
+            dp.decide(s.market(), idx, &p, &job.utility)
+                .expect("decides"),
+        );
+    }
+    println!(
+        "  job {idx} decided {n} more times without commit: {:.2} ms CPU each, DP cells {}",
+        (thread_cpu_ms() - c) / n.max(1) as f64,
+        dp.cells
+    );
 }
 
 /// OASIS_SCALE_SLOWEST=n: the n slowest decisions in CPU time, with what they did (arrival,

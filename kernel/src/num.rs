@@ -21,10 +21,16 @@ pub fn floor_eps(x: f64) -> f64 {
 
 /// `a < b` by more than 1e-12 relative: a < b - 1e-12 max(1, |b|). Infinities compare as usual.
 pub fn less(a: f64, b: f64) -> bool {
+    a < less_bound(b)
+}
+
+/// The bound `less` compares against: `less(a, b)` is exactly `a < less_bound(b)`, so a loop
+/// comparing many `a` against one `b` computes it once.
+pub fn less_bound(b: f64) -> f64 {
     if b == f64::INFINITY {
-        return a < b;
+        return b;
     }
-    a < b - CMP_REL_EPS * max1(b)
+    b - CMP_REL_EPS * max1(b)
 }
 
 /// `a > b` by more than 1e-12 relative: a > b + 1e-12 max(1, |b|).

@@ -6,7 +6,8 @@
 //! pays a walk up the tree per change; here the servers are cut into blocks of [`BLOCK`], each
 //! block keeps its least key, and a small tournament tree runs over the blocks. A change is one
 //! comparison against its block's least key; only when a block's least server gets dearer (or
-//! leaves) is the block scanned again, once, before the next query ([`Cheapest::settle`]).
+//! leaves) is the block scanned again, once, before the next query ([`Cheapest::settle`]) --
+//! unless the next server of the block has the same key, which then is the block's least.
 //!
 //! Keys are compared as `f64::total_cmp` then index, exactly the order of
 //! [`crate::order::cmp_f64_then_index`]: a unit price is mapped to the integer whose order is
@@ -101,7 +102,16 @@ impl Cheapest {
         if new != ABSENT && (new, s as u32) < least {
             self.least[b] = (new, s as u32);
         } else if least.1 == s as u32 {
-            self.rescan[b] = true; // the block's least got dearer or left
+            // The block's least got dearer or left. Every other server of the block is above
+            // (old, s), so a next server of the block with the same key is the new least
+            // (idle servers of one class share a key, and the listing takes them in index
+            // order); otherwise the block is scanned again.
+            let next = s + 1;
+            if next < self.n && next % BLOCK != 0 && self.key[next] == old {
+                self.least[b] = (old, next as u32);
+            } else {
+                self.rescan[b] = true;
+            }
         } else {
             return;
         }
@@ -161,6 +171,24 @@ impl Cheapest {
 mod tests {
     use super::*;
     use crate::order::cmp_f64_then_index;
+
+    /// The listing takes servers of equal keys in index order: each one leaving hands the
+    /// block's least to the next (across block ends and past absent servers too).
+    #[test]
+    fn equal_keys_leave_in_index_order() {
+        let n = 3 * BLOCK + 5;
+        let mut c = Cheapest::new(n);
+        c.build(|s| (s != 10 && s != BLOCK + 1).then_some(2.5));
+        let mut got = Vec::new();
+        loop {
+            c.settle();
+            let Some(s) = c.top() else { break };
+            got.push(s as usize);
+            c.set(s as usize, None);
+        }
+        let want: Vec<usize> = (0..n).filter(|&s| s != 10 && s != BLOCK + 1).collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn the_top_is_the_least_key_then_index() {

@@ -23,7 +23,7 @@ use super::cheapest::{ordered, Cheapest, ABSENT};
 use super::market::{fit_free, fit_of, has_room, unit_of, JobParams, Market, Pool, GROUP, IDLE};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
-use crate::num::{greater, less};
+use crate::num::{greater, less, less_bound};
 use crate::ResourceVec;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -564,6 +564,106 @@ impl Sweep {
     }
 }
 
+/// Choices compared at once by [`best_choice`].
+const LANES: usize = 4;
+
+/// The DP cell x of one row as the literal scan computes it ([`best_choice_literal`]): over
+/// the choices j = 0, 1, ... in order, the candidate c_j + f_prev[x - d_j] (0 for f_prev once
+/// d_j >= x, which ends the scan) replaces the best so far when `less` than it; the scan stops
+/// at the first j, once a best exists, whose c_j + `floor` is not `less` than it. Returns the
+/// best and its choice (`usize::MAX`: none). `below`: the choices with d_j < x, a prefix.
+///
+/// Same result, fewer branches: the choices with d_j < x go by [`LANES`] at once. A group none
+/// of whose candidates is below the best's bound ([`less_bound`]) changes nothing (the literal
+/// scan would replace nothing there either), and the scan ends after it when any of its
+/// choices meets the stop test (the literal scan stops at the first of them, having replaced
+/// nothing since). Only a group holding a smaller candidate is replayed one by one, literally.
+fn best_choice(
+    pc: &[f64],
+    pd: &[u64],
+    fp: &[f64],
+    x: usize,
+    floor: f64,
+    below: usize,
+) -> (f64, usize) {
+    let (mut best, mut bound, mut bj) = (f64::INFINITY, f64::INFINITY, usize::MAX);
+    let mut j = 0usize;
+    while j + LANES <= below {
+        let (c, d) = (&pc[j..j + LANES], &pd[j..j + LANES]);
+        let mut cand = [0.0f64; LANES];
+        for l in 0..LANES {
+            cand[l] = c[l] + fp[x - d[l] as usize];
+        }
+        let (mut hit, mut stop) = (false, false);
+        for l in 0..LANES {
+            hit |= cand[l] < bound;
+            stop |= !under(c[l] + floor, bound);
+        }
+        if hit {
+            for l in 0..LANES {
+                if bj != usize::MAX && !under(c[l] + floor, bound) {
+                    return (best, bj);
+                }
+                if cand[l] < bound {
+                    best = cand[l];
+                    bound = less_bound(best);
+                    bj = j + l;
+                }
+            }
+        } else if stop && bj != usize::MAX {
+            return (best, bj);
+        }
+        j += LANES;
+    }
+    // the rest one by one: d_j < x reads f_prev, the first d_j >= x reads 0 and ends the scan
+    while let (Some(&c), Some(&dj)) = (pc.get(j), pd.get(j)) {
+        if bj != usize::MAX && !under(c + floor, bound) {
+            break;
+        }
+        let prev = if j >= below { 0.0 } else { fp[x - dj as usize] };
+        let cand = c + prev;
+        if prev.is_finite() && cand < bound {
+            best = cand;
+            bound = less_bound(best);
+            bj = j;
+        }
+        if j >= below {
+            break;
+        }
+        j += 1;
+    }
+    (best, bj)
+}
+
+/// `a < bound`: with `bound` = [`less_bound`]`(b)`, exactly `less(a, b)` (a NaN is never under).
+#[inline]
+fn under(a: f64, bound: f64) -> bool {
+    a < bound
+}
+
+/// The literal scan of [`best_choice`], for choices whose chunk counts do not rise.
+fn best_choice_literal(pc: &[f64], pd: &[u64], fp: &[f64], x: usize, floor: f64) -> (f64, usize) {
+    let x64 = x as u64;
+    let (mut best, mut bj) = (f64::INFINITY, usize::MAX);
+    for (j, (&c, &dj)) in pc.iter().zip(pd).enumerate() {
+        if bj != usize::MAX && !less(c + floor, best) {
+            break;
+        }
+        let prev = if dj >= x64 { 0.0 } else { fp[x - dj as usize] };
+        if prev.is_finite() {
+            let cand = c + prev;
+            if less(cand, best) {
+                best = cand;
+                bj = j;
+            }
+        }
+        if dj >= x64 {
+            break;
+        }
+    }
+    (best, bj)
+}
+
 /// One slot of the chosen schedule.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct SlotAlloc {
@@ -895,6 +995,8 @@ impl FastDp {
         let mut best_t = None;
         let mut best_cost = 0.0;
         let mut t = a;
+        // the scan stops at or before slot `stop` (the break test below holds there)
+        let mut stop = t_end.min(a.saturating_add(reach as u32));
         while t < t_end {
             if t > a {
                 self.step(m, job, true);
@@ -902,6 +1004,11 @@ impl FastDp {
             let util = f.at(t - a);
             if (t - a) as usize >= reach || !greater(util - lb, best) {
                 break; // no later t_hat can pay more: f_i only falls and cost >= lb
+            }
+            // best only rises, so a slot where the break test holds now stops the scan there
+            // or earlier: move `stop` down while the test holds at the slot before it
+            while stop - 1 > t && !greater(f.at(stop - 1 - a) - lb, best) {
+                stop -= 1;
             }
             let (wcap, dcap) = self.capacity_now(m, job);
             covered = covered.saturating_add(dcap);
@@ -914,10 +1021,11 @@ impl FastDp {
             self.row_w[r + 1] = ew;
             self.row_p[r + 1] = ep;
             let np = self.points(job, wcap);
-            // An upper bound of the chunks the slots after t can cover: the cut `lo` is at or
-            // below the exact one and moves by at least Dcap(t) per row, so every cell a row
-            // reads was computed by the row before.
-            let future = per_slot.saturating_mul((t_end - 1 - t) as u64);
+            // An upper bound of the chunks the slots after t that the scan can still reach
+            // (t + 1..stop) can cover: the cut `lo` is at or below the exact one and moves by
+            // at least Dcap(t) per row (`stop` never rises), so every cell a row reads was
+            // computed by the row before, and every cell the reconstruction reads is computed.
+            let future = per_slot.saturating_mul((stop - 1 - t) as u64);
             let lo = d_all.saturating_sub(future);
             let hi = d_all.min(hi_prev.saturating_add(dcap));
             let base = (t - a) as usize * row;
@@ -981,36 +1089,29 @@ impl FastDp {
     fn row(&mut self, np: usize, lo: u64, hi: u64, dcap: u64, base: usize) {
         let (pw, pd, pc) = (&self.pt_w[..np], &self.pt_d[..np], &self.pt_c[..np]);
         let fp = &self.f_prev;
+        // the choices' chunk counts rise strictly (`points`), so those below x are a prefix
+        // of them; checked, else every cell takes the literal scan
+        let rising = pd.windows(2).all(|w| w[0] < w[1]);
+        let mut below = 0usize; // choices with d_j < x
         for x in lo..=hi {
             let xi = x as usize;
-            let (mut best, mut bw) = (f64::INFINITY, NONE);
             // f_prev is non-decreasing in x, so no choice can beat c_j + f_prev[x - dcap].
             let floor = if x > dcap {
                 fp[xi - dcap as usize]
             } else {
                 0.0
             };
-            for j in 0..np {
-                let c = pc[j];
-                if bw != NONE && !less(c + floor, best) {
-                    break;
+            let (best, bw) = if rising {
+                while below < np && pd[below] < x {
+                    below += 1;
                 }
-                let dj = pd[j];
-                let prev = if dj >= x { 0.0 } else { fp[xi - dj as usize] };
-                if prev.is_finite() {
-                    let cand = c + prev;
-                    if less(cand, best) {
-                        best = cand;
-                        bw = pw[j] as u32;
-                    }
-                }
-                if dj >= x {
-                    break;
-                }
-            }
+                best_choice(pc, pd, fp, xi, floor, below)
+            } else {
+                best_choice_literal(pc, pd, fp, xi, floor)
+            };
             self.f_cur[xi] = best;
             if let Some(ch) = self.choice.get_mut(base + xi) {
-                *ch = bw;
+                *ch = pw.get(bw).map_or(NONE, |&w| w as u32);
             }
         }
         self.cells += (hi + 1).saturating_sub(lo);
