@@ -93,6 +93,10 @@ pub struct FastScratch {
     /// are recomputed before the minimum over the blocks ([`Self::slot_lb`]).
     pub(super) bsmin: Vec<u128>,
     pub(super) bstale: Vec<bool>,
+    /// Prefix sums over the slots of `bsmin`, at `bspre[(ty * blocks + b) * (SLIDE_WINDOW_MAX
+    /// + 1) + t]` (built with it): a lower bound of every member's window sum in O(1)
+    /// ([`Self::block_floor`]).
+    pub(super) bspre: Vec<u128>,
     /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
     /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
     pub(super) fit_key: Vec<u64>,
@@ -257,6 +261,10 @@ impl FastScratch {
             smin: vec![0; ty * (wcap + 1)],
             smin_ok: vec![false; ty],
             bsmin: vec![0; ty * h.div_ceil(BLOCK) * SLIDE_WINDOW_MAX.min(wcap as u32) as usize],
+            bspre: vec![
+                0;
+                ty * h.div_ceil(BLOCK) * (SLIDE_WINDOW_MAX.min(wcap as u32) as usize + 1)
+            ],
             bstale: vec![true; ty * h.div_ceil(BLOCK)],
             fit_key: vec![0; ty * h * r],
             fit_val: vec![0; ty * h],
@@ -644,6 +652,11 @@ impl FastScratch {
                 );
                 *x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
             }
+            let acc = &mut self.bspre[(ty * nb + b) * (bs + 1)..][..=len];
+            acc[0] = 0;
+            for t in 0..len {
+                acc[t + 1] = acc[t].saturating_add(self.bsmin[(ty * nb + b) * bs + t]);
+            }
             self.bstale[ty * nb + b] = false;
         }
         let row = &mut self.smin[ty * stride..][..stride];
@@ -655,6 +668,30 @@ impl FastScratch {
             row[t + 1] = row[t].saturating_add(lo);
         }
         self.smin_ok[ty] = true;
+    }
+
+    /// Whether [`Self::block_floor`] answers for type ty: the window is short enough for the
+    /// per-block slot minima, which are brought up to date here (only the blocks whose members'
+    /// rows changed since are recomputed).
+    fn block_floors(&mut self, cx: &Ctx, ty: usize) -> bool {
+        self.ensure(cx, ty);
+        let len = self.cached.map_or(0, |c| c.1);
+        if len > SLIDE_WINDOW_MAX.min(self.wcap as u32) {
+            return false;
+        }
+        if !self.smin_ok[ty] {
+            self.build_slot_minima(ty);
+        }
+        true
+    }
+
+    /// A lower bound of the window sum of type ty's unit price over [t-, t- + L) of every
+    /// server of block b: the sum over those slots of the block's smallest unit price in each
+    /// (exact integers; valid only after [`Self::block_floors`] returned true for ty).
+    fn block_floor(&self, ty: usize, b: usize, t0: u32, dur: u32) -> u128 {
+        let bs = SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize;
+        let row = &self.bspre[(ty * self.hcap.div_ceil(BLOCK) + b) * (bs + 1)..][..=bs];
+        row[(t0 + dur) as usize] - row[t0 as usize]
     }
 
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
@@ -907,19 +944,24 @@ impl FastScratch {
     /// min over every server of the set of Omega_h (type m) over [t-, t- + L): a lower bound of
     /// the cost of any N >= 1 workers, with or without room (two reads of the prefix rows per
     /// server, against window minima and fit tests for the capacities).
+    /// Blocks whose floor ([`Self::block_floor`]) is not below the minimum so far are skipped:
+    /// none of their members can lower it (the same minimum).
     pub(super) fn omega_floor(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
-        self.ensure(cx, m);
+        let floors = self.block_floors(cx, m);
         let i = m * (self.wcap + 1);
         let (a, b) = (
             (i + t0 as usize) * self.hcap,
             (i + (t0 + dur) as usize) * self.hcap,
         );
         let (lo, hi) = (&self.pre[a..a + self.h], &self.pre[b..b + self.h]);
-        lo.iter()
-            .zip(hi)
-            .map(|(x, y)| y - x)
-            .min()
-            .unwrap_or(u128::MAX)
+        let mut best = u128::MAX;
+        for (blk, (x, y)) in lo.chunks(BLOCK).zip(hi.chunks(BLOCK)).enumerate() {
+            if floors && self.block_floor(m, blk, t0, dur) >= best {
+                continue;
+            }
+            best = x.iter().zip(y).fold(best, |o, (x, y)| o.min(y - x));
+        }
+        best
     }
 
     /// Omega_h (type m) of the servers whose window capacity `caps` of the last
@@ -970,14 +1012,24 @@ impl FastScratch {
             let mut lo = u128::MAX;
             let mut n = 0;
             self.window_minima(t0, dur);
+            let floors = self.block_floors(cx, ty);
             // Block by block over the whole set: a block whose bound holds fewer than `need`
             // PSs is skipped as a whole.
             // A block's bound (and window minima) only when a member is under the price cap.
+            // (The floor only: a scan of the block's prices before its members' would read
+            // them twice where most blocks hold a member under the cap.)
             for b in 0..self.h.div_ceil(BLOCK) {
-                if !self.block_under(ty, b, (t0, dur), cap) {
+                if floors && self.block_floor(ty, b, t0, dur) > cap {
                     continue;
                 }
                 let mut fits = None;
+                if self.block_bound_known(ty, b, need) {
+                    // Its capacity bound costs no window minima: cheaper than the prices.
+                    if !self.block_fits(cx, ty, b, need) {
+                        continue;
+                    }
+                    fits = Some(true);
+                }
                 for h in b * BLOCK..((b + 1) * BLOCK).min(self.h) {
                     let z = self.win_sum(ty, h, t0, dur);
                     if z > cap {
@@ -1132,6 +1184,7 @@ impl FastScratch {
         let (at, n) = (m * self.hcap, self.poss_n[m] as usize);
         let mut blk = (usize::MAX, true);
         let mut cheap = (usize::MAX, true);
+        let floors = self.block_floors(cx, m);
         let mut i = 0;
         while i < n {
             let h = self.poss[at + i] as usize;
@@ -1139,7 +1192,10 @@ impl FastScratch {
             // window minima and fit tests of a capacity (in the late rounds' full windows
             // about 1% of the servers with room for `least` workers are worth listing).
             if cheap.0 != h / BLOCK {
-                cheap = (h / BLOCK, self.block_under(m, h / BLOCK, (t0, dur), cap));
+                cheap = (
+                    h / BLOCK,
+                    self.block_under((m, h / BLOCK), (t0, dur), cap, floors),
+                );
             }
             if !cheap.1 {
                 let next = (h / BLOCK + 1) * BLOCK;
@@ -1181,8 +1237,18 @@ impl FastScratch {
     }
 
     /// Whether some server of block b has a window sum of type ty's unit price over
-    /// [t-, t- + L) of at most `cap` (one contiguous pass over the block's prefix rows).
-    fn block_under(&self, ty: usize, b: usize, (t0, dur): (u32, u32), cap: u128) -> bool {
+    /// [t-, t- + L) of at most `cap` (one contiguous pass over the block's prefix rows, unless
+    /// the block's floor, when `floors` ([`Self::block_floors`]), is already above the cap).
+    fn block_under(
+        &self,
+        (ty, b): (usize, usize),
+        (t0, dur): (u32, u32),
+        cap: u128,
+        floors: bool,
+    ) -> bool {
+        if floors && self.block_floor(ty, b, t0, dur) > cap {
+            return false;
+        }
         let i = ty * (self.wcap + 1);
         let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
         let (a, c) = (
@@ -1269,6 +1335,18 @@ impl FastScratch {
             self.bounds.record(k, b, f);
         }
         f >= need
+    }
+
+    /// Whether [`Self::block_fits`] answers for block b without computing window minima: a
+    /// bound recorded for (ty, range) says no, or the block's minima describe the range
+    /// already (an earlier capacity pass of this range made them).
+    fn block_bound_known(&self, ty: usize, b: usize, need: u32) -> bool {
+        if self.bgen[b] == self.wgen {
+            return true;
+        }
+        self.wmin_key
+            .and_then(|(t0, dur)| self.bounds.key(ty, dur, t0))
+            .is_some_and(|k| !self.bounds.may_hold(k, b, need))
     }
 
     /// Whether server h's window capacity for type ty over the range of `wmin` is at least
