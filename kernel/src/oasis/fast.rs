@@ -264,10 +264,9 @@ impl Sweep {
     /// unit price, until the listing reaches that bound or one of the group's servers, whose
     /// old key stays in `cheap` ([`Self::reveal`] reads the queue newest first). A group whose
     /// largest free room on some demanded resource is short of one instance has no server with
-    /// room (room is monotone in each resource's free room): it is queued as such (no bound:
-    /// it adds no candidate), so its servers already out of the index are never read and one
-    /// still in it reads the group when it comes up (only when the queue is full do its
-    /// servers get fit 0 at once). After a listing that found the slot full (`eager`),
+    /// room (room is monotone in each resource's free room): it is queued as such if pending
+    /// (no bound: it adds no candidate), else its servers get fit 0 and leave the index
+    /// without their entries being read. After a listing that found the slot full (`eager`),
     /// a group that is not pending is read entry by entry ([`Self::step_entries`], with the
     /// room test). Either way a server without room is never listed and a server is never
     /// passed over in the price order, so the lists are unchanged. A unit price is the same
