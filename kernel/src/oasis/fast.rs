@@ -293,10 +293,7 @@ impl Sweep {
             let pending = self.pending.get(g).copied().unwrap_or(false);
             // a pending group's changes queue behind its older ones (read newest first); a
             // group read now must have its older changes read first
-            // a group without room is queued too (no bound, so never in `pend`): its servers
-            // already without room are never read, one still in the index reads the group
-            // when it comes up
-            let queue = tree && (pending || !room || !self.eager);
+            let queue = tree && (pending || (room && !self.eager));
             if queue && self.push(g, t, from, to - from, room) {
                 if room {
                     self.defer(g, ordered(unit_of(least, dem)));
