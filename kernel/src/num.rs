@@ -94,6 +94,23 @@ pub fn ceil_u32(x: f64) -> Option<u32> {
     }
 }
 
+/// The largest x in [lo, hi] with `ok(x)`, for a predicate true at `lo` and non-increasing in x
+/// (true up to some x, false beyond): by binary search, O(log(hi - lo)) calls of `ok`.
+pub fn last_true(lo: u128, hi: u128, ok: impl Fn(u128) -> bool) -> u128 {
+    debug_assert!(lo <= hi && ok(lo));
+    // Invariant: ok(lo); ok(x) false for every x > hi.
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +131,13 @@ mod tests {
         assert!(!greater(1.0 + 1e-14, 1.0));
         assert!(less(5.0, f64::INFINITY));
         assert_eq!(canon(-0.0).to_bits(), 0.0f64.to_bits());
+    }
+    #[test]
+    fn last_true_finds_the_boundary() {
+        assert_eq!(last_true(0, 100, |x| x <= 37), 37);
+        assert_eq!(last_true(0, 100, |x| x == 0), 0);
+        assert_eq!(last_true(5, 5, |_| true), 5);
+        assert_eq!(last_true(0, u128::MAX, |_| true), u128::MAX);
+        assert_eq!(last_true(0, u128::MAX, |x| x < 1 << 100), (1 << 100) - 1);
     }
 }

@@ -872,15 +872,8 @@ impl FastDp {
             let z = job.ps_for(w);
             z <= w && z <= ps_total
         };
-        let (mut lo, mut hi) = (0u64, wmax);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if ok(mid) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
+        // ok(0) holds: no workers need no parameter servers.
+        let lo = crate::num::last_true(0, u128::from(wmax), |w| ok(w as u64)) as u64;
         (lo, job.chunks_for(lo))
     }
 

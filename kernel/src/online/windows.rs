@@ -1539,20 +1539,7 @@ impl FastScratch {
 /// some x, false beyond), `None` when `ok(0)` is false: by binary search over u128, so a pass
 /// testing `ok(x)` for many x compares each with the answer instead (the same answers).
 pub(super) fn price_cap(ok: impl Fn(u128) -> bool) -> Option<u128> {
-    if !ok(0) {
-        return None;
-    }
-    // Invariant: ok(lo); ok(x) false for every x > hi.
-    let (mut lo, mut hi) = (0u128, u128::MAX);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if ok(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    Some(lo)
+    ok(0).then(|| crate::num::last_true(0, u128::MAX, ok))
 }
 
 /// delta of eq. (11) for usage `u` of cell `hr` (capacity `cap`); the price of an empty cell
