@@ -739,9 +739,18 @@ impl FastScratch {
     }
 
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
+        let (a, b) = self.pre_rows(ty, t0, dur);
+        self.pre[b + h] - self.pre[a + h]
+    }
+
+    /// Where the prefix rows of type ty at t- and t- + L start in `pre` (a server's window
+    /// sum is the difference of its entries in the two).
+    fn pre_rows(&self, ty: usize, t0: u32, dur: u32) -> (usize, usize) {
         let i = ty * (self.wcap + 1);
-        let at = |t: u32| (i + t as usize) * self.hcap + h;
-        self.pre[at(t0 + dur)] - self.pre[at(t0)]
+        (
+            (i + t0 as usize) * self.hcap,
+            (i + (t0 + dur) as usize) * self.hcap,
+        )
     }
 
     /// Whether the PS search keeps sliding minima in window `w`: short windows, where a few
@@ -948,11 +957,7 @@ impl FastScratch {
     /// none of their members can lower it (the same minimum).
     pub(super) fn omega_floor(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
         let floors = self.block_floors(cx, m);
-        let i = m * (self.wcap + 1);
-        let (a, b) = (
-            (i + t0 as usize) * self.hcap,
-            (i + (t0 + dur) as usize) * self.hcap,
-        );
+        let (a, b) = self.pre_rows(m, t0, dur);
         let (lo, hi) = (&self.pre[a..a + self.h], &self.pre[b..b + self.h]);
         let mut best = u128::MAX;
         for (blk, (x, y)) in lo.chunks(BLOCK).zip(hi.chunks(BLOCK)).enumerate() {
@@ -1249,12 +1254,8 @@ impl FastScratch {
         if floors && self.block_floor(ty, b, t0, dur) > cap {
             return false;
         }
-        let i = ty * (self.wcap + 1);
         let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
-        let (a, c) = (
-            (i + t0 as usize) * self.hcap,
-            (i + (t0 + dur) as usize) * self.hcap,
-        );
+        let (a, c) = self.pre_rows(ty, t0, dur);
         self.pre[a + lo..a + hi]
             .iter()
             .zip(&self.pre[c + lo..c + hi])
