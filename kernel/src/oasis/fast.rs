@@ -20,7 +20,9 @@
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::cheapest::{ordered, Cheapest, ABSENT};
-use super::market::{fit_free, fit_of, has_room, unit_of, JobParams, Market, Pool, GROUP, IDLE};
+use super::market::{
+    fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool, GROUP, IDLE,
+};
 use super::{Decision, OasisError, Reason};
 use crate::model::oasis::Utility;
 use crate::num::{greater, less, less_bound};
@@ -90,6 +92,8 @@ struct Sweep {
     /// the decision's first slot, when the pool keeps its prices and free rooms densely
     /// ([`Pool::free_at`]; `NONE`: it does not)
     dense: u32,
+    /// the decision's choice of least peak price for group floors ([`peak_of`])
+    peak: Option<(usize, f64)>,
 }
 
 /// One slot's changes of one group, not read yet ([`Sweep::reveal`]): entries `from..from + n`
@@ -140,6 +144,7 @@ impl Sweep {
             occ: vec![Occ::default(); groups.saturating_mul(slots).min(OCC_MAX)],
             occ_len: 0,
             dense: NONE,
+            peak: None,
         }
     }
 
@@ -226,6 +231,7 @@ impl Sweep {
         self.pending.iter_mut().for_each(|x| *x = false);
         self.pend.build(|_| None);
         self.dense = if pool.free_at(t).is_some() { t } else { NONE };
+        self.peak = peak_of(dem, pool.resources_n());
         if let Some(px) = pool.prices_at(t) {
             // the pool keeps slot t's prices densely: one sequential pass; every fit waits
             // for the listing (an idle server's fit over no usage is its fit over +0.0)
@@ -279,10 +285,14 @@ impl Sweep {
         let nr = pool.resources_n();
         let w = nr.max(1);
         let (srv, free, px) = pool.changes(t);
-        let (gn, gfr, gpx) = pool.groups(t);
+        let (gn, gfr, gpx, gpk) = pool.groups(t);
         let mut at = 0usize;
-        let groups = gn.iter().zip(gfr.chunks_exact(w)).zip(gpx.chunks_exact(w));
-        for ((&n, top), least) in groups {
+        let groups = gn
+            .iter()
+            .zip(gfr.chunks_exact(w))
+            .zip(gpx.chunks_exact(w))
+            .zip(gpk.chunks_exact(nr + 1));
+        for (((&n, top), least), peaks) in groups {
             let (from, to) = (at, (at + n as usize).min(srv.len()));
             at = to;
             let Some(&e) = srv.get(from) else {
@@ -296,7 +306,7 @@ impl Sweep {
             let queue = tree && (pending || (room && !self.eager));
             if queue && self.push(g, t, from, to - from, room) {
                 if room {
-                    self.defer(g, ordered(unit_of(least, dem)));
+                    self.defer(g, ordered(group_floor(least, peaks, dem, self.peak)));
                 }
                 continue;
             }
