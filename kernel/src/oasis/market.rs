@@ -51,6 +51,20 @@ pub struct Pool {
     dirty_from: Vec<u32>,
     /// The time-major copy of the breakpoints' prices (derived; see [`SlotChanges`]).
     changes: SlotChanges,
+    /// Bookings recorded since the last merge, applied server by server at the merge
+    /// ([`Self::apply_bookings`]): a server's block stays in cache across its bookings.
+    books: Vec<Booking>,
+}
+
+/// One recorded [`Pool::add`]: `count` x `dem` on server `s` in slot `t`, the `seq`-th of
+/// the batch (a server's bookings apply in that order).
+#[derive(Clone, Copy, Debug)]
+struct Booking {
+    s: u32,
+    t: u32,
+    seq: u32,
+    count: u32,
+    dem: ResourceVec,
 }
 
 /// Set on an entry of the time-major copy whose breakpoint has no usage (every g^r +0.0): the
@@ -190,6 +204,7 @@ impl Pool {
             dirty: Vec::with_capacity(n),
             dirty_from: vec![u32::MAX; n],
             changes: SlotChanges::new(slots, n * r),
+            books: Vec::new(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -468,6 +483,9 @@ impl Pool {
         }
         if self.bv.capacity() - self.bv.len() < need.saturating_mul(st) {
             self.bv.reserve(need.saturating_mul(st));
+        }
+        if self.books.capacity() - self.books.len() < cells {
+            self.books.reserve(cells);
         }
         let touched = &mut self.changes.touched;
         let want = 2usize.saturating_mul(cells);
@@ -800,11 +818,36 @@ impl Pool {
         j
     }
 
-    /// Adds `count` x `dem` to server `s` in slot `t` and reprices exactly the touched cells.
+    /// Records `count` x `dem` on server `s` in slot `t`, applied by [`Self::merge_dirty`].
     fn add(&mut self, t: u32, s: u32, dem: &ResourceVec, count: u32) {
         if t >= self.slots || s >= self.servers {
             return;
         }
+        let seq = self.books.len() as u32;
+        self.books.push(Booking {
+            s,
+            t,
+            seq,
+            count,
+            dem: *dem,
+        });
+    }
+
+    /// Applies the recorded bookings server by server, each server's in the order recorded:
+    /// a booking changes only its server's breakpoints, so the result is the one of recording
+    /// order, and a server's block is read from memory once rather than once per booking.
+    fn apply_bookings(&mut self) {
+        let mut books = core::mem::take(&mut self.books);
+        books.sort_unstable_by_key(|b| (b.s, b.seq));
+        for b in &books {
+            self.book(b.t, b.s, &b.dem, b.count);
+        }
+        books.clear();
+        self.books = books;
+    }
+
+    /// Adds `count` x `dem` to server `s` in slot `t` and reprices exactly the touched cells.
+    fn book(&mut self, t: u32, s: u32, dem: &ResourceVec, count: u32) {
         let si = s as usize;
         let nr = self.resources as usize;
         let st = self.stride();
@@ -835,6 +878,7 @@ impl Pool {
 
     /// [`Self::merge`] on every server added to since the last call.
     fn merge_dirty(&mut self) {
+        self.apply_bookings();
         while let Some(s) = self.dirty.pop() {
             let from = core::mem::replace(&mut self.dirty_from[s as usize], u32::MAX);
             self.merge(s, from);
@@ -1143,6 +1187,7 @@ impl<'de> Deserialize<'de> for Pool {
             dirty: Vec::with_capacity(n),
             dirty_from: vec![u32::MAX; n],
             changes: SlotChanges::default(),
+            books: Vec::new(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
