@@ -1008,20 +1008,21 @@ pub(crate) const PEAKS: usize = RESOURCES_MAX + 1;
 pub(crate) type GroupSummaries<'a> = (&'a [u32], &'a [f64], &'a [f64], &'a [f64]);
 
 /// Lowers `peaks` (R + 1 values) to one entry's peak prices `v` (R values): max_r v^r, then
-/// for each r0, max over r != r0.
+/// for each r0, max over r != r0 -- the largest price unless r0 holds it, then the second
+/// largest (one pass for both; `max` is exact, so ties give the same values).
 fn entry_peaks(v: &[f64], peaks: &mut [f64; PEAKS]) {
-    let mut all = 0.0f64;
-    for (r0, pk) in peaks.iter_mut().skip(1).take(v.len()).enumerate() {
-        let mut m = 0.0f64;
-        for (r, &x) in v.iter().enumerate() {
-            if r != r0 {
-                m = m.max(x);
-            }
+    let (mut first, mut second, mut at) = (0.0f64, 0.0f64, usize::MAX);
+    for (r, &x) in v.iter().enumerate() {
+        if x > first {
+            (second, first, at) = (first, x, r);
+        } else {
+            second = second.max(x);
         }
-        *pk = pk.min(m);
-        all = all.max(v[r0]);
     }
-    peaks[0] = peaks[0].min(all);
+    peaks[0] = peaks[0].min(first);
+    for (r0, pk) in peaks.iter_mut().skip(1).take(v.len()).enumerate() {
+        *pk = pk.min(if r0 == at { second } else { first });
+    }
 }
 
 /// The least unit price sum_r p^r dem^r any entry of a group can have, from the group's least
