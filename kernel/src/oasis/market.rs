@@ -44,17 +44,18 @@ pub struct Pool {
     /// Per server, the first server with a bit-identical capacity vector (derived): idle
     /// servers of one class have the same unit price and fit for any demand.
     class: Vec<u32>,
-    /// Servers added to since the last merge (capacity H, so marking never allocates).
-    dirty: Vec<u32>,
-    /// per server: the earliest slot added to since the last merge (`u32::MAX`: none, not in
-    /// `dirty`); the merge starts there, the breakpoints before it are untouched
-    dirty_from: Vec<u32>,
     /// The time-major copy of the breakpoints' prices (derived; see [`SlotChanges`]).
     changes: SlotChanges,
     /// Bookings recorded since the last merge, applied server by server at the merge
     /// ([`Self::apply_bookings`]): a server's block stays in cache across its bookings.
     books: Vec<Booking>,
+    /// Recent eq. (22) prices by (usage bits, capacity bits, resource), direct-mapped
+    /// ([`Self::price_of`]; derived, never compared or saved).
+    prices: Vec<((u64, u64, u32), f64)>,
 }
+
+/// log2 of the entries of [`Pool::price_of`]'s cache.
+const PRICE_CACHE_BITS: u32 = 10;
 
 /// One recorded [`Pool::add`]: `count` x `dem` on server `s` in slot `t`, the `seq`-th of
 /// the batch (a server's bookings apply in that order).
@@ -201,10 +202,9 @@ impl Pool {
             cap: vec![0; n],
             live: 0,
             class: Vec::new(),
-            dirty: Vec::with_capacity(n),
-            dirty_from: vec![u32::MAX; n],
             changes: SlotChanges::new(slots, n * r),
             books: Vec::new(),
+            prices: vec![((u64::MAX, u64::MAX, u32::MAX), 0.0); 1 << PRICE_CACHE_BITS],
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -773,51 +773,6 @@ impl Pool {
         self.bv = bv;
     }
 
-    /// Inserts a copy of breakpoint `j - 1` (or an idle breakpoint when `j == 0`) at position
-    /// `j` of server `s`, with slot `t`.
-    fn insert(&mut self, s: usize, j: usize, t: u32) {
-        let st = self.stride();
-        let nr = self.resources as usize;
-        if self.len[s] == self.cap[s] {
-            // move the block to the arena's end at twice the size
-            let newcap = (2 * self.cap[s] as usize).max(4);
-            let (o, l) = (self.off[s], self.len[s] as usize);
-            let no = self.bt.len();
-            self.bt.extend_from_within(o..o + l);
-            self.bt.resize(no + newcap, 0);
-            self.bv.extend_from_within(o * st..(o + l) * st);
-            self.bv.resize((no + newcap) * st, 0.0);
-            self.off[s] = no;
-            self.cap[s] = newcap as u32;
-        }
-        let (o, l) = (self.off[s], self.len[s] as usize);
-        self.bt.copy_within(o + j..o + l, o + j + 1);
-        self.bv
-            .copy_within((o + j) * st..(o + l) * st, (o + j + 1) * st);
-        self.bt[o + j] = t;
-        if j == 0 {
-            let cb = s * nr;
-            for r in 0..nr {
-                self.bv[(o + j) * st + r] = 0.0;
-                self.bv[(o + j) * st + nr + r] = self.idle[cb + r];
-            }
-        } else {
-            self.bv
-                .copy_within((o + j - 1) * st..(o + j) * st, (o + j) * st);
-        }
-        self.len[s] += 1;
-        self.live += 1;
-    }
-
-    /// Makes slot `t` start a breakpoint of server `s`; returns its position.
-    fn split(&mut self, s: usize, t: u32) -> usize {
-        let j = self.times(s as u32).partition_point(|&x| x < t);
-        if self.times(s as u32).get(j) != Some(&t) {
-            self.insert(s, j, t);
-        }
-        j
-    }
-
     /// Records `count` x `dem` on server `s` in slot `t`, applied by [`Self::merge_dirty`].
     fn add(&mut self, t: u32, s: u32, dem: &ResourceVec, count: u32) {
         if t >= self.slots || s >= self.servers {
@@ -833,56 +788,192 @@ impl Pool {
         });
     }
 
-    /// Applies the recorded bookings server by server, each server's in the order recorded:
-    /// a booking changes only its server's breakpoints, so the result is the one of recording
-    /// order, and a server's block is read from memory once rather than once per booking.
+    /// Applies the recorded bookings server by server, each server's in one pass over its
+    /// block ([`Self::rebuild`]): a booking changes only its server's breakpoints, so the
+    /// result is the one of recording order, and a server's block is read and written once
+    /// per commit instead of shifted once per booked slot.
     fn apply_bookings(&mut self) {
         let mut books = core::mem::take(&mut self.books);
-        books.sort_unstable_by_key(|b| (b.s, b.seq));
-        for b in &books {
-            self.book(b.t, b.s, &b.dem, b.count);
+        // by server, then slot; bookings of one cell keep their recording order
+        books.sort_unstable_by_key(|b| (b.s, b.t, b.seq));
+        let mut i = 0;
+        while let Some(b) = books.get(i) {
+            let k = i + books[i..].partition_point(|x| x.s == b.s);
+            self.rebuild(b.s, &books[i..k]);
+            i = k;
         }
         books.clear();
         self.books = books;
     }
 
-    /// Adds `count` x `dem` to server `s` in slot `t` and reprices exactly the touched cells.
-    fn book(&mut self, t: u32, s: u32, dem: &ResourceVec, count: u32) {
+    /// Rewrites server `s`'s breakpoints with `books` (its bookings, by slot then recording
+    /// order) added. Each booked slot's values are the old ones in force there plus its
+    /// bookings' usage (added in recording order, g^r += dem^r x count), repriced by eq. (22)
+    /// on each resource a booking demands; the slot after a booked one gets the old values
+    /// back. A breakpoint whose values repeat its predecessor's bit for bit (or, first, the
+    /// idle state) is not written, so the block stays canonical: the same breakpoints as
+    /// booking the cells one by one and dropping repeats after. The breakpoints before the
+    /// first booked slot stay in place; the rest is written once at the arena's end (room
+    /// kept by [`Self::reserve`]), the old runs between booked slots copied whole, then
+    /// copied back when the block still fits (else the block moves there). Touched cells are
+    /// noted for the time-major copy.
+    fn rebuild(&mut self, s: u32, books: &[Booking]) {
+        let Some(first) = books.first().map(|b| b.t) else {
+            return;
+        };
         let si = s as usize;
-        let nr = self.resources as usize;
+        let nr = (self.resources as usize).min(RESOURCES_MAX);
         let st = self.stride();
-        if t + 1 < self.slots {
-            self.split(si, t + 1);
+        let (o, l, cap) = (self.off[si], self.len[si] as usize, self.cap[si] as usize);
+        let j0 = self.times(s).partition_point(|&x| x < first);
+        // may the block outgrow its room (each booked slot adds at most two breakpoints)?
+        // Then the whole block is written at the end, else only from the first booked slot.
+        let moving = l + 2 * books.len() > cap;
+        let no = self.bt.len();
+        if moving {
+            self.copy_old(o, 0..j0);
         }
-        let j = self.split(si, t);
-        if self.dirty_from[si] == u32::MAX {
-            self.dirty.push(s);
+        // the values in force before the next old breakpoint, and the last ones written
+        let mut cur = [0.0f64; 2 * RESOURCES_MAX];
+        match j0.checked_sub(1) {
+            Some(p) => cur[..st].copy_from_slice(&self.bv[(o + p) * st..(o + p + 1) * st]),
+            None => cur[nr..2 * nr].copy_from_slice(self.idle(s).get(..nr).unwrap_or(&[])),
         }
-        self.dirty_from[si] = self.dirty_from[si].min(t);
-        // the cells whose breakpoints may change: t, and t + 1 (split, or merged away)
-        self.changes.touched.push((t, s));
-        if t + 1 < self.slots {
-            self.changes.touched.push((t + 1, s));
-        }
-        let b = (self.off[si] + j) * st;
-        for r in 0..nr {
-            if dem.get(r) == 0.0 {
-                continue; // untouched cell: neither usage nor price moves
+        let mut last = cur;
+        let (mut j, mut bi) = (j0, 0usize);
+        while let Some(x) = books.get(bi).map(|b| b.t) {
+            // the old breakpoints before x: unchanged, and the first differs from `last`
+            let k = j + self.times(s)[j..].partition_point(|&y| y < x);
+            if k > j {
+                self.copy_old(o, j..k);
+                cur[..st].copy_from_slice(&self.bv[(o + k - 1) * st..(o + k) * st]);
+                last = cur;
+                j = k;
             }
-            let cap = self.capacity(s, r);
-            let g = self.bv[b + r] + dem.get(r) * count as f64;
-            self.bv[b + r] = g;
-            self.bv[b + nr + r] = oasis_price(self.lower, self.upper.get(r), g, cap);
+            if self.times(s).get(j) == Some(&x) {
+                cur[..st].copy_from_slice(&self.bv[(o + j) * st..(o + j + 1) * st]);
+                j += 1;
+            }
+            let mut vals = cur;
+            let mut demanded = [false; RESOURCES_MAX];
+            while let Some(b) = books.get(bi).filter(|b| b.t == x) {
+                for (r, d) in demanded.iter_mut().enumerate().take(nr) {
+                    if b.dem.get(r) == 0.0 {
+                        continue; // untouched: neither usage nor price moves
+                    }
+                    vals[r] += b.dem.get(r) * b.count as f64;
+                    *d = true;
+                }
+                bi += 1;
+            }
+            for r in (0..nr).filter(|&r| demanded[r]) {
+                vals[nr + r] = self.price_of(s, r, vals[r]);
+            }
+            self.write_new(x, &vals[..st], &mut last);
+            // the cells whose breakpoints may change: x, and x + 1 (split, or merged away)
+            self.changes.touched.push((x, s));
+            let next = x + 1;
+            if next < self.slots {
+                self.changes.touched.push((next, s));
+                if books.get(bi).map(|b| b.t) != Some(next) {
+                    // the old values back at x + 1
+                    if self.times(s).get(j) == Some(&next) {
+                        cur[..st].copy_from_slice(&self.bv[(o + j) * st..(o + j + 1) * st]);
+                        j += 1;
+                    }
+                    self.write_new(next, &cur[..st], &mut last);
+                }
+            }
+        }
+        if !moving {
+            // in place: the old breakpoints after the last touched one shift once, the new
+            // ones between go in
+            let n = self.bt.len() - no;
+            let end = j0 + n + (l - j);
+            self.bt.copy_within(o + j..o + l, o + j0 + n);
+            self.bv
+                .copy_within((o + j) * st..(o + l) * st, (o + j0 + n) * st);
+            self.bt.copy_within(no..no + n, o + j0);
+            self.bv.copy_within(no * st..(no + n) * st, (o + j0) * st);
+            self.bt.truncate(no);
+            self.bv.truncate(no * st);
+            self.live = self.live + end - l;
+            self.len[si] = end as u32;
+            return;
+        }
+        self.copy_old(o, j..l);
+        let total = self.bt.len() - no;
+        if total <= cap {
+            // fits the old block after all: back in place, the arena's end dropped
+            self.bt.copy_within(no..no + total, o);
+            self.bv.copy_within(no * st..(no + total) * st, o * st);
+            self.bt.truncate(no);
+            self.bv.truncate(no * st);
+        } else {
+            // the block moves to the arena's end, at least twice its old size
+            let mut newcap = (2 * cap).max(4);
+            while newcap < total {
+                newcap *= 2;
+            }
+            self.bt.resize(no + newcap, 0);
+            self.bv.resize((no + newcap) * st, 0.0);
+            self.off[si] = no;
+            self.cap[si] = newcap as u32;
+        }
+        self.live = self.live + total - l;
+        self.len[si] = total as u32;
+    }
+
+    /// Eq. (22) at usage `g` of resource `r` on server `s`, through a small cache keyed by
+    /// the capacity and the usage's bits (the same pure function: the same price bit for bit;
+    /// a commit books many servers of one class from the same usage).
+    fn price_of(&mut self, s: u32, r: usize, g: f64) -> f64 {
+        let c = self.capacity(s, r);
+        let key = (g.to_bits(), c.to_bits(), r as u32);
+        let h =
+            (key.0 ^ key.1.rotate_left(21) ^ (key.2 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let i = (h >> (64 - PRICE_CACHE_BITS)) as usize;
+        if let Some(e) = self.prices.get(i).filter(|e| e.0 == key) {
+            return e.1;
+        }
+        let p = oasis_price(self.lower, self.upper.get(r), g, c);
+        if let Some(e) = self.prices.get_mut(i) {
+            *e = (key, p);
+        }
+        p
+    }
+
+    /// Appends the old breakpoints `js` of the block at `o` to the arena's end.
+    fn copy_old(&mut self, o: usize, js: core::ops::Range<usize>) {
+        let st = self.stride();
+        if js.is_empty() {
+            return;
+        }
+        self.bt.extend_from_within(o + js.start..o + js.end);
+        self.bv
+            .extend_from_within((o + js.start) * st..(o + js.end) * st);
+    }
+
+    /// Appends a breakpoint (`x`, `vals`) to the arena's end unless it repeats `last` bit
+    /// for bit; it is then the last written.
+    fn write_new(&mut self, x: u32, vals: &[f64], last: &mut [f64; 2 * RESOURCES_MAX]) {
+        let st = vals.len();
+        if vals
+            .iter()
+            .zip(&last[..st])
+            .any(|(a, b)| a.to_bits() != b.to_bits())
+        {
+            self.bt.push(x);
+            self.bv.extend_from_slice(vals);
+            last[..st].copy_from_slice(vals);
         }
     }
 
-    /// [`Self::merge`] on every server added to since the last call.
+    /// Applies the bookings recorded since the last call ([`Self::apply_bookings`]) and
+    /// brings the time-major copy in line.
     fn merge_dirty(&mut self) {
         self.apply_bookings();
-        while let Some(s) = self.dirty.pop() {
-            let from = core::mem::replace(&mut self.dirty_from[s as usize], u32::MAX);
-            self.merge(s, from);
-        }
         // A breakpoint changes (appears, moves its prices, or is merged away) only at a
         // touched cell: an untouched one keeps its values and its predecessor's.
         let mut top = self.changes.last;
@@ -919,39 +1010,6 @@ impl Pool {
             self.changes.touched.clear();
             self.changes.settle_last(top);
         }
-    }
-
-    /// Drops the breakpoints of server `s` from slot `from` on that repeat their predecessor
-    /// bit for bit (or, for the first, the idle state). The earlier ones are untouched since
-    /// the last merge, which left none repeating its predecessor: the result is a full pass's.
-    fn merge(&mut self, s: u32, from: u32) {
-        let si = s as usize;
-        let st = self.stride();
-        let nr = self.resources as usize;
-        let (o, l) = (self.off[si], self.len[si] as usize);
-        let j0 = self.times(s).partition_point(|&x| x < from);
-        let mut k = j0;
-        for j in j0..l {
-            let (cur, prev) = ((o + j) * st, (o + k).wrapping_sub(1).wrapping_mul(st));
-            let same = if k == 0 {
-                (0..nr).all(|r| {
-                    self.bv[cur + r].to_bits() == 0
-                        && self.bv[cur + nr + r].to_bits() == self.idle[si * nr + r].to_bits()
-                })
-            } else {
-                (0..st).all(|i| self.bv[cur + i].to_bits() == self.bv[prev + i].to_bits())
-            };
-            if same {
-                continue;
-            }
-            if k != j {
-                self.bt[o + k] = self.bt[o + j];
-                self.bv.copy_within(cur..cur + st, (o + k) * st);
-            }
-            k += 1;
-        }
-        self.live -= l - k;
-        self.len[si] = k as u32;
     }
 }
 
@@ -1185,10 +1243,9 @@ impl<'de> Deserialize<'de> for Pool {
             cap: vec![0; n],
             live: 0,
             class: Vec::new(),
-            dirty: Vec::with_capacity(n),
-            dirty_from: vec![u32::MAX; n],
             changes: SlotChanges::default(),
             books: Vec::new(),
+            prices: vec![((u64::MAX, u64::MAX, u32::MAX), 0.0); 1 << PRICE_CACHE_BITS],
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -1574,6 +1631,71 @@ mod tests {
                             && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
                     })
             })
+    }
+
+    /// A commit's bookings, applied server by server in one pass per block, give every cell
+    /// the usage of a dense grid (its bookings added in recording order) and the eq. (22)
+    /// price of that usage bit for bit, in canonical breakpoints (none repeating its
+    /// predecessor or, first, the idle state), with the time-major copy in step: random
+    /// batches with several bookings per cell, resources a demand leaves at zero, the last
+    /// slot, and blocks that must move.
+    #[test]
+    fn batched_bookings_match_a_dense_grid() {
+        let mut g = crate::rng::SplitMix64::new(11);
+        let (slots, n, nr) = (24u32, 20usize, 3usize);
+        let caps: Vec<ResourceVec> = (0..n)
+            .map(|s| rv(&[64.0 + (s % 3) as f64 * 32.0, 128.0, 16.0]))
+            .collect();
+        let mut p = Pool::new(slots, &caps, nr, rv(&[8.0, 30.0, 4.0]), 0.5).unwrap();
+        let mut dense = vec![0.0f64; slots as usize * n * nr];
+        let dems = [
+            rv(&[1.0, 2.0, 0.0]),
+            rv(&[0.5, 0.0, 0.25]),
+            rv(&[0.0, 0.0, 0.0]),
+        ];
+        for _ in 0..120 {
+            let cells = 1 + g.below(40) as usize;
+            p.reserve(cells);
+            for _ in 0..cells {
+                // few servers and runs of slots: blocks grow, move and merge
+                let few = g.below(2) == 0;
+                let s = g.below(if few { 4 } else { n as u64 }) as u32;
+                let t = (slots - 1).min(g.below(slots as u64) as u32);
+                let dem = dems[g.below(3) as usize];
+                let count = 1 + g.below(3) as u32;
+                p.add(t, s, &dem, count);
+                for r in 0..nr {
+                    if dem.get(r) != 0.0 {
+                        let i = (t as usize * n + s as usize) * nr + r;
+                        dense[i] += dem.get(r) * count as f64;
+                    }
+                }
+            }
+            p.merge_dirty();
+            assert!(copy_matches(&p));
+            for s in 0..n as u32 {
+                for t in 0..slots {
+                    for r in 0..nr {
+                        let want = dense[(t as usize * n + s as usize) * nr + r];
+                        assert_eq!(p.usage(t, s, r).to_bits(), want.to_bits(), "{t} {s} {r}");
+                        let price = oasis_price(p.lower, p.upper.get(r), want, p.capacity(s, r));
+                        assert_eq!(p.price(t, s, r).to_bits(), price.to_bits(), "{t} {s} {r}");
+                    }
+                }
+                let mut prev: Option<&[f64]> = None;
+                for j in 0..p.times(s).len() {
+                    let v = p.values(s, j);
+                    let repeats = match prev {
+                        Some(q) => q.iter().zip(v).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        None => v[..nr].iter().all(|x| x.to_bits() == 0),
+                    };
+                    assert!(!repeats, "server {s} breakpoint {j} repeats");
+                    prev = Some(v);
+                }
+                assert!(p.times(s).windows(2).all(|w| w[0] < w[1]));
+            }
+        }
+        assert!(p.breakpoints() > 100, "{}", p.breakpoints());
     }
 
     /// A group's floor (`group_floor` with `peak_of`) is never above the float unit price of
