@@ -129,8 +129,13 @@ struct SlotChanges {
     gpk: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     last: Option<u32>,
-    /// (slot, server) cells a commit touched, synced at its merge (reserved with the arena)
-    touched: Vec<(u32, u32)>,
+    /// (slot, server, entry) cells a commit touched, synced at its merge (reserved with the
+    /// arena): entry is [`NO_ENTRY`] when the server has no breakpoint at that slot after the
+    /// commit, else the index of its record in `tvals`, with [`IDLE`] set as for the copy
+    touched: Vec<(u32, u32, u32)>,
+    /// the touched cells' new entries, 2R values each (free rooms then prices), as the
+    /// commit wrote them
+    tvals: Vec<f64>,
     /// the slot whose prices `now_px` holds (`None`: not kept yet)
     now: Option<u32>,
     /// per server, the R prices in force at slot `now` (server-major, dense)
@@ -152,6 +157,7 @@ impl SlotChanges {
             gpk: vec![Vec::new(); slots as usize],
             last: None,
             touched: Vec::new(),
+            tvals: Vec::new(),
             now: None,
             now_px: vec![0.0; cells],
             now_fr: vec![0.0; cells],
@@ -492,6 +498,11 @@ impl Pool {
         if touched.capacity() - touched.len() < want {
             touched.reserve(want);
         }
+        let tvals = &mut self.changes.tvals;
+        let want = want.saturating_mul(st);
+        if tvals.capacity() - tvals.len() < want {
+            tvals.reserve(want);
+        }
     }
 
     /// Makes room in the time-major copy of slots `from..to` for a commit that books at most
@@ -526,8 +537,10 @@ impl Pool {
 
     /// Brings the summary of group `g` at slot `t` in line with the entries: present iff the
     /// group has an entry there, with their count and largest free room per resource. Never
-    /// allocates within [`Self::reserve_slots`].
-    fn regroup(&mut self, t: u32, g: u32) {
+    /// allocates within [`Self::reserve_slots`]. `hint`: positions in the slot's entries and
+    /// groups at or before group `g`'s (searched by galloping from there), moved on to the
+    /// next group's for a caller that goes through a slot's groups in increasing order.
+    fn regroup(&mut self, t: u32, g: u32, hint: &mut (usize, usize)) {
         let nr = self.resources as usize;
         let c = &mut self.changes;
         let t = t as usize;
@@ -544,8 +557,10 @@ impl Pool {
             return;
         };
         let first = g as usize * GROUP;
-        let lo = srv.partition_point(|&e| ((e & !IDLE) as usize) < first);
-        let hi = srv.partition_point(|&e| ((e & !IDLE) as usize) < first + GROUP);
+        let lo = gallop(srv, hint.0.min(srv.len()), |&e| {
+            ((e & !IDLE) as usize) < first
+        });
+        let hi = gallop(srv, lo, |&e| ((e & !IDLE) as usize) < first + GROUP);
         let nv = nr.min(RESOURCES_MAX);
         let mut top = [f64::NEG_INFINITY; RESOURCES_MAX];
         let mut least = [f64::INFINITY; RESOURCES_MAX];
@@ -573,7 +588,14 @@ impl Pool {
             entry_peaks(v, &mut peaks);
         }
         let n = (hi - lo) as u32;
-        let p = gid.binary_search(&g);
+        let at = gallop(gid, hint.1.min(gid.len()), |&x| x < g);
+        let p = if gid.get(at) == Some(&g) {
+            Ok(at)
+        } else {
+            Err(at)
+        };
+        // the next group's entries and summary come after these
+        *hint = (hi, at);
         match (n > 0, p) {
             (true, Ok(p)) => gn[p] = n,
             (true, Err(p)) => {
@@ -609,18 +631,11 @@ impl Pool {
         }
     }
 
-    /// The time-major copy's entry of server `s` at slot `t`, if it has a breakpoint there:
-    /// its index with [`IDLE`] as due, and its free rooms then prices into `vals` (2R).
-    fn cell(&self, t: u32, s: u32, vals: &mut [f64]) -> Option<u32> {
-        let j = self.times(s).binary_search(&t).ok()?;
-        self.entry_of(s, j, vals);
-        Some(s | idle_flag(self.values(s, j), self.resources as usize))
-    }
-
     /// Brings slot `t` of the time-major copy in line with the breakpoints at the cells
     /// `touched[cells]` (all of slot `t`, servers increasing and distinct): an entry iff the
-    /// server has a breakpoint at `t`. Two passes over the slot's entries (removals and
-    /// overwrites forward, then insertions from the back) instead of a shift per cell. Never
+    /// server has a breakpoint at `t`, with the values the commit noted. Two passes over the
+    /// slot's entries (removals and overwrites forward, then insertions from the back) instead
+    /// of a shift per cell, each touched cell found by galloping from the last. Never
     /// allocates within [`Self::reserve_slots`].
     fn sync_slot(&mut self, t: u32, cells: core::ops::Range<usize>) {
         let nr = self.resources as usize;
@@ -629,14 +644,22 @@ impl Pool {
         if ti >= self.changes.srv.len() || st == 0 {
             return;
         }
-        // out of `self` while edited, so that `cell` can read the breakpoints (no allocation)
-        let mut srv = core::mem::take(&mut self.changes.srv[ti]);
-        let mut fr = core::mem::take(&mut self.changes.fr[ti]);
-        let mut px = core::mem::take(&mut self.changes.px[ti]);
-        let touched = core::mem::take(&mut self.changes.touched);
-        let cells = touched.get(cells).unwrap_or(&[]);
+        let c = &mut self.changes;
+        let (Some(srv), Some(fr), Some(px)) =
+            (c.srv.get_mut(ti), c.fr.get_mut(ti), c.px.get_mut(ti))
+        else {
+            return;
+        };
+        let cells = c.touched.get(cells).unwrap_or(&[]);
+        let tvals = &c.tvals;
         let mut vals = [0.0f64; 2 * RESOURCES_MAX];
         let nv = st / 2;
+        // the entry the commit noted for a touched cell (`None`: no breakpoint there)
+        let noted = |c: &(u32, u32, u32), vals: &mut [f64; 2 * RESOURCES_MAX]| {
+            let k = (c.2 != NO_ENTRY).then_some((c.2 & !IDLE) as usize * st)?;
+            vals[..st].copy_from_slice(tvals.get(k..k + st)?);
+            Some(c.1 | (c.2 & IDLE))
+        };
         let server = |e: u32| e & !IDLE;
         let put =
             |srv: &mut Vec<u32>, fr: &mut Vec<f64>, px: &mut Vec<f64>, w: usize, e, v: &[f64]| {
@@ -656,26 +679,24 @@ impl Pool {
         let (mut r, mut w, mut ins) = (0usize, 0usize, 0usize);
         for c in cells {
             let ts = c.1;
-            let p = r + srv
-                .get(r..)
-                .map_or(0, |v| v.partition_point(|&e| server(e) < ts));
+            let p = gallop(srv, r, |&e| server(e) < ts);
             if r != w {
-                mv(&mut srv, &mut fr, &mut px, r, w, p - r);
+                mv(srv, fr, px, r, w, p - r);
             }
             w += p - r;
             r = p;
             if srv.get(r).is_some_and(|&e| server(e) == ts) {
-                if let Some(e) = self.cell(t, ts, &mut vals[..st]) {
-                    put(&mut srv, &mut fr, &mut px, w, e, &vals);
+                if let Some(e) = noted(c, &mut vals) {
+                    put(srv, fr, px, w, e, &vals);
                     w += 1;
                 }
                 r += 1;
             } else {
-                ins += usize::from(self.cell(t, ts, &mut vals[..st]).is_some());
+                ins += usize::from(c.2 != NO_ENTRY);
             }
         }
         if r != w {
-            mv(&mut srv, &mut fr, &mut px, r, w, n0 - r);
+            mv(srv, fr, px, r, w, n0 - r);
         }
         w += n0 - r;
         srv.truncate(w);
@@ -690,25 +711,19 @@ impl Pool {
             let (mut r, mut w) = (n - ins, n);
             for c in cells.iter().rev() {
                 let ts = c.1;
-                let p = srv
-                    .get(..r)
-                    .map_or(0, |v| v.partition_point(|&e| server(e) <= ts));
+                let p = gallop_back(srv.get(..r).unwrap_or(&[]), |&e| server(e) <= ts);
                 w -= r - p;
-                mv(&mut srv, &mut fr, &mut px, p, w, r - p);
+                mv(srv, fr, px, p, w, r - p);
                 r = p;
                 if r > 0 && server(srv[r - 1]) == ts {
                     continue; // present: done forward
                 }
-                if let Some(e) = self.cell(t, ts, &mut vals[..st]) {
+                if let Some(e) = noted(c, &mut vals) {
                     w -= 1;
-                    put(&mut srv, &mut fr, &mut px, w, e, &vals);
+                    put(srv, fr, px, w, e, &vals);
                 }
             }
         }
-        self.changes.touched = touched;
-        self.changes.srv[ti] = srv;
-        self.changes.fr[ti] = fr;
-        self.changes.px[ti] = px;
     }
 
     /// The time-major copy's entry of breakpoint `j` of server `s` into `out` (2R values): the
@@ -751,8 +766,9 @@ impl Pool {
             let srv = self.changes.srv.get(t as usize).map_or(&[][..], |v| &v[..]);
             let mut groups: Vec<u32> = srv.iter().map(|&e| (e & !IDLE) / GROUP as u32).collect();
             groups.dedup();
+            let mut hint = (0, 0);
             for g in groups {
-                self.regroup(t, g);
+                self.regroup(t, g, &mut hint);
             }
         }
     }
@@ -869,20 +885,19 @@ impl Pool {
             for r in (0..nr).filter(|&r| demanded[r]) {
                 vals[nr + r] = self.price_of(s, r, vals[r]);
             }
-            self.write_new(x, &vals[..st], &mut last);
-            // the cells whose breakpoints may change: x, and x + 1 (split, or merged away)
-            self.changes.touched.push((x, s));
+            // the cells whose breakpoints may change: x, and x + 1 (split, or merged away;
+            // noted with x + 1's bookings when it has some)
+            let wrote = self.write_new(x, &vals[..st], &mut last);
+            self.note(x, s, wrote.then_some(&vals[..st]));
             let next = x + 1;
-            if next < self.slots {
-                self.changes.touched.push((next, s));
-                if books.get(bi).map(|b| b.t) != Some(next) {
-                    // the old values back at x + 1
-                    if self.times(s).get(j) == Some(&next) {
-                        cur[..st].copy_from_slice(&self.bv[(o + j) * st..(o + j + 1) * st]);
-                        j += 1;
-                    }
-                    self.write_new(next, &cur[..st], &mut last);
+            if next < self.slots && books.get(bi).map(|b| b.t) != Some(next) {
+                // the old values back at x + 1
+                if self.times(s).get(j) == Some(&next) {
+                    cur[..st].copy_from_slice(&self.bv[(o + j) * st..(o + j + 1) * st]);
+                    j += 1;
                 }
+                let wrote = self.write_new(next, &cur[..st], &mut last);
+                self.note(next, s, wrote.then_some(&cur[..st]));
             }
         }
         if !moving {
@@ -956,18 +971,42 @@ impl Pool {
     }
 
     /// Appends a breakpoint (`x`, `vals`) to the arena's end unless it repeats `last` bit
-    /// for bit; it is then the last written.
-    fn write_new(&mut self, x: u32, vals: &[f64], last: &mut [f64; 2 * RESOURCES_MAX]) {
+    /// for bit; it is then the last written. Returns whether it was written.
+    fn write_new(&mut self, x: u32, vals: &[f64], last: &mut [f64; 2 * RESOURCES_MAX]) -> bool {
         let st = vals.len();
-        if vals
+        let new = vals
             .iter()
             .zip(&last[..st])
-            .any(|(a, b)| a.to_bits() != b.to_bits())
-        {
+            .any(|(a, b)| a.to_bits() != b.to_bits());
+        if new {
             self.bt.push(x);
             self.bv.extend_from_slice(vals);
             last[..st].copy_from_slice(vals);
         }
+        new
+    }
+
+    /// Notes touched cell (`t`, `s`) for the time-major copy: its breakpoint's values (usage
+    /// then prices), or none. The entry keeps the free rooms c^r - g^r (the subtraction
+    /// [`Self::entry_of`] makes) and the prices.
+    fn note(&mut self, t: u32, s: u32, values: Option<&[f64]>) {
+        let nr = self.resources as usize;
+        let st = 2 * nr;
+        let k = match values {
+            None => NO_ENTRY,
+            Some(v) => {
+                let k = (self.changes.tvals.len() / st.max(1)) as u32 | idle_flag(v, nr);
+                let b = s as usize * nr;
+                let cap = self.capacity.get(b..b + nr).unwrap_or(&[]);
+                let c = &mut self.changes;
+                for (r, &g) in v.iter().take(nr).enumerate() {
+                    c.tvals.push(cap.get(r).copied().unwrap_or(0.0) - g);
+                }
+                c.tvals.extend_from_slice(v.get(nr..st).unwrap_or(&[]));
+                k
+            }
+        };
+        self.changes.touched.push((t, s, k));
     }
 
     /// Applies the bookings recorded since the last call ([`Self::apply_bookings`]) and
@@ -977,30 +1016,38 @@ impl Pool {
         // A breakpoint changes (appears, moves its prices, or is merged away) only at a
         // touched cell: an untouched one keeps its values and its predecessor's.
         let mut top = self.changes.last;
-        // each cell once, by slot then server (in place: no allocation); a group's summary
-        // is then redone once per slot, after all its cells
+        // by slot then server (in place: no allocation; each cell is noted once); a group's
+        // summary is then redone once per slot, after all its cells
         self.changes.touched.sort_unstable();
-        self.changes.touched.dedup();
+        debug_assert!(self
+            .changes
+            .touched
+            .windows(2)
+            .all(|w| (w[0].0, w[0].1) != (w[1].0, w[1].1)));
         let mut i = 0;
-        while let Some(&(t, _)) = self.changes.touched.get(i) {
+        while let Some(&(t, _, _)) = self.changes.touched.get(i) {
             let k = i + self.changes.touched[i..].partition_point(|c| c.0 == t);
             self.sync_slot(t, i..k);
             top = top.max(Some(t));
             i = k;
         }
         let mut last = None;
+        let mut hint = (0, 0);
         for i in 0..self.changes.touched.len() {
-            let (t, s) = self.changes.touched[i];
+            let (t, s, _) = self.changes.touched[i];
             let g = s / GROUP as u32;
+            if last.is_none_or(|(lt, _)| lt != t) {
+                hint = (0, 0); // a new slot: search from its start
+            }
             if last != Some((t, g)) {
-                self.regroup(t, g);
+                self.regroup(t, g, &mut hint);
                 last = Some((t, g));
             }
         }
         if let Some(now) = self.changes.now {
             // a change at or before the kept slot may move the prices in force there
             for i in 0..self.changes.touched.len() {
-                let (t, s) = self.changes.touched[i];
+                let (t, s, _) = self.changes.touched[i];
                 if t <= now {
                     self.now_refresh(now, s);
                 }
@@ -1008,9 +1055,46 @@ impl Pool {
         }
         if !self.changes.touched.is_empty() {
             self.changes.touched.clear();
+            self.changes.tvals.clear();
             self.changes.settle_last(top);
         }
     }
+}
+
+/// [`SlotChanges::touched`]: the cell has no breakpoint after the commit.
+const NO_ENTRY: u32 = u32::MAX;
+
+/// The first index at or after `from` where `pred` fails, `pred` holding on a prefix of `v`
+/// that reaches at least `from`: steps of 1, 2, 4, ... from `from`, then a bisection of the
+/// last step (cheap when the index is near, as a commit's next touched cell usually is).
+fn gallop<T>(v: &[T], from: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let (mut lo, mut hi, mut step) = (from, from, 1usize);
+    while let Some(x) = v.get(hi) {
+        if !pred(x) {
+            break;
+        }
+        lo = hi + 1;
+        hi = from.saturating_add(step);
+        step = step.saturating_mul(2);
+    }
+    let hi = hi.min(v.len()).max(lo);
+    lo + v.get(lo..hi).map_or(0, |w| w.partition_point(pred))
+}
+
+/// `v.partition_point(pred)` (`pred` holding on a prefix) by galloping from the end: steps
+/// of 1, 2, 4, ... back from `v.len()`, then a bisection of the last step.
+fn gallop_back<T>(v: &[T], pred: impl Fn(&T) -> bool) -> usize {
+    let (mut lo, mut hi, mut step) = (0usize, v.len(), 1usize);
+    while hi > 0 {
+        let i = hi.saturating_sub(step);
+        if v.get(i).is_some_and(&pred) {
+            lo = i + 1;
+            break;
+        }
+        hi = i;
+        step = step.saturating_mul(2);
+    }
+    lo + v.get(lo..hi).map_or(0, |w| w.partition_point(pred))
 }
 
 /// sum_r p^r dem^r in index order.
