@@ -656,8 +656,8 @@ impl Pool {
         let nv = st / 2;
         // the entry the commit noted for a touched cell (`None`: no breakpoint there)
         let noted = |c: &(u32, u32, u32), vals: &mut [f64; 2 * RESOURCES_MAX]| {
-            let k = (c.2 != NO_ENTRY).then_some((c.2 & !IDLE) as usize * st)?;
-            vals[..st].copy_from_slice(tvals.get(k..k + st)?);
+            let k = (c.2 != NO_ENTRY).then(|| ((c.2 & !IDLE) as usize).checked_mul(st))??;
+            vals[..st].copy_from_slice(tvals.get(k..k.checked_add(st)?)?);
             Some(c.1 | (c.2 & IDLE))
         };
         let server = |e: u32| e & !IDLE;
@@ -995,7 +995,10 @@ impl Pool {
         let k = match values {
             None => NO_ENTRY,
             Some(v) => {
-                let k = (self.changes.tvals.len() / st.max(1)) as u32 | idle_flag(v, nr);
+                let k = self.changes.tvals.len() / st.max(1);
+                // a record index stays below the flag (each record is 2R values of memory)
+                debug_assert!(k < IDLE as usize);
+                let k = k as u32 | idle_flag(v, nr);
                 let b = s as usize * nr;
                 let cap = self.capacity.get(b..b + nr).unwrap_or(&[]);
                 let c = &mut self.changes;
