@@ -19,11 +19,13 @@
 //! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
+use super::census::{KINDS_MAX, LEVELS, SHARES};
 use super::cheapest::{ordered, Cheapest, ABSENT};
 use super::market::{
     fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool, GROUP, IDLE,
 };
 use super::{Decision, OasisError, Reason};
+use crate::limits::RESOURCES_MAX;
 use crate::model::oasis::Utility;
 use crate::num::{greater, less, less_bound};
 use crate::ResourceVec;
@@ -94,6 +96,8 @@ struct Sweep {
     dense: u32,
     /// the decision's choice of least peak price for group floors ([`peak_of`])
     peak: Option<(usize, f64)>,
+    /// per census kind and level: (stamp, fit of its floor share), [`Self::census_fit`]
+    kfit: Vec<(u32, u32)>,
 }
 
 /// One slot's changes of one group, not read yet ([`Sweep::reveal`]): entries `from..from + n`
@@ -145,6 +149,7 @@ impl Sweep {
             occ_len: 0,
             dense: NONE,
             peak: None,
+            kfit: vec![(0, 0); KINDS_MAX * LEVELS],
         }
     }
 
@@ -192,6 +197,42 @@ impl Sweep {
         }
     }
 
+    /// A lower bound of the total fit of slot `t`'s servers, capped at `cap`: per kind and
+    /// level of the pool's [`super::census::Census`], its servers times the fit of the kind's
+    /// floor capacities scaled by the level's share (cached for the decision). `None` when the
+    /// pool keeps no census.
+    fn census_fit(&mut self, pool: &Pool, dem: &ResourceVec, t: u32, cap: u64) -> Option<u64> {
+        let census = pool.census();
+        let row = census.row(t)?;
+        let mut sum = 0u64;
+        for (i, &n) in row.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let fit = match self.kfit.get(i) {
+                Some(&(stamp, fit)) if stamp == self.stamp => fit,
+                _ => {
+                    let share = SHARES[i % LEVELS];
+                    let mut free = [0.0f64; RESOURCES_MAX];
+                    let floor = census.floor(i / LEVELS);
+                    for (f, &c) in free.iter_mut().zip(floor) {
+                        *f = c * share;
+                    }
+                    let fit = fit_free(&free[..floor.len()], dem);
+                    if let Some(k) = self.kfit.get_mut(i) {
+                        *k = (self.stamp, fit);
+                    }
+                    fit
+                }
+            };
+            sum = sum.saturating_add(u64::from(n) * u64::from(fit));
+            if sum >= cap {
+                return Some(cap);
+            }
+        }
+        Some(sum)
+    }
+
     /// Computes the fit of server `s` in the breakpoint in force at `now`: from the entry of the
     /// time-major copy the sweep last read for it (one cache line), else by a binary search.
     fn resolve(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) {
@@ -220,6 +261,7 @@ impl Sweep {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.cstamp.iter_mut().for_each(|x| *x = 0);
+            self.kfit.iter_mut().for_each(|x| *x = (0, 0));
             self.stamp = 1;
         }
         self.now = t;
@@ -712,6 +754,10 @@ pub struct FastDp {
     /// per DP row, where its lists start (and, at the next row, end)
     row_w: Vec<usize>,
     row_p: Vec<usize>,
+    /// per slot x: a lower bound of the chunks the slots x..T can hold for the decision's job,
+    /// from their idle servers ([`Self::rest_covers`]), valid from `rest_from` up
+    rest: Vec<u64>,
+    rest_from: u32,
     /// DP cells written by the last decision (a work measure for benches and tests).
     pub cells: u64,
 }
@@ -787,6 +833,8 @@ impl FastDp {
             list_p: vec![(0, 0, 0.0); size.list_p],
             row_w: vec![0; size.rows + 1],
             row_p: vec![0; size.rows + 1],
+            rest: vec![0; t + 1],
+            rest_from: NONE,
             cells: 0,
         }
     }
@@ -887,6 +935,59 @@ impl FastDp {
         (lo, job.chunks_for(lo))
     }
 
+    /// A lower bound of Dcap(t) ([`Self::capacity_now`]) from slot `t`'s idle servers alone:
+    /// the same Wcap rule over lower bounds of both pools' total fits, so at most Wcap(t)
+    /// (both conditions hold on a prefix of w and only weaken as the totals grow), and its
+    /// chunks at most Dcap(t). `None` without a census.
+    fn idle_dcap(&mut self, m: &Market, job: &JobParams, t: u32) -> Option<u64> {
+        let n = job.max_workers as u64;
+        let w = self.wsw.census_fit(&m.workers, &job.worker_demand, t, n)?;
+        let wmax = n.min(w);
+        if wmax == 0 {
+            return Some(0);
+        }
+        let ps_total = self
+            .psw
+            .census_fit(&m.ps, &job.ps_demand, t, job.ps_for(n))?;
+        let ok = |w: u64| {
+            let z = job.ps_for(w);
+            z <= w && z <= ps_total
+        };
+        let lo = crate::num::last_true(0, u128::from(wmax), |w| ok(w as u64)) as u64;
+        Some(job.chunks_for(lo))
+    }
+
+    /// Do the slots after `t` surely hold `need` more chunks? From their idle servers
+    /// ([`Self::idle_dcap`]): the suffix sums are computed once a decision, from T - 1 down
+    /// (stopping as soon as they reach `need`), and later calls (larger `t`, smaller `need`
+    /// or not) read them. False without a census.
+    fn rest_covers(&mut self, m: &Market, job: &JobParams, t: u32, need: u64) -> bool {
+        let from = t + 1;
+        if self.rest_from == NONE {
+            let mut acc = 0u64;
+            let mut x = m.slots();
+            while x > from {
+                x -= 1;
+                let Some(d) = self.idle_dcap(m, job, x) else {
+                    self.rest_from = u32::MAX - 1; // no census: never again this decision
+                    return false;
+                };
+                acc = acc.saturating_add(d);
+                if acc >= need {
+                    return true;
+                }
+                if let Some(r) = self.rest.get_mut(x as usize) {
+                    *r = acc;
+                }
+            }
+            self.rest_from = from;
+        }
+        if from < self.rest_from || from >= m.slots() {
+            return false;
+        }
+        self.rest.get(from as usize).is_some_and(|&r| r >= need)
+    }
+
     /// COST_t(t, w) for w workers of the listed slot.
     fn slot_cost(&self, job: &JobParams, w: u64) -> f64 {
         self.wsw.cost(w) + self.psw.cost(job.ps_for(w))
@@ -939,6 +1040,7 @@ impl FastDp {
     ) -> Result<Decision, OasisError> {
         self.out_len = 0;
         self.cells = 0;
+        self.rest_from = NONE;
         let a = job.arrival;
         let t_end = m.slots();
         let d_all = job.workload;
@@ -1008,6 +1110,16 @@ impl FastDp {
             if (t - a) as usize >= reach || !greater(util - lb, best) {
                 break; // no later t_hat can pay more: f_i only falls and cost >= lb
             }
+            // Completing at t_hat >= t needs the D_i - covered chunks left in t..=t_hat, at most
+            // N_i workers' chunks a slot: no t_hat before `e` is feasible, and none from `e`
+            // on pays more than f_i(e - a_i) - lb. So if that cannot beat the best, stop.
+            let left = d_all.saturating_sub(covered);
+            if left > 0 {
+                let e = u64::from(t) + left.div_ceil(per_slot.max(1)) - 1;
+                if e >= u64::from(t_end) || !greater(f.at(e as u32 - a) - lb, best) {
+                    break;
+                }
+            }
             // best only rises, so a slot where the break test holds now stops the scan there
             // or earlier: move `stop` down while the test holds at the slot before it
             while stop - 1 > t && !greater(f.at(stop - 1 - a) - lb, best) {
@@ -1061,6 +1173,11 @@ impl FastDp {
                     let rest = (t_end - 1 - t) as u64; // slots after t
                     if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
                         break; // even N_i workers in every later slot fall short
+                    }
+                    if self.rest_covers(m, job, t, d_all - covered) {
+                        // the idle servers of the later slots alone hold the rest
+                        covered = d_all;
+                        break;
                     }
                     if !m.workers.changes_after(t) && !m.ps.changes_after(t) {
                         // no usage changes after t: every later slot offers Dcap(t)

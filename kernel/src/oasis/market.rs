@@ -1,5 +1,6 @@
 //! The priced cluster of OASiS: usage g_h^r(t) / v_k^r(t), prices p_h^r(t) / q_k^r(t) (eq. 22)
 //! and the per-job constants the subroutines need.
+use super::census::Census;
 use super::OasisError;
 use crate::error::Limit;
 use crate::limits::{self, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
@@ -52,6 +53,9 @@ pub struct Pool {
     /// Recent eq. (22) prices by (usage bits, capacity bits, resource), direct-mapped
     /// ([`Self::price_of`]; derived, never compared or saved).
     prices: Vec<((u64, u64, u32), f64)>,
+    /// Servers per slot, kind and free share of capacity (derived; kept by [`Self::rebuild`],
+    /// counted again on restore).
+    census: Census,
 }
 
 /// log2 of the entries of [`Pool::price_of`]'s cache.
@@ -211,9 +215,11 @@ impl Pool {
             changes: SlotChanges::new(slots, n * r),
             books: Vec::new(),
             prices: vec![((u64::MAX, u64::MAX, u32::MAX), 0.0); 1 << PRICE_CACHE_BITS],
+            census: Census::default(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
+        p.census = Census::new(&p.capacity, r, slots);
         Ok(p)
     }
 
@@ -247,6 +253,20 @@ impl Pool {
                 )
             })
             .collect()
+    }
+
+    /// Servers per slot, kind and free share of capacity ([`Census`]).
+    pub(crate) fn census(&self) -> &Census {
+        &self.census
+    }
+
+    /// Server `s`'s [`Census`] level at usage `g` (R values): its free rooms c^r - g^r, the
+    /// subtraction the time-major copy makes.
+    fn level(&self, s: u32, g: &[f64]) -> usize {
+        let nr = self.resources as usize;
+        let b = s as usize * nr;
+        let cap = self.capacity.get(b..b + nr).unwrap_or(&[]);
+        Census::level(cap, |r| cap[r] - g.get(r).copied().unwrap_or(0.0))
     }
 
     /// Number of servers.
@@ -762,6 +782,17 @@ impl Pool {
         }
         c.settle_last(self.slots.checked_sub(1));
         self.changes = c;
+        self.census.clear();
+        for s in 0..self.servers {
+            for j in 0..self.times(s).len() {
+                let level = self.level(s, self.values(s, j).get(..nr).unwrap_or(&[]));
+                let ts = self.times(s);
+                let (from, to) = (ts[j], ts.get(j + 1).copied().unwrap_or(self.slots));
+                for t in from..to {
+                    self.census.shift(t, s, 0, level);
+                }
+            }
+        }
         for t in 0..self.slots {
             let srv = self.changes.srv.get(t as usize).map_or(&[][..], |v| &v[..]);
             let mut groups: Vec<u32> = srv.iter().map(|&e| (e & !IDLE) / GROUP as u32).collect();
@@ -885,6 +916,8 @@ impl Pool {
             for r in (0..nr).filter(|&r| demanded[r]) {
                 vals[nr + r] = self.price_of(s, r, vals[r]);
             }
+            let (from, to) = (self.level(s, &cur[..nr]), self.level(s, &vals[..nr]));
+            self.census.shift(x, s, from, to);
             // the cells whose breakpoints may change: x, and x + 1 (split, or merged away;
             // noted with x + 1's bookings when it has some)
             let wrote = self.write_new(x, &vals[..st], &mut last);
@@ -1333,9 +1366,11 @@ impl<'de> Deserialize<'de> for Pool {
             changes: SlotChanges::default(),
             books: Vec::new(),
             prices: vec![((u64::MAX, u64::MAX, u32::MAX), 0.0); 1 << PRICE_CACHE_BITS],
+            census: Census::default(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
+        p.census = Census::new(&p.capacity, nr, p.slots);
         for (s, (t, v)) in r.series.into_iter().enumerate() {
             p.off[s] = p.bt.len();
             p.len[s] = t.len() as u32;
@@ -1699,7 +1734,8 @@ mod tests {
         let mut q = p.clone();
         q.rebuild_changes();
         let (a, b) = (&p.changes, &q.changes);
-        a.srv == b.srv
+        p.census == q.census
+            && a.srv == b.srv
             && a.last == b.last
             && a.gid == b.gid
             && a.gn == b.gn
@@ -1760,6 +1796,21 @@ mod tests {
             }
             p.merge_dirty();
             assert!(copy_matches(&p));
+            // the census: per slot, kind and level, the servers whose free room holds that
+            // share of their capacity on every resource
+            for t in 0..slots {
+                let row = p.census().row(t).unwrap();
+                let mut want = vec![0u16; row.len()];
+                for s in 0..n {
+                    let cap: Vec<f64> = (0..nr).map(|r| p.capacity(s as u32, r)).collect();
+                    let g = |r: usize| dense[(t as usize * n + s) * nr + r];
+                    let level = Census::level(&cap, |r| cap[r] - g(r));
+                    if level < crate::oasis::census::LEVELS {
+                        want[p.census.kind_of(s) * crate::oasis::census::LEVELS + level] += 1;
+                    }
+                }
+                assert_eq!(row, &want[..], "slot {t}");
+            }
             for s in 0..n as u32 {
                 for t in 0..slots {
                     for r in 0..nr {

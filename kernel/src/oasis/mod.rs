@@ -22,6 +22,7 @@
 //! Canonical tie-breaks (`docs/semantics.md`): costs and payoffs compare with
 //! [`crate::num::less`] / [`crate::num::greater`]; unit prices sum resources in index order;
 //! server orders break equal unit prices by lower index.
+mod census;
 mod cheapest;
 pub mod fast;
 pub mod market;
