@@ -121,6 +121,12 @@ impl Cheapest {
         }
     }
 
+    /// Is server `s` absent (or outside the index)?
+    #[inline]
+    pub(crate) fn is_absent(&self, s: usize) -> bool {
+        self.key.get(s).is_none_or(|&k| k == ABSENT)
+    }
+
     /// Brings the tree in line with every [`Self::set`] since the last call.
     pub(crate) fn settle(&mut self) {
         while let Some(b) = self.queued.pop() {

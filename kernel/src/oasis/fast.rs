@@ -388,10 +388,16 @@ impl Sweep {
         true
     }
 
-    /// The changed servers `entries` have no room: fit 0, out of the index.
+    /// The changed servers `entries` have no room: fit 0, out of the index (nothing to do for
+    /// one out of it already: between listings, only servers known to have fit 0 are).
     fn drop_entries(&mut self, entries: &[u32], tree: bool) {
         for &e in entries {
             let si = (e & !IDLE) as usize;
+            if tree && self.cheap.is_absent(si) {
+                // out of the index already: between listings that means fit 0, known
+                debug_assert!(si >= self.n || (self.known[si] && self.fit[si] == 0));
+                continue;
+            }
             if si < self.n {
                 self.fit[si] = 0;
                 self.known[si] = true;
