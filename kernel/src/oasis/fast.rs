@@ -693,6 +693,18 @@ fn best_choice(
     (best, bj)
 }
 
+/// Wcap given at most `wmax` workers and `ps_total` parameter-server fits: the largest
+/// w <= wmax whose ceil(w b / B) parameter servers fit and are <= w (6, 7). Both conditions
+/// hold on a prefix of w (so bisect; w = 0 always qualifies) and only weaken as `wmax` and
+/// `ps_total` grow, so bounds of the totals give bounds of Wcap.
+fn wcap(job: &JobParams, wmax: u64, ps_total: u64) -> u64 {
+    let ok = |w: u64| {
+        let z = job.ps_for(w);
+        z <= w && z <= ps_total
+    };
+    crate::num::last_true(0, u128::from(wmax), |w| ok(w as u64)) as u64
+}
+
 /// `a < bound`: with `bound` = [`less_bound`]`(b)`, exactly `less(a, b)` (a NaN is never under).
 #[inline]
 fn under(a: f64, bound: f64) -> bool {
@@ -761,9 +773,10 @@ pub struct FastDp {
     row_w: Vec<usize>,
     row_p: Vec<usize>,
     /// per slot x: a lower bound of the chunks the slots x..T can hold for the decision's job,
-    /// from their idle servers ([`Self::rest_covers`]), valid from `rest_from` up
+    /// from the census ([`Self::rest_covers`]), valid from `rest_from` up (`None`: not
+    /// computed yet this decision)
     rest: Vec<u64>,
-    rest_from: u32,
+    rest_from: Option<u32>,
     /// DP cells written by the last decision (a work measure for benches and tests).
     pub cells: u64,
 }
@@ -840,7 +853,7 @@ impl FastDp {
             row_w: vec![0; size.rows + 1],
             row_p: vec![0; size.rows + 1],
             rest: vec![0; t + 1],
-            rest_from: NONE,
+            rest_from: None,
             cells: 0,
         }
     }
@@ -928,70 +941,62 @@ impl FastDp {
         let n = job.max_workers as u64;
         self.wsw.list(&m.workers, &job.worker_demand, n);
         self.psw.list(&m.ps, &job.ps_demand, job.ps_for(n));
-        let wmax = n.min(self.wsw.cum[self.wsw.k]);
-        let ps_total = self.psw.cum[self.psw.k];
-        // Largest w <= wmax whose ceil(w b / B) parameter servers fit and are <= w (6, 7):
-        // both conditions hold on a prefix of w, so bisect.
-        let ok = |w: u64| {
-            let z = job.ps_for(w);
-            z <= w && z <= ps_total
-        };
-        // ok(0) holds: no workers need no parameter servers.
-        let lo = crate::num::last_true(0, u128::from(wmax), |w| ok(w as u64)) as u64;
+        let lo = wcap(
+            job,
+            n.min(self.wsw.cum[self.wsw.k]),
+            self.psw.cum[self.psw.k],
+        );
         (lo, job.chunks_for(lo))
     }
 
-    /// A lower bound of Dcap(t) ([`Self::capacity_now`]) from slot `t`'s idle servers alone:
-    /// the same Wcap rule over lower bounds of both pools' total fits, so at most Wcap(t)
-    /// (both conditions hold on a prefix of w and only weaken as the totals grow), and its
-    /// chunks at most Dcap(t). `None` without a census.
-    fn idle_dcap(&mut self, m: &Market, job: &JobParams, t: u32) -> Option<u64> {
+    /// A lower bound of Dcap(t) ([`Self::capacity_now`]) from the pools' census of slot `t`
+    /// ([`Sweep::census_fit`]): [`wcap`] over lower bounds of both pools' total fits is at
+    /// most Wcap(t), so its chunks are at most Dcap(t). `None` without a census.
+    fn census_dcap(&mut self, m: &Market, job: &JobParams, t: u32) -> Option<u64> {
         let n = job.max_workers as u64;
         let w = self.wsw.census_fit(&m.workers, &job.worker_demand, t, n)?;
-        let wmax = n.min(w);
-        if wmax == 0 {
+        if w == 0 {
             return Some(0);
         }
         let ps_total = self
             .psw
             .census_fit(&m.ps, &job.ps_demand, t, job.ps_for(n))?;
-        let ok = |w: u64| {
-            let z = job.ps_for(w);
-            z <= w && z <= ps_total
-        };
-        let lo = crate::num::last_true(0, u128::from(wmax), |w| ok(w as u64)) as u64;
-        Some(job.chunks_for(lo))
+        Some(job.chunks_for(wcap(job, n.min(w), ps_total)))
     }
 
-    /// Do the slots after `t` surely hold `need` more chunks? From their idle servers
-    /// ([`Self::idle_dcap`]): the suffix sums are computed once a decision, from T - 1 down
-    /// (stopping as soon as they reach `need`), and later calls (larger `t`, smaller `need`
-    /// or not) read them. False without a census.
+    /// Do the slots after `t` surely hold `need` more chunks? From their census
+    /// ([`Self::census_dcap`]): the suffix sums are computed once a decision, from T - 1 down
+    /// (stopping as soon as they reach `need`), and later calls (larger `t`) read them. False
+    /// without a census.
     fn rest_covers(&mut self, m: &Market, job: &JobParams, t: u32, need: u64) -> bool {
         let from = t + 1;
-        if self.rest_from == NONE {
-            let mut acc = 0u64;
-            let mut x = m.slots();
-            while x > from {
-                x -= 1;
-                let Some(d) = self.idle_dcap(m, job, x) else {
-                    self.rest_from = u32::MAX - 1; // no census: never again this decision
-                    return false;
-                };
-                acc = acc.saturating_add(d);
-                if acc >= need {
-                    return true;
+        let known = match self.rest_from {
+            Some(k) => k,
+            None => {
+                let mut acc = 0u64;
+                let mut x = m.slots();
+                while x > from {
+                    x -= 1;
+                    let Some(d) = self.census_dcap(m, job, x) else {
+                        // no census: no suffix is known this decision
+                        self.rest_from = Some(m.slots());
+                        return false;
+                    };
+                    acc = acc.saturating_add(d);
+                    if acc >= need {
+                        return true;
+                    }
+                    if let Some(r) = self.rest.get_mut(x as usize) {
+                        *r = acc;
+                    }
                 }
-                if let Some(r) = self.rest.get_mut(x as usize) {
-                    *r = acc;
-                }
+                self.rest_from = Some(from);
+                from
             }
-            self.rest_from = from;
-        }
-        if from < self.rest_from || from >= m.slots() {
-            return false;
-        }
-        self.rest.get(from as usize).is_some_and(|&r| r >= need)
+        };
+        from >= known
+            && from < m.slots()
+            && self.rest.get(from as usize).is_some_and(|&r| r >= need)
     }
 
     /// COST_t(t, w) for w workers of the listed slot.
@@ -1046,7 +1051,7 @@ impl FastDp {
     ) -> Result<Decision, OasisError> {
         self.out_len = 0;
         self.cells = 0;
-        self.rest_from = NONE;
+        self.rest_from = None;
         let a = job.arrival;
         let t_end = m.slots();
         let d_all = job.workload;
@@ -1181,7 +1186,7 @@ impl FastDp {
                         break; // even N_i workers in every later slot fall short
                     }
                     if self.rest_covers(m, job, t, d_all - covered) {
-                        // the idle servers of the later slots alone hold the rest
+                        // the later slots' census alone proves they hold the rest
                         covered = d_all;
                         break;
                     }
