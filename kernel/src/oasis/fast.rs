@@ -22,7 +22,8 @@
 use super::census::{KINDS_MAX, LEVELS, SHARES};
 use super::cheapest::{ordered, Cheapest, ABSENT};
 use super::market::{
-    fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool, GROUP, IDLE,
+    fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool,
+    CHANGED_SHIFT, GROUP, IDLE,
 };
 use super::{Decision, OasisError, Reason};
 use crate::limits::RESOURCES_MAX;
@@ -83,6 +84,9 @@ struct Sweep {
     pending: Vec<bool>,
     /// per group: the ordered lower bound it waits under
     bound: Vec<i64>,
+    /// per waiting group: its servers with a queued change (bit: server - g x GROUP), so
+    /// [`Self::reveal`] stops once it has read each of them
+    changed: Vec<u32>,
     /// the pending groups, keyed by their bound (index: the group)
     pend: Cheapest,
     /// per group: its newest unread change in `occ` (`NONE`: none)
@@ -101,23 +105,25 @@ struct Sweep {
 }
 
 /// One slot's changes of one group, not read yet ([`Sweep::reveal`]): entries `from..from + n`
-/// of slot `t`'s time-major copy (`n` with [`DROP`] set: the group had no room there).
+/// of slot `t`'s time-major copy (`n` with [`DROP`] set: the group had no room there), the
+/// entries of the group's servers `servers` (bit: server - g x GROUP).
 #[derive(Clone, Copy, Debug, Default)]
 struct Occ {
     t: u32,
     from: u32,
-    n: u32,
+    n: u16,
+    servers: u16,
     /// the group's previous unread change (`NONE`: none)
     prev: u32,
 }
 
 /// Set on [`Occ::n`] when the group had no room for one instance in that slot.
-const DROP: u32 = 1 << 31;
+const DROP: u16 = 1 << 15;
 
 /// Most unread group changes one sweep keeps (16 bytes each): more are read at once.
 const OCC_MAX: usize = 1 << 18;
-// [`Sweep::reveal`] marks the servers of a group in a `u32`
-const _: () = assert!(GROUP <= 32);
+// [`Occ`] marks the servers of a group in a `u16`, its count below [`DROP`]
+const _: () = assert!(GROUP <= 16);
 
 impl Sweep {
     /// A sweep over `n` servers of a horizon of `slots` slots.
@@ -143,6 +149,7 @@ impl Sweep {
             eager: false,
             pending: vec![false; groups],
             bound: vec![ABSENT; groups],
+            changed: vec![0; groups],
             pend: Cheapest::new(groups),
             head: vec![NONE; groups],
             occ: vec![Occ::default(); groups.saturating_mul(slots).min(OCC_MAX)],
@@ -334,7 +341,8 @@ impl Sweep {
             .zip(gfr.chunks_exact(w))
             .zip(gpx.chunks_exact(w))
             .zip(gpk.chunks_exact(nr + 1));
-        for (((&n, top), least), peaks) in groups {
+        for (((&nm, top), least), peaks) in groups {
+            let n = nm & ((1 << CHANGED_SHIFT) - 1);
             let (from, to) = (at, (at + n as usize).min(srv.len()));
             at = to;
             let Some(&e) = srv.get(from) else {
@@ -346,7 +354,7 @@ impl Sweep {
             // a pending group's changes queue behind its older ones (read newest first); a
             // group read now must have its older changes read first
             let queue = tree && (pending || (room && !self.eager));
-            if queue && self.push(g, t, from, to - from, room) {
+            if queue && self.push(g, t, from, to - from, room, nm >> CHANGED_SHIFT) {
                 if room {
                     self.defer(g, ordered(group_floor(least, peaks, dem, self.peak)));
                 }
@@ -365,7 +373,7 @@ impl Sweep {
 
     /// Queues group `g`'s `n` changed entries from `from` of slot `t` (`room`: the group has
     /// room for one instance there) for [`Self::reveal`]; false when the queue is full.
-    fn push(&mut self, g: usize, t: u32, from: usize, n: usize, room: bool) -> bool {
+    fn push(&mut self, g: usize, t: u32, from: usize, n: usize, room: bool, servers: u32) -> bool {
         let Some(o) = self.occ.get_mut(self.occ_len) else {
             return false;
         };
@@ -375,7 +383,8 @@ impl Sweep {
         *o = Occ {
             t,
             from: from as u32,
-            n: n as u32 | if room { 0 } else { DROP },
+            n: n as u16 | if room { 0 } else { DROP },
+            servers: servers as u16,
             prev: *h,
         };
         *h = self.occ_len as u32;
@@ -384,7 +393,9 @@ impl Sweep {
             // pending from here on, with no bound until a change with room comes
             self.pending[g] = true;
             self.bound[g] = ABSENT;
+            self.changed[g] = 0;
         }
+        self.changed[g] |= servers;
         true
     }
 
@@ -425,6 +436,9 @@ impl Sweep {
         let mut at = core::mem::replace(&mut self.head[g], NONE);
         while let Some(&o) = self.occ.get(at as usize) {
             at = o.prev;
+            if u32::from(o.servers) & !seen == 0 {
+                continue; // each of its servers has a newer entry, read already
+            }
             let (srv, free, px) = pool.changes(o.t);
             let from = o.from as usize;
             let to = from + (o.n & !DROP) as usize;
@@ -452,8 +466,9 @@ impl Sweep {
                 }
                 self.refresh(si);
             }
-            if seen == u32::MAX >> (32 - GROUP) {
-                break; // every server of the group read: older changes are overridden
+            if seen & self.changed[g] == self.changed[g] {
+                // every server with a queued change read: older changes are overridden
+                break;
             }
         }
         self.pending[g] = false;

@@ -608,6 +608,12 @@ impl Pool {
             entry_peaks(v, &mut peaks);
         }
         let n = (hi - lo) as u32;
+        // which of the group's servers have an entry, above the count ([`CHANGED_SHIFT`])
+        let mut changed = 0u32;
+        for &e in srv.get(lo..hi).unwrap_or(&[]) {
+            changed |= 1 << ((e & !IDLE) as usize % GROUP);
+        }
+        let nm = n | changed << CHANGED_SHIFT;
         let at = gallop(gid, hint.1.min(gid.len()), |&x| x < g);
         let p = if gid.get(at) == Some(&g) {
             Ok(at)
@@ -617,10 +623,10 @@ impl Pool {
         // the next group's entries and summary come after these
         *hint = (hi, at);
         match (n > 0, p) {
-            (true, Ok(p)) => gn[p] = n,
+            (true, Ok(p)) => gn[p] = nm,
             (true, Err(p)) => {
                 gid.insert(p, g);
-                gn.insert(p, n);
+                gn.insert(p, nm);
             }
             (false, Ok(p)) => {
                 gid.remove(p);
@@ -1096,6 +1102,13 @@ impl Pool {
         }
     }
 }
+
+/// A group's value in the counts of [`Pool::groups`]: its number of entries in the low bits,
+/// and from this bit on one bit per server of the group with an entry (bit i: server
+/// g x [`GROUP`] + i), so the sweep knows whose entries a queued change holds without reading
+/// them.
+pub(crate) const CHANGED_SHIFT: u32 = 16;
+const _: () = assert!(GROUP <= 16);
 
 /// [`SlotChanges::touched`]: the cell has no breakpoint after the commit.
 const NO_ENTRY: u32 = u32::MAX;
@@ -1734,7 +1747,24 @@ mod tests {
         let mut q = p.clone();
         q.rebuild_changes();
         let (a, b) = (&p.changes, &q.changes);
-        p.census == q.census
+        // each group's count and server bits are its entries' (in the rebuilt copy too)
+        let groups_match = a.srv.iter().zip(&a.gid).zip(&a.gn).all(|((srv, gid), gn)| {
+            let mut want: Vec<(u32, u32)> = Vec::new();
+            for &e in srv {
+                let (g, bit) = (
+                    (e & !IDLE) / GROUP as u32,
+                    1 << ((e & !IDLE) % GROUP as u32),
+                );
+                match want.last_mut() {
+                    Some(w) if w.0 == g => w.1 += 1 | bit << CHANGED_SHIFT,
+                    _ => want.push((g, 1 | bit << CHANGED_SHIFT)),
+                }
+            }
+            want.iter().map(|w| w.0).eq(gid.iter().copied())
+                && want.iter().map(|w| w.1).eq(gn.iter().copied())
+        });
+        groups_match
+            && p.census == q.census
             && a.srv == b.srv
             && a.last == b.last
             && a.gid == b.gid
