@@ -22,8 +22,7 @@
 use super::census::{KINDS_MAX, LEVELS, SHARES};
 use super::cheapest::{ordered, Cheapest, ABSENT};
 use super::market::{
-    fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool,
-    CHANGED_SHIFT, GROUP, IDLE,
+    fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool, GROUP, IDLE,
 };
 use super::{Decision, OasisError, Reason};
 use crate::limits::RESOURCES_MAX;
@@ -104,25 +103,22 @@ struct Sweep {
     kfit: Vec<(u32, u32)>,
 }
 
-/// One slot's changes of one group, not read yet ([`Sweep::reveal`]): entries `from..from + n`
-/// of slot `t`'s time-major copy (`n` with [`DROP`] set: the group had no room there), the
-/// entries of the group's servers `servers` (bit: server - g x GROUP).
+/// One slot's changes of one group, not read yet ([`Sweep::reveal`]): the entries from `from`
+/// of slot `t`'s time-major copy, one per server of `servers` (bit: server - g x GROUP).
 #[derive(Clone, Copy, Debug, Default)]
 struct Occ {
     t: u32,
     from: u32,
-    n: u16,
     servers: u16,
+    /// did the group have room for one instance in that slot?
+    room: bool,
     /// the group's previous unread change (`NONE`: none)
     prev: u32,
 }
 
-/// Set on [`Occ::n`] when the group had no room for one instance in that slot.
-const DROP: u16 = 1 << 15;
-
 /// Most unread group changes one sweep keeps (16 bytes each): more are read at once.
 const OCC_MAX: usize = 1 << 18;
-// [`Occ`] marks the servers of a group in a `u16`, its count below [`DROP`]
+// [`Occ`] marks the servers of a group in a `u16`
 const _: () = assert!(GROUP <= 16);
 
 impl Sweep {
@@ -341,9 +337,9 @@ impl Sweep {
             .zip(gfr.chunks_exact(w))
             .zip(gpx.chunks_exact(w))
             .zip(gpk.chunks_exact(nr + 1));
-        for (((&nm, top), least), peaks) in groups {
-            let n = nm & ((1 << CHANGED_SHIFT) - 1);
-            let (from, to) = (at, (at + n as usize).min(srv.len()));
+        for (((&bits, top), least), peaks) in groups {
+            let n = bits.count_ones() as usize; // one entry per server with a bit
+            let (from, to) = (at, (at + n).min(srv.len()));
             at = to;
             let Some(&e) = srv.get(from) else {
                 continue;
@@ -354,7 +350,7 @@ impl Sweep {
             // a pending group's changes queue behind its older ones (read newest first); a
             // group read now must have its older changes read first
             let queue = tree && (pending || (room && !self.eager));
-            if queue && self.push(g, t, from, to - from, room, nm >> CHANGED_SHIFT) {
+            if queue && self.push(g, t, from, bits, room) {
                 if room {
                     self.defer(g, ordered(group_floor(least, peaks, dem, self.peak)));
                 }
@@ -371,9 +367,10 @@ impl Sweep {
         }
     }
 
-    /// Queues group `g`'s `n` changed entries from `from` of slot `t` (`room`: the group has
-    /// room for one instance there) for [`Self::reveal`]; false when the queue is full.
-    fn push(&mut self, g: usize, t: u32, from: usize, n: usize, room: bool, servers: u32) -> bool {
+    /// Queues group `g`'s changed entries from `from` of slot `t`, one per server of `servers`
+    /// (`room`: the group has room for one instance there) for [`Self::reveal`]; false when
+    /// the queue is full.
+    fn push(&mut self, g: usize, t: u32, from: usize, servers: u32, room: bool) -> bool {
         let Some(o) = self.occ.get_mut(self.occ_len) else {
             return false;
         };
@@ -383,8 +380,8 @@ impl Sweep {
         *o = Occ {
             t,
             from: from as u32,
-            n: n as u16 | if room { 0 } else { DROP },
             servers: servers as u16,
+            room,
             prev: *h,
         };
         *h = self.occ_len as u32;
@@ -441,7 +438,7 @@ impl Sweep {
             }
             let (srv, free, px) = pool.changes(o.t);
             let from = o.from as usize;
-            let to = from + (o.n & !DROP) as usize;
+            let to = from + o.servers.count_ones() as usize;
             for (i, &e) in (from..).zip(srv.get(from..to).unwrap_or(&[])) {
                 let si = (e & !IDLE) as usize;
                 let bit = 1u32 << (si % GROUP);
@@ -451,7 +448,7 @@ impl Sweep {
                 seen |= bit;
                 let b = i * nr;
                 let f = free.get(b..b + nr).unwrap_or(&[]);
-                if o.n & DROP != 0 {
+                if !o.room {
                     self.fit[si] = 0;
                     self.known[si] = true;
                 } else if e & IDLE != 0 {

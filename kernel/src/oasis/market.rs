@@ -116,8 +116,9 @@ struct SlotChanges {
     /// per slot: the groups of [`GROUP`] servers (by index: server / GROUP) with an entry
     /// there, increasing
     gid: Vec<Vec<u32>>,
-    /// per slot: per group of `gid`, its number of entries (they follow each other in `srv`)
-    gn: Vec<Vec<u32>>,
+    /// per slot: per group of `gid`, its servers with an entry there (bit i: server
+    /// group x [`GROUP`] + i; its entries, as many as bits, follow each other in `srv`)
+    gsrv: Vec<Vec<u32>>,
     /// per slot: per group of `gid`, the largest free room per resource over its entries (R
     /// values): a job without room on one resource's largest has room on none of them
     gfr: Vec<Vec<f64>>,
@@ -155,7 +156,7 @@ impl SlotChanges {
             fr: vec![Vec::new(); slots as usize],
             px: vec![Vec::new(); slots as usize],
             gid: vec![Vec::new(); slots as usize],
-            gn: vec![Vec::new(); slots as usize],
+            gsrv: vec![Vec::new(); slots as usize],
             gfr: vec![Vec::new(); slots as usize],
             gpx: vec![Vec::new(); slots as usize],
             gpk: vec![Vec::new(); slots as usize],
@@ -329,14 +330,15 @@ impl Pool {
     }
 
     /// The groups of slot `t`'s entries in the time-major copy ([`GROUP`] servers by index
-    /// each, only those with an entry, in order): per group its number of entries (they
-    /// follow each other in [`Self::changes`]) and its largest free room per resource (R
+    /// each, only those with an entry, in order): per group its servers with an entry (bit i:
+    /// server group x [`GROUP`] + i; their entries follow each other in [`Self::changes`]) and
+    /// its largest free room per resource (R
     /// values), its least price per resource (R values) and its least peak prices (R + 1
     /// values, [`PEAKS`]).
     pub(crate) fn groups(&self, t: u32) -> GroupSummaries<'_> {
         let c = &self.changes;
         let t = t as usize;
-        match (c.gn.get(t), c.gfr.get(t), c.gpx.get(t), c.gpk.get(t)) {
+        match (c.gsrv.get(t), c.gfr.get(t), c.gpx.get(t), c.gpk.get(t)) {
             (Some(n), Some(f), Some(p), Some(k)) => (n, f, p, k),
             _ => (&[], &[], &[], &[]),
         }
@@ -547,7 +549,7 @@ impl Pool {
                 gpk.reserve(need * (nr + 1));
             }
             // each new entry adds at most one group
-            for v in [&mut c.gid[t], &mut c.gn[t]] {
+            for v in [&mut c.gid[t], &mut c.gsrv[t]] {
                 if v.capacity() - v.len() < need {
                     v.reserve(need);
                 }
@@ -564,12 +566,12 @@ impl Pool {
         let nr = self.resources as usize;
         let c = &mut self.changes;
         let t = t as usize;
-        let (Some(srv), Some(fr), Some(px), Some(gid), Some(gn), Some(gfr), Some(gpx), Some(gpk)) = (
+        let (Some(srv), Some(fr), Some(px), Some(gid), Some(gsrv), Some(gfr), Some(gpx), Some(gpk)) = (
             c.srv.get(t),
             c.fr.get(t),
             c.px.get(t),
             c.gid.get_mut(t),
-            c.gn.get_mut(t),
+            c.gsrv.get_mut(t),
             c.gfr.get_mut(t),
             c.gpx.get_mut(t),
             c.gpk.get_mut(t),
@@ -608,12 +610,12 @@ impl Pool {
             entry_peaks(v, &mut peaks);
         }
         let n = (hi - lo) as u32;
-        // which of the group's servers have an entry, above the count ([`CHANGED_SHIFT`])
-        let mut changed = 0u32;
+        // which of the group's servers have an entry (one each: a slot's servers are distinct)
+        let mut bits = 0u32;
         for &e in srv.get(lo..hi).unwrap_or(&[]) {
-            changed |= 1 << ((e & !IDLE) as usize % GROUP);
+            bits |= 1 << ((e & !IDLE) as usize % GROUP);
         }
-        let nm = n | changed << CHANGED_SHIFT;
+        debug_assert_eq!(bits.count_ones(), n);
         let at = gallop(gid, hint.1.min(gid.len()), |&x| x < g);
         let p = if gid.get(at) == Some(&g) {
             Ok(at)
@@ -623,14 +625,14 @@ impl Pool {
         // the next group's entries and summary come after these
         *hint = (hi, at);
         match (n > 0, p) {
-            (true, Ok(p)) => gn[p] = nm,
+            (true, Ok(p)) => gsrv[p] = bits,
             (true, Err(p)) => {
                 gid.insert(p, g);
-                gn.insert(p, nm);
+                gsrv.insert(p, bits);
             }
             (false, Ok(p)) => {
                 gid.remove(p);
-                gn.remove(p);
+                gsrv.remove(p);
             }
             (false, Err(_)) => {}
         }
@@ -1103,12 +1105,8 @@ impl Pool {
     }
 }
 
-/// A group's value in the counts of [`Pool::groups`]: its number of entries in the low bits,
-/// and from this bit on one bit per server of the group with an entry (bit i: server
-/// g x [`GROUP`] + i), so the sweep knows whose entries a queued change holds without reading
-/// them.
-pub(crate) const CHANGED_SHIFT: u32 = 16;
-const _: () = assert!(GROUP <= 16);
+// [`Pool::groups`] marks a group's servers in a `u32`
+const _: () = assert!(GROUP <= 32);
 
 /// [`SlotChanges::touched`]: the cell has no breakpoint after the commit.
 const NO_ENTRY: u32 = u32::MAX;
@@ -1747,28 +1745,33 @@ mod tests {
         let mut q = p.clone();
         q.rebuild_changes();
         let (a, b) = (&p.changes, &q.changes);
-        // each group's count and server bits are its entries' (in the rebuilt copy too)
-        let groups_match = a.srv.iter().zip(&a.gid).zip(&a.gn).all(|((srv, gid), gn)| {
-            let mut want: Vec<(u32, u32)> = Vec::new();
-            for &e in srv {
-                let (g, bit) = (
-                    (e & !IDLE) / GROUP as u32,
-                    1 << ((e & !IDLE) % GROUP as u32),
-                );
-                match want.last_mut() {
-                    Some(w) if w.0 == g => w.1 += 1 | bit << CHANGED_SHIFT,
-                    _ => want.push((g, 1 | bit << CHANGED_SHIFT)),
+        // each group's server bits are its entries' (in the rebuilt copy too)
+        let groups_match = a
+            .srv
+            .iter()
+            .zip(&a.gid)
+            .zip(&a.gsrv)
+            .all(|((srv, gid), gsrv)| {
+                let mut want: Vec<(u32, u32)> = Vec::new();
+                for &e in srv {
+                    let (g, bit) = (
+                        (e & !IDLE) / GROUP as u32,
+                        1 << ((e & !IDLE) % GROUP as u32),
+                    );
+                    match want.last_mut() {
+                        Some(w) if w.0 == g => w.1 |= bit,
+                        _ => want.push((g, bit)),
+                    }
                 }
-            }
-            want.iter().map(|w| w.0).eq(gid.iter().copied())
-                && want.iter().map(|w| w.1).eq(gn.iter().copied())
-        });
+                want.iter().map(|w| w.0).eq(gid.iter().copied())
+                    && want.iter().map(|w| w.1).eq(gsrv.iter().copied())
+            });
         groups_match
             && p.census == q.census
             && a.srv == b.srv
             && a.last == b.last
             && a.gid == b.gid
-            && a.gn == b.gn
+            && a.gsrv == b.gsrv
             && [
                 (&a.fr, &b.fr),
                 (&a.px, &b.px),
