@@ -9,6 +9,12 @@
 //! (e.g. `mlsched gen oasis --nodes 12500 --jobs 100000 --slots 100000 -o big.json`), which
 //! times every decision of the whole run (p50 / p99 / max / total); `OASIS_SCALE_LIMIT=n` times
 //! only the first n, and `OASIS_SCALE_SLOWEST=n` lists the n slowest with what they did.
+//! `OASIS_SCALE_SWEEP=1` decides without the slot trees (`docs/oasis.md`, "The slot trees"):
+//! the sweep of the time-major copy, same decisions, to compare both in one build.
+//! `OASIS_SCALE_SPLIT=1` also decides each job once more before its timed decision, without
+//! committing (untimed for the run's figures), and reports, over the decisions from the
+//! 98.5th to the 99.5th percentile, the average time of the decision with its commit against
+//! the decision alone (the dry run warms the caches: its figures are a little optimistic).
 //!
 //! `cargo bench -p mlsched-benches --bench oasis -- --warm-up-time 1 --measurement-time 3`
 use criterion::{black_box, Criterion};
@@ -16,7 +22,7 @@ use mlsched_benches::thread_cpu_ms;
 use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, Utility};
-use mlsched_kernel::oasis::fast::FastDp;
+use mlsched_kernel::oasis::fast::{DpSize, FastDp};
 use mlsched_kernel::oasis::{reference, JobParams, OasisScheduler};
 use std::time::Instant;
 
@@ -188,28 +194,59 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         let (j, n) = v.split_once(':')?;
         Some((j.parse().ok()?, n.parse().ok()?))
     });
+    if std::env::var("OASIS_SCALE_SWEEP").is_ok() {
+        s.drop_grids();
+    }
+    let split = std::env::var("OASIS_SCALE_SPLIT").is_ok();
+    let mut dry = split.then(|| {
+        let empty = DpSize {
+            slots: scn.slots as usize,
+            workers: scn.worker_servers.len(),
+            ps: scn.ps_servers.len(),
+            ..Default::default()
+        };
+        let size = scn
+            .jobs
+            .iter()
+            .filter_map(|j| FastDp::size_of(s.market(), &JobParams::of(j), &j.utility))
+            .fold(empty, DpSize::max);
+        FastDp::new(size)
+    });
+    let mut drys: Vec<(f64, f64)> = Vec::new();
     for idx in s.arrival_order().into_iter().take(limit) {
         let a = scn.jobs[idx as usize].arrival;
         if let Some((_, n)) = repeat.filter(|r| r.0 == idx) {
             repeat_decision(&s, scn, idx, n);
         }
+        let dry_ms = match dry.as_mut() {
+            Some(dp) => {
+                let j = &scn.jobs[idx as usize];
+                let p = JobParams::of(j);
+                let c = thread_cpu_ms();
+                black_box(dp.decide(s.market(), idx, &p, &j.utility).expect("decides"));
+                thread_cpu_ms() - c
+            }
+            None => 0.0,
+        };
         let (t, c) = (Instant::now(), thread_cpu_ms());
         let d = s.decide_logged(a, idx, &mut sink).expect("decides");
         let c = thread_cpu_ms() - c;
         cpu.push(c);
+        drys.push((c, dry_ms));
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         admitted += d.admitted as u32;
         each.push((c, idx, d.admitted, d.completion_slot, s.last_work()));
     }
     let m = s.market();
     println!(
-        "{label}: H {} K {} T {}, {} jobs, {admitted} admitted; build {:.1} ms; decisions {}; \
-         market breakpoints {} + {}; decision log hash {}",
+        "{label}: H {} K {} T {}, {} jobs, {admitted} admitted; build {:.1} ms; slot trees {}; \
+         decisions {}; market breakpoints {} + {}; decision log hash {}",
         m.workers.servers(),
         m.ps.servers(),
         m.slots(),
         scn.jobs.len(),
         build.as_secs_f64() * 1e3,
+        if m.has_grids() { "kept" } else { "not kept" },
         stats(&mut ms),
         m.workers.breakpoints(),
         m.ps.breakpoints(),
@@ -220,6 +257,19 @@ fn timed_run(label: &str, scn: &OasisScenario) {
         stats(&mut cpu)
     );
     slowest(scn, &mut each);
+    if split {
+        drys.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n = drys.len();
+        let band = &drys[n * 985 / 1000..n * 995 / 1000];
+        let (tt, dd) = band.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let k = band.len().max(1) as f64;
+        println!(
+            "  p98.5-p99.5 band, {} decisions, CPU: {:.2} ms with the commit, {:.2} ms deciding",
+            band.len(),
+            tt / k,
+            dd / k
+        );
+    }
 }
 
 /// Decides job `idx` `n` times on `s`'s market (as it stands before `idx`), without committing.

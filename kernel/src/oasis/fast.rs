@@ -21,6 +21,7 @@
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::census::{KINDS_MAX, LEVELS, SHARES};
 use super::cheapest::{ordered, Cheapest, ABSENT};
+use super::grid::{room_code, Grid, FAN, LEAF};
 use super::market::{
     fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool, GROUP, IDLE,
 };
@@ -44,6 +45,9 @@ const NONE: u32 = u32::MAX;
 /// listing reaches that bound or one of its servers ([`Sweep::step`]).
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
 /// the index's cheapest servers reproduces the full sorted walk bit for bit.
+///
+/// On a pool that keeps its slot trees ([`Grid`]) none of that state is used: `start` and
+/// `step` only move `now`, and each listing searches slot `now`'s tree ([`Self::list_grid`]).
 #[derive(Clone, Debug, Default)]
 struct Sweep {
     n: usize,
@@ -101,6 +105,36 @@ struct Sweep {
     peak: Option<(usize, f64)>,
     /// per census kind and level: (stamp, fit of its floor share), [`Self::census_fit`]
     kfit: Vec<(u32, u32)>,
+    /// the frontier of a listing over the pool's slot tree ([`Self::list_grid`]), a binary
+    /// heap by (key, first server) in its first `heap_len` entries
+    heap: Vec<Front>,
+    heap_len: usize,
+    /// per server (a bit each): room for one instance while idle, computed once a decision
+    /// a word at a time (valid when the word's `fstamp` is the current stamp)
+    fits: Vec<u64>,
+    fstamp: Vec<u32>,
+}
+
+/// A server or a summary node on the frontier of [`Sweep::list_grid`]: `key` is the ordered
+/// unit price of server `idx` (`lvl` 0) or the ordered group floor of node `idx` of the slot
+/// tree's level `lvl - 1`, `first` the least server index under it. Ordered by (key, first):
+/// a node's servers all have keys >= its floor and indices >= its first, so none of them can
+/// come before a frontier item that comes before the node.
+#[derive(Clone, Copy, Debug, Default)]
+struct Front {
+    key: i64,
+    first: u32,
+    lvl: u32,
+    idx: u32,
+}
+
+/// [`Front::lvl`] of an idle stream (`idx`: the stream, `first`: its next idle server).
+const STREAM: u32 = u32::MAX;
+
+impl Front {
+    fn before(&self, o: &Front) -> bool {
+        (self.key, self.first) < (o.key, o.first)
+    }
 }
 
 /// One slot's changes of one group, not read yet ([`Sweep::reveal`]): the entries from `from`
@@ -153,6 +187,11 @@ impl Sweep {
             dense: NONE,
             peak: None,
             kfit: vec![(0, 0); KINDS_MAX * LEVELS],
+            // the frontier holds distinct servers, nodes and idle streams: fewer than 2n + 64
+            heap: vec![Front::default(); 2 * n + 64],
+            heap_len: 0,
+            fits: vec![0; n.div_ceil(64)],
+            fstamp: vec![0; n.div_ceil(64)],
         }
     }
 
@@ -265,18 +304,22 @@ impl Sweep {
         if self.stamp == 0 {
             self.cstamp.iter_mut().for_each(|x| *x = 0);
             self.kfit.iter_mut().for_each(|x| *x = (0, 0));
+            self.fstamp.iter_mut().for_each(|x| *x = 0);
             self.stamp = 1;
         }
         self.now = t;
         self.k = 0;
         self.eager = false;
+        self.peak = peak_of(dem, pool.resources_n());
+        if pool.grid().is_some() {
+            return; // each listing searches its slot's tree: no state to sweep
+        }
         self.src.iter_mut().for_each(|x| *x = (NONE, 0));
         self.head.iter_mut().for_each(|x| *x = NONE);
         self.occ_len = 0;
         self.pending.iter_mut().for_each(|x| *x = false);
         self.pend.build(|_| None);
         self.dense = if pool.free_at(t).is_some() { t } else { NONE };
-        self.peak = peak_of(dem, pool.resources_n());
         if let Some(px) = pool.prices_at(t) {
             // the pool keeps slot t's prices densely: one sequential pass; every fit waits
             // for the listing (an idle server's fit over no usage is its fit over +0.0)
@@ -327,6 +370,9 @@ impl Sweep {
         let t = self.now + 1;
         self.now = t;
         self.k = 0;
+        if pool.grid().is_some() {
+            return;
+        }
         let nr = pool.resources_n();
         let w = nr.max(1);
         let (srv, free, px) = pool.changes(t);
@@ -536,6 +582,10 @@ impl Sweep {
     /// `count` (or none is left): `ls`, `cum`, `pre` as the full sorted walk would have them.
     /// A server whose fit turns out 0 leaves the index until its usage changes again.
     fn list(&mut self, pool: &Pool, dem: &ResourceVec, count: u64) {
+        if let Some(grid) = pool.grid() {
+            self.list_grid(pool, grid, dem, count);
+            return;
+        }
         self.k = 0;
         self.cum[0] = 0;
         self.pre[0] = 0.0;
@@ -581,6 +631,254 @@ impl Sweep {
             self.masked[s] = false;
             self.refresh(s);
         }
+    }
+
+    /// [`Self::list`] from the pool's slot tree at `now` ([`Grid`]): a best-first search from
+    /// the root, by (key, first server) ([`Front`]). A node enters the frontier under its
+    /// group floor ([`group_floor`] of its least prices and peaks, below every unit price
+    /// under it), unless its largest free room on some demanded resource is short of one
+    /// instance (then no server under it has room: room is monotone in each free room); a
+    /// server enters under its unit price, if it has room. So the servers leave the frontier
+    /// in the order (unit price, index) of those with room, which is the order the sweep's
+    /// listing takes them in, and the list is the same; its cost follows the servers and
+    /// nodes the search opens, not the changes between slots.
+    fn list_grid(&mut self, pool: &Pool, grid: &Grid, dem: &ResourceVec, count: u64) {
+        let t = self.now;
+        let nr = grid.resources();
+        let sw = grid.summary_width();
+        self.k = 0;
+        self.cum[0] = 0;
+        self.pre[0] = 0.0;
+        self.heap_len = 0;
+        // the joint room test of the nodes: the largest free rooms of the servers at the
+        // room level of the demand on the key resource (all servers with room are there)
+        let at = grid
+            .room_level(dem.get(grid.key()))
+            .map_or(grid.top_at(), |k| grid.levels_at() + k * nr);
+        let ta = grid.top_at();
+        let top = grid.depth();
+        // per resource, the least room code of a server with room ([`room_code`])
+        let mut need = [0u8; RESOURCES_MAX];
+        for (r, n) in need.iter_mut().enumerate().take(nr) {
+            let d = dem.get(r);
+            if d > 0.0 {
+                *n = room_code(d * (1.0 - 2e-9));
+            }
+        }
+        if let Some(root) = grid.summaries(t, top - 1).get(..sw) {
+            if room_in(&root[ta..ta + nr], dem) && has_room(&root[at..at + nr], dem) {
+                let floor = group_floor(&root[..nr], &root[nr..ta], dem, self.peak);
+                self.push_front(Front {
+                    key: ordered(floor),
+                    first: grid.first(top - 1, 0),
+                    lvl: top as u32,
+                    idx: 0,
+                });
+            }
+        }
+        for k in 0..grid.streams() {
+            if let Some(s) = self.next_fit(pool, grid, k, dem, 0) {
+                self.push_front(Front {
+                    key: ordered(unit_of(grid.stream_prices(k), dem)),
+                    first: s as u32,
+                    lvl: STREAM,
+                    idx: k as u32,
+                });
+            }
+        }
+        while self.cum[self.k] < count {
+            let Some(x) = self.pop_front() else {
+                break;
+            };
+            let i = x.idx as usize;
+            match x.lvl {
+                STREAM => {
+                    // the idle server `first` of stream i, which has room; then its next one
+                    let s = x.first as usize;
+                    let fit = self.idle_fit(pool, s, dem);
+                    let unit = unit_of(grid.stream_prices(i), dem);
+                    self.list_one(s, fit, unit);
+                    if let Some(n) = self.next_fit(pool, grid, i, dem, s + 1) {
+                        self.push_front(Front {
+                            first: n as u32,
+                            ..x
+                        });
+                    }
+                }
+                0 => {
+                    let c = grid.cell(t, i);
+                    let fit = fit_free(&c[..nr], dem);
+                    debug_assert!(fit > 0);
+                    self.list_one(i, fit, self.unit[i]);
+                }
+                1 => {
+                    // a group of servers (by position): each with room enters under its unit
+                    // price
+                    let from = i * LEAF;
+                    let to = (from + LEAF).min(self.n);
+                    let cells = grid.slot(t);
+                    let codes = grid.slot_codes(t);
+                    for p in from..to {
+                        // a byte per resource first: most servers met here have no room
+                        let cs = codes.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
+                        if cs.iter().zip(&need).any(|(c, n)| c < n) {
+                            continue;
+                        }
+                        let c = cells.get(p * 2 * nr..(p + 1) * 2 * nr).unwrap_or(&[]);
+                        let s = grid.server_at(p) as usize;
+                        if c.len() == 2 * nr && s < self.n && room_in(&c[..nr], dem) {
+                            let u = unit_of(&c[nr..], dem);
+                            self.unit[s] = u;
+                            self.push_front(Front {
+                                key: ordered(u),
+                                first: s as u32,
+                                lvl: 0,
+                                idx: s as u32,
+                            });
+                        }
+                    }
+                }
+                l => {
+                    // a node of level l - 1: its children of level l - 2
+                    let below = l as usize - 2;
+                    let sums = grid.summaries(t, below);
+                    let from = i * FAN;
+                    let to = (from + FAN).min(grid.nodes(below));
+                    for j in from..to {
+                        let v = sums.get(j * sw..(j + 1) * sw).unwrap_or(&[]);
+                        if v.len() == sw
+                            && room_in(&v[ta..ta + nr], dem)
+                            && has_room(&v[at..at + nr], dem)
+                        {
+                            let floor = group_floor(&v[..nr], &v[nr..ta], dem, self.peak);
+                            self.push_front(Front {
+                                key: ordered(floor),
+                                first: grid.first(below, j),
+                                lvl: below as u32 + 1,
+                                idx: j as u32,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends server `s` with its fit and unit price to the list.
+    fn list_one(&mut self, s: usize, fit: u32, unit: f64) {
+        let k = self.k;
+        self.fit[s] = fit;
+        self.unit[s] = unit;
+        self.ls[k] = s as u32;
+        self.cum[k + 1] = self.cum[k] + fit as u64;
+        self.pre[k + 1] = self.pre[k] + unit * fit as f64;
+        self.k += 1;
+    }
+
+    /// The fit of server `s` while idle: its class's (computed once a decision).
+    fn idle_fit(&mut self, pool: &Pool, s: usize, dem: &ResourceVec) -> u32 {
+        let c = pool.class_of(s);
+        if self.cstamp.get(c) != Some(&self.stamp) {
+            let nr = pool.resources_n();
+            let cc = pool.capacities(c * nr, nr);
+            self.cu[c] = unit_of(pool.idle(c as u32), dem);
+            self.cf[c] = fit_of(cc, &[], dem);
+            self.cstamp[c] = self.stamp;
+        }
+        self.cf[c]
+    }
+
+    /// The first server at or after `from` of idle stream `k` at the current slot with room
+    /// for one instance.
+    fn next_fit(
+        &mut self,
+        pool: &Pool,
+        grid: &Grid,
+        k: usize,
+        dem: &ResourceVec,
+        from: usize,
+    ) -> Option<usize> {
+        let row = grid.idle_row(k, self.now);
+        let mut w = from / 64;
+        let mut bits = row.get(w)? & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                bits &= self.fit_word(pool, dem, w);
+                if bits != 0 {
+                    return Some(w * 64 + bits.trailing_zeros() as usize);
+                }
+            }
+            w += 1;
+            bits = *row.get(w)?;
+        }
+    }
+
+    /// Word `w` of the servers with room for one instance while idle (a bit each), computed
+    /// once a decision, when first needed.
+    fn fit_word(&mut self, pool: &Pool, dem: &ResourceVec, w: usize) -> u64 {
+        if self.fstamp.get(w) == Some(&self.stamp) {
+            return self.fits[w];
+        }
+        let mut m = 0u64;
+        for s in w * 64..(w * 64 + 64).min(self.n) {
+            if self.idle_fit(pool, s, dem) > 0 {
+                m |= 1 << (s % 64);
+            }
+        }
+        if let (Some(f), Some(st)) = (self.fits.get_mut(w), self.fstamp.get_mut(w)) {
+            *f = m;
+            *st = self.stamp;
+        }
+        m
+    }
+
+    /// Adds `x` to the frontier heap.
+    #[inline]
+    fn push_front(&mut self, x: Front) {
+        let h = &mut self.heap;
+        let mut i = self.heap_len;
+        // the frontier holds distinct servers, nodes and streams: fewer than `heap` has room
+        // for (2n + 64, fixed at `new`, kept by clones)
+        debug_assert!(i < h.len());
+        let Some(slot) = h.get_mut(i) else {
+            return;
+        };
+        *slot = x;
+        self.heap_len += 1;
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if !h[i].before(&h[p]) {
+                break;
+            }
+            h.swap(i, p);
+            i = p;
+        }
+    }
+
+    /// Takes the least item of the frontier heap.
+    fn pop_front(&mut self) -> Option<Front> {
+        let n = self.heap_len.checked_sub(1)?;
+        self.heap_len = n;
+        let h = &mut self.heap;
+        let top = h[0];
+        h[0] = h[n];
+        let mut i = 0;
+        loop {
+            let (a, b) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if a < n && h[a].before(&h[m]) {
+                m = a;
+            }
+            if b < n && h[b].before(&h[m]) {
+                m = b;
+            }
+            if m == i {
+                break;
+            }
+            h.swap(i, m);
+            i = m;
+        }
+        Some(top)
     }
 
     /// Appends the list to `buf` from `at`; returns the new end.
@@ -632,6 +930,13 @@ impl Sweep {
         let s = self.ls[lo] as usize;
         self.pre[lo] + self.unit[s] * (count - self.cum[lo]) as f64
     }
+}
+
+/// Does a server or node of the slot tree have room for one instance? Its (largest) free
+/// rooms `top`, -inf where no server is in the tree ([`Grid`]: the idle ones are not), which
+/// has no room even for a demand of zero on every resource.
+fn room_in(top: &[f64], dem: &ResourceVec) -> bool {
+    top.first().is_some_and(|&f| f != f64::NEG_INFINITY) && has_room(top, dem)
 }
 
 /// Choices compared at once by [`best_choice`].
@@ -1480,9 +1785,10 @@ mod tests {
             l_ps: 0.5,
         };
         let mut m = Market::new(&scn, bounds).unwrap();
-        // in the first third of each pool, whole groups of servers turn busy and idle from
-        // slot to slot: their changes queue up while the listing takes idle servers, and a
-        // group turning busy leaves its servers' idle keys in the index
+        m.drop_grids(); // the queue belongs to the sweep of the time-major copy
+                        // in the first third of each pool, whole groups of servers turn busy and idle from
+                        // slot to slot: their changes queue up while the listing takes idle servers, and a
+                        // group turning busy leaves its servers' idle keys in the index
         let p0 = JobParams::of(&OasisJob {
             worker_demand: rv(&[1.0, 1.0]),
             ps_demand: rv(&[1.0, 1.0]),
@@ -1533,5 +1839,95 @@ mod tests {
             }
         }
         assert!(admitted > 10, "{admitted} admitted");
+    }
+
+    /// The slot trees ([`Grid`]) are an optimisation only: a market without them (decisions
+    /// sweep the time-major copy) decides and places every job the same, on pools of mixed
+    /// capacities (one without a resource: its own idle stream) with idle and busy servers.
+    #[test]
+    fn slot_trees_give_the_same_decisions() {
+        let mut x = 7u64;
+        let mut draw = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (slots, nw, np) = (24u32, 700usize, 150usize);
+        let cap = |i: u64| {
+            rv(&[
+                [0.0, 2.0, 4.0, 8.0][(i % 4) as usize],
+                16.0 + (i % 3) as f64 * 8.0,
+                32.0 + (i % 5) as f64 * 16.0,
+            ])
+        };
+        let mut jobs = Vec::new();
+        for i in 0..260u32 {
+            jobs.push(OasisJob {
+                arrival: i * slots / 260,
+                epochs: 1 + draw(3) as u32,
+                chunks: 2 + draw(40) as u32,
+                minibatches_per_chunk: 1 + draw(3) as u32,
+                minibatch_time: 0.2 + draw(5) as f64 * 0.1,
+                comm_time: 0.01,
+                worker_bw: 1.0,
+                ps_bw: 1.0 + draw(3) as f64,
+                worker_demand: rv(&[draw(3) as f64, 1.0 + draw(6) as f64, draw(9) as f64]),
+                // every seventh job's parameter servers demand nothing: every server has room
+                ps_demand: if i % 7 == 3 {
+                    rv(&[0.0, 0.0, 0.0])
+                } else {
+                    rv(&[0.0, 1.0 + draw(4) as f64, 2.0 + draw(5) as f64])
+                },
+                utility: Utility::Sigmoid {
+                    priority: 50.0 + draw(400) as f64,
+                    decay: 0.02 * draw(4) as f64,
+                    target: 1.0 + draw(8) as f64,
+                },
+            });
+        }
+        let scn = OasisScenario {
+            slots,
+            resources: 3,
+            worker_servers: (0..nw as u64).map(cap).collect(),
+            ps_servers: (0..np as u64).map(|i| cap(i + 1)).collect(),
+            prices: None,
+            jobs: jobs.clone(),
+            throughput: None,
+        };
+        let bounds = PriceBounds {
+            u_worker: rv(&[64.0, 16.0, 8.0]),
+            u_ps: rv(&[64.0, 16.0, 8.0]),
+            l_worker: 0.25,
+            l_ps: 0.25,
+        };
+        let mut a = Market::new(&scn, bounds).unwrap();
+        assert!(a.has_grids());
+        let mut b = a.clone();
+        b.drop_grids();
+        let size = jobs
+            .iter()
+            .filter_map(|j| FastDp::size_of(&a, &JobParams::of(j), &j.utility))
+            .fold(DpSize::default(), DpSize::max);
+        let (mut da, mut db) = (FastDp::new(size), FastDp::new(size));
+        let mut admitted = 0;
+        for (i, j) in jobs.iter().enumerate() {
+            let p = JobParams::of(j);
+            a.advance(p.arrival);
+            b.advance(p.arrival);
+            let got = da.decide(&a, i as u32, &p, &j.utility).unwrap();
+            let want = db.decide(&b, i as u32, &p, &j.utility).unwrap();
+            assert_eq!(got, want, "job {i}");
+            assert!(da.schedule().iter().eq(db.schedule().iter()), "job {i}");
+            if want.admitted {
+                admitted += 1;
+                for m in [&mut a, &mut b] {
+                    m.reserve(nw * slots as usize, np * slots as usize);
+                    m.reserve_window(&p, p.arrival, slots - p.arrival);
+                    commit(m, &p, &db.schedule());
+                }
+            }
+        }
+        assert!(admitted > 30, "{admitted} admitted");
     }
 }

@@ -1,6 +1,7 @@
 //! The priced cluster of OASiS: usage g_h^r(t) / v_k^r(t), prices p_h^r(t) / q_k^r(t) (eq. 22)
 //! and the per-job constants the subroutines need.
 use super::census::Census;
+use super::grid::{Grid, RoomLevels};
 use super::OasisError;
 use crate::error::Limit;
 use crate::limits::{self, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
@@ -19,7 +20,9 @@ use serde::{Deserialize, Serialize};
 /// T x H. Each breakpoint caches the eq. (22) price of its usage, so a price is bit-identical to
 /// a dense grid's. All breakpoints of a pool live in one arena (per server a block; a full block
 /// moves to the arena's end at twice its size), so that [`Pool::reserve`] can guarantee that a
-/// commit of a bounded number of cells allocates nothing.
+/// commit of a bounded number of cells allocates nothing. Derived from the breakpoints, for the
+/// decisions: either the slot trees ([`Grid`], when they fit) or the time-major copy of the
+/// changes ([`SlotChanges`]), and the census.
 #[derive(Clone, Debug)]
 pub struct Pool {
     slots: u32,
@@ -56,6 +59,12 @@ pub struct Pool {
     /// Servers per slot, kind and free share of capacity (derived; kept by [`Self::rebuild`],
     /// counted again on restore).
     census: Census,
+    /// Every server's values in force at every slot and their summary trees (derived; kept
+    /// by each merge, rebuilt on restore; `None` beyond [`super::grid::GRID_VALUES_MAX`] or
+    /// when dropped by [`Market::drop_grids`]).
+    grid: Option<Grid>,
+    /// The slot trees' joint room test (derived from the jobs at the build).
+    room: RoomLevels,
 }
 
 /// log2 of the entries of [`Pool::price_of`]'s cache.
@@ -83,6 +92,8 @@ const _: () = assert!(SERVERS_MAX < IDLE as usize);
 /// entries of a slot have, on some resource, less free room than a job needs on all of them is
 /// skipped by the sweep as a whole.
 pub(crate) const GROUP: usize = 16;
+// the slot trees find a server's node at each level by shifts ([`Pool::sync_grid`])
+const _: () = assert!(GROUP.is_power_of_two());
 
 /// [`IDLE`] if a breakpoint's values (usage then prices) have usage +0.0 everywhere.
 fn idle_flag(values: &[f64], nr: usize) -> u32 {
@@ -189,6 +200,7 @@ impl Pool {
         r: usize,
         upper: ResourceVec,
         lower: f64,
+        demands: &[&[f64]],
     ) -> Result<Self, OasisError> {
         let mut capacity = Vec::with_capacity(caps.len() * r);
         for c in caps {
@@ -217,10 +229,14 @@ impl Pool {
             books: Vec::new(),
             prices: vec![((u64::MAX, u64::MAX, u32::MAX), 0.0); 1 << PRICE_CACHE_BITS],
             census: Census::default(),
+            grid: None,
+            room: RoomLevels::default(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
         p.census = Census::new(&p.capacity, r, slots);
+        p.room = RoomLevels::of(demands.iter().copied(), &p.capacity, r);
+        p.grid = Grid::idle(slots, n, r, &p.capacity, &p.idle, &p.room);
         Ok(p)
     }
 
@@ -254,6 +270,88 @@ impl Pool {
                 )
             })
             .collect()
+    }
+
+    /// The slot trees ([`Grid`]), when the pool keeps them.
+    pub(crate) fn grid(&self) -> Option<&Grid> {
+        self.grid.as_ref()
+    }
+
+    /// Builds the slot trees from the breakpoints (after a restore), within
+    /// [`super::grid::GRID_VALUES_MAX`].
+    fn rebuild_grid(&mut self) {
+        let nr = self.resources as usize;
+        let mut grid = Grid::idle(
+            self.slots,
+            self.servers as usize,
+            nr,
+            &self.capacity,
+            &self.idle,
+            &self.room,
+        );
+        if let Some(g) = grid.as_mut() {
+            let mut vals = [0.0f64; 2 * RESOURCES_MAX];
+            let st = 2 * nr.min(RESOURCES_MAX);
+            for s in 0..self.servers {
+                let ts = self.times(s);
+                for (j, &from) in ts.iter().enumerate() {
+                    let to = ts.get(j + 1).copied().unwrap_or(self.slots);
+                    self.entry_of(s, j, &mut vals[..st]);
+                    let idle = idle_flag(self.values(s, j), nr) != 0;
+                    for t in from..to.min(self.slots) {
+                        g.set(t, s as usize, &vals[..st], idle);
+                    }
+                }
+            }
+            for t in 0..self.slots {
+                g.summarise_slot(t);
+            }
+            // the time-major copy is not kept beside the slot trees (its last slot is)
+            let last = self.changes.last;
+            self.changes = SlotChanges::new(self.slots, 0);
+            self.changes.last = last;
+        }
+        self.grid = grid;
+    }
+
+    /// Drops the slot trees: decisions then sweep the time-major copy.
+    pub(crate) fn drop_grid(&mut self) {
+        if self.grid.take().is_some() {
+            self.rebuild_changes(); // not kept beside the slot trees
+        }
+    }
+
+    /// Brings the slot trees in line with the cells a commit touched (sorted by slot, then
+    /// server): each gets the values in force there after the commit (the entry the commit
+    /// noted, or with no breakpoint there the values of the slot before, brought in line
+    /// first, or the idle values in slot 0), then the summaries above them, level by level.
+    fn sync_grid(&mut self) {
+        let nr = self.resources as usize;
+        let st = 2 * nr;
+        let Some(g) = self.grid.as_mut() else {
+            return;
+        };
+        let c = &self.changes;
+        let mut i = 0;
+        while let Some(&(t, _, _)) = c.touched.get(i) {
+            let k = i + c.touched[i..].partition_point(|x| x.0 == t);
+            for &(t, s, e) in &c.touched[i..k] {
+                let si = s as usize;
+                let changed = if e != NO_ENTRY {
+                    let b = (e & !IDLE) as usize * st;
+                    g.set(t, si, c.tvals.get(b..b + st).unwrap_or(&[]), e & IDLE != 0)
+                } else if t > 0 {
+                    g.carry(t, si)
+                } else {
+                    g.set(t, si, &[], true)
+                };
+                if changed {
+                    g.touch(si);
+                }
+            }
+            g.settle(t);
+            i = k;
+        }
     }
 
     /// Servers per slot, kind and free share of capacity ([`Census`]).
@@ -362,6 +460,9 @@ impl Pool {
     /// come in time order, so a whole run reads each change once), or from scratch. Never
     /// allocates after the first call.
     pub(crate) fn advance(&mut self, t: u32) {
+        if self.grid.is_some() {
+            return; // decisions list from the slot trees: nothing to keep
+        }
         let nr = self.resources as usize;
         let n = self.servers as usize;
         if self.changes.now_px.len() != n * nr || self.changes.now_fr.len() != n * nr {
@@ -530,6 +631,9 @@ impl Pool {
     /// Makes room in the time-major copy of slots `from..to` for a commit that books at most
     /// `per_slot` servers per slot: each may add an entry at its slot and at the next one.
     pub(crate) fn reserve_slots(&mut self, from: u32, to: u32, per_slot: usize) {
+        if self.grid.is_some() {
+            return; // no time-major copy kept
+        }
         let need = 2usize.saturating_mul(per_slot).min(self.servers as usize);
         let nr = self.resources as usize;
         let c = &mut self.changes;
@@ -1069,6 +1173,23 @@ impl Pool {
             .windows(2)
             .all(|w| (w[0].0, w[0].1) != (w[1].0, w[1].1)));
         let mut i = 0;
+        if self.grid.is_some() {
+            // the slot trees stand in for the time-major copy, which is not kept: only its
+            // last slot with a change, here an upper bound (a removed breakpoint may leave it
+            // high, which only keeps a rejection's sweep from stopping early)
+            self.sync_grid();
+            let top = self
+                .changes
+                .touched
+                .iter()
+                .filter(|c| c.2 != NO_ENTRY)
+                .map(|c| c.0)
+                .max();
+            self.changes.last = self.changes.last.max(top);
+            self.changes.touched.clear();
+            self.changes.tvals.clear();
+            return;
+        }
         while let Some(&(t, _, _)) = self.changes.touched.get(i) {
             let k = i + self.changes.touched[i..].partition_point(|c| c.0 == t);
             self.sync_slot(t, i..k);
@@ -1088,6 +1209,7 @@ impl Pool {
                 last = Some((t, g));
             }
         }
+        self.sync_grid();
         if let Some(now) = self.changes.now {
             // a change at or before the kept slot may move the prices in force there
             for i in 0..self.changes.touched.len() {
@@ -1199,7 +1321,7 @@ pub(crate) type GroupSummaries<'a> = (&'a [u32], &'a [f64], &'a [f64], &'a [f64]
 /// Lowers `peaks` (R + 1 values) to one entry's peak prices `v` (R values): max_r v^r, then
 /// for each r0, max over r != r0 -- the largest price unless r0 holds it, then the second
 /// largest (one pass for both; `max` is exact, so ties give the same values).
-fn entry_peaks(v: &[f64], peaks: &mut [f64; PEAKS]) {
+pub(crate) fn entry_peaks(v: &[f64], peaks: &mut [f64; PEAKS]) {
     let (mut first, mut second, mut at) = (0.0f64, 0.0f64, usize::MAX);
     for (r, &x) in v.iter().enumerate() {
         if x > first {
@@ -1378,6 +1500,8 @@ impl<'de> Deserialize<'de> for Pool {
             books: Vec::new(),
             prices: vec![((u64::MAX, u64::MAX, u32::MAX), 0.0); 1 << PRICE_CACHE_BITS],
             census: Census::default(),
+            grid: None,
+            room: RoomLevels::default(),
         };
         p.idle = p.idle_prices();
         p.class = p.classes();
@@ -1390,6 +1514,8 @@ impl<'de> Deserialize<'de> for Pool {
             p.bt.extend_from_slice(&t);
             p.bv.extend_from_slice(&v);
         }
+        // no slot trees: the scheduler that restores the market builds them with its own
+        // room levels ([`Market::rebuild_grids_like`]); until then decisions sweep
         p.rebuild_changes();
         Ok(p)
     }
@@ -1527,8 +1653,22 @@ impl Market {
                 r,
                 bounds.u_worker,
                 bounds.l_worker,
+                &scn.jobs
+                    .iter()
+                    .map(|j| j.worker_demand.as_slice())
+                    .collect::<Vec<_>>(),
             )?,
-            ps: Pool::new(scn.slots, &scn.ps_servers, r, bounds.u_ps, bounds.l_ps)?,
+            ps: Pool::new(
+                scn.slots,
+                &scn.ps_servers,
+                r,
+                bounds.u_ps,
+                bounds.l_ps,
+                &scn.jobs
+                    .iter()
+                    .map(|j| j.ps_demand.as_slice())
+                    .collect::<Vec<_>>(),
+            )?,
             bounds,
         })
     }
@@ -1582,6 +1722,31 @@ impl Market {
     pub fn reserve(&mut self, w: usize, p: usize) {
         self.workers.reserve(w);
         self.ps.reserve(p);
+    }
+
+    /// Drops both pools' slot trees (`docs/oasis.md`, "The slot trees"): decisions then sweep
+    /// the time-major copies, with the same results. For tests and benchmarks that compare
+    /// the two; a restore builds them again.
+    #[doc(hidden)]
+    pub fn drop_grids(&mut self) {
+        self.workers.drop_grid();
+        self.ps.drop_grid();
+    }
+
+    /// Builds both pools' slot trees from the breakpoints with the room levels of `like`'s
+    /// (a market restored from a snapshot keeps none: `like` is the scheduler's live one).
+    pub(crate) fn rebuild_grids_like(&mut self, like: &Market) {
+        for (p, q) in [(&mut self.workers, &like.workers), (&mut self.ps, &like.ps)] {
+            p.room = q.room.clone();
+            if q.grid.is_some() {
+                p.rebuild_grid();
+            }
+        }
+    }
+
+    /// Does each pool keep its slot trees?
+    pub fn has_grids(&self) -> bool {
+        self.workers.grid().is_some() && self.ps.grid().is_some()
     }
 
     /// Keeps both pools' prices at slot `t` for the start of the next decisions
@@ -1802,7 +1967,12 @@ mod tests {
         let caps: Vec<ResourceVec> = (0..n)
             .map(|s| rv(&[64.0 + (s % 3) as f64 * 32.0, 128.0, 16.0]))
             .collect();
-        let mut p = Pool::new(slots, &caps, nr, rv(&[8.0, 30.0, 4.0]), 0.5).unwrap();
+        let demands: [&[f64]; 2] = [&[1.0, 2.0, 0.0], &[0.5, 0.0, 0.25]];
+        let mut p = Pool::new(slots, &caps, nr, rv(&[8.0, 30.0, 4.0]), 0.5, &demands).unwrap();
+        // the same bookings on a pool without slot trees, whose decisions sweep the copy
+        let mut q = p.clone();
+        q.drop_grid();
+        assert!(p.grid().is_some() && q.grid().is_none());
         let mut dense = vec![0.0f64; slots as usize * n * nr];
         let dems = [
             rv(&[1.0, 2.0, 0.0]),
@@ -1820,6 +1990,7 @@ mod tests {
                 let dem = dems[g.below(3) as usize];
                 let count = 1 + g.below(3) as u32;
                 p.add(t, s, &dem, count);
+                q.add(t, s, &dem, count);
                 for r in 0..nr {
                     if dem.get(r) != 0.0 {
                         let i = (t as usize * n + s as usize) * nr + r;
@@ -1828,7 +1999,36 @@ mod tests {
                 }
             }
             p.merge_dirty();
-            assert!(copy_matches(&p));
+            q.reserve(cells);
+            q.merge_dirty();
+            assert!(copy_matches(&q));
+            assert!(p == q);
+            // the slot trees: each cell the values in force (idle: out of the tree, in its
+            // stream), each summary as a rebuild from the breakpoints computes it
+            let grid = p.grid().unwrap();
+            for t in 0..slots {
+                for s in 0..n {
+                    let idle = (0..nr).all(|r| dense[(t as usize * n + s) * nr + r].to_bits() == 0);
+                    assert_eq!(grid.is_idle(t, s), idle, "{t} {s}");
+                    let c = grid.cell(t, s);
+                    for r in 0..nr {
+                        let (f, px) = if idle {
+                            (f64::NEG_INFINITY, f64::INFINITY)
+                        } else {
+                            (
+                                p.capacity(s as u32, r) - p.usage(t, s as u32, r),
+                                p.price(t, s as u32, r),
+                            )
+                        };
+                        assert_eq!(c[r].to_bits(), f.to_bits(), "{t} {s} {r}");
+                        assert_eq!(c[nr + r].to_bits(), px.to_bits(), "{t} {s} {r}");
+                        assert_eq!(grid.codes_of(t, s)[r], super::super::grid::room_code(f));
+                    }
+                }
+            }
+            let mut fresh = p.clone();
+            fresh.rebuild_grid();
+            assert!(fresh.grid().unwrap().same(grid));
             // the census: per slot, kind and level, the servers whose free room holds that
             // share of their capacity on every resource
             for t in 0..slots {
@@ -1954,6 +2154,7 @@ mod tests {
             l_ps: 1.0,
         };
         let mut m = Market::new(&scn, bounds).unwrap();
+        m.drop_grids(); // the copy is kept only without slot trees
         let p = JobParams::of(&job);
         let mut x = 12345u64;
         let mut draw = |n: u64| {

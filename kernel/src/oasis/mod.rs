@@ -16,6 +16,9 @@
 //!   largest d per worker count); rows are shared across t_hat; COST_t(t, w) comes from prefix
 //!   sums over each slot's price order; the row band is cut to the workloads that can still reach
 //!   E_i N_i; the t_hat scan stops once f_i minus a price-floor lower bound cannot win.
+//!   Each slot's cheapest servers come from the pool's slot trees (`grid`: per slot the values
+//!   in force and a tree of summaries, searched best-first) when the pool keeps them, else from
+//!   a sweep of the time-major copy of the market's changes; both give the same lists.
 //! - `reference` (feature `reference` or tests): the paper-literal DP, O(T D^2), kept as oracle.
 //! - [`OasisScheduler`]: the [`crate::api::Scheduler`] value, scratch allocated once at build.
 //!
@@ -25,6 +28,7 @@
 mod census;
 mod cheapest;
 pub mod fast;
+mod grid;
 pub mod market;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;

@@ -192,7 +192,8 @@ impl OasisScheduler {
     }
 
     fn set_state(&mut self, state: OasisState) {
-        self.market = state.market;
+        let live = core::mem::replace(&mut self.market, state.market);
+        self.market.rebuild_grids_like(&live);
         self.decided = state.decided;
         self.now = state.now;
     }
@@ -200,6 +201,13 @@ impl OasisScheduler {
     /// The priced cluster (usage and prices) as it stands.
     pub fn market(&self) -> &Market {
         &self.market
+    }
+
+    /// Drops the market's slot trees ([`Market::drop_grids`]): decisions then sweep the
+    /// time-major copies, with the same results (for tests and benchmarks comparing the two).
+    #[doc(hidden)]
+    pub fn drop_grids(&mut self) {
+        self.market.drop_grids();
     }
 
     /// True when the price bounds were derived from the job list (eqs. 23-26).

@@ -1,0 +1,759 @@
+//! [`Grid`]: the slot trees. A pool's free rooms and prices in force at every slot, with a
+//! tree of summaries per slot, so that listing the cheapest servers of slot t is a best-first
+//! search whose cost follows the servers and nodes it opens ([`super::fast`], `docs/oasis.md`
+//! "The slot trees").
+//!
+//! The sweep of the time-major copy keeps one slot's state current by reading the usage changes
+//! between a decision's slots; on a congested cluster that is thousands of servers a slot, while
+//! a listing needs a few dozen. Here nothing is swept:
+//!
+//! - each slot keeps, per server, the 2R values in force there (free rooms c^r - g^r, then
+//!   prices p^r), and per resource a byte that rounds the free room down ([`room_code`]);
+//! - over nodes of [`LEAF`] servers, then nodes of [`FAN`] nodes up to one root, each node keeps
+//!   its least price per resource, its least peak prices (the group floor's inputs,
+//!   [`super::market::group_floor`]), its largest free room per resource and, per level of the
+//!   pool's key resource ([`RoomLevels`]), the largest free rooms of its servers at that level;
+//! - servers sit in the tree by capacity vector (then index), so a node holds servers alike;
+//! - an idle server (no usage) is not in the tree: every idle server of a pool with the same
+//!   idle prices (an idle stream) has the same unit price for any demand, so they are listed in
+//!   index order from a bit per server and slot.
+//!
+//! The grid is derived from the breakpoints and dense in T x H, so a pool keeps it only within
+//! [`GRID_VALUES_MAX`] values (and at most [`STREAMS_MAX`] idle streams); beyond, its decisions
+//! sweep the time-major copy, with the same results.
+use super::market::{entry_peaks, PEAKS};
+use crate::limits::RESOURCES_MAX;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Servers per node of the tree's first level.
+pub(crate) const LEAF: usize = 16;
+
+/// Nodes per node of the levels above.
+pub(crate) const FAN: usize = 16;
+
+/// Most free-room levels of a pool's key resource kept per node ([`RoomLevels`]).
+pub(crate) const ROOM_LEVELS: usize = 8;
+
+/// Most values one pool's grid keeps: cells, summaries and idle bits, counted as 8 bytes each
+/// (2^26: 512 MiB). A larger pool keeps none and its decisions sweep the time-major copy.
+pub(crate) const GRID_VALUES_MAX: usize = 1 << 26;
+
+/// One level of the summary tree: `n` nodes per slot, each over [`FAN`] nodes of the level
+/// below (or [`LEAF`] servers), [`width`] values per node and slot.
+#[derive(Clone, Debug, Default)]
+struct Level {
+    n: usize,
+    sum: Vec<f64>,
+    /// per node: the least server index under it (the tie-break of [`super::fast`]'s order)
+    first: Vec<u32>,
+    /// nodes whose summary a commit must redo, and whether each is listed there
+    dirty: Vec<u32>,
+    mark: Vec<bool>,
+}
+
+/// Per slot, the values in force of every server and their summary tree (module docs).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Grid {
+    slots: usize,
+    servers: usize,
+    nr: usize,
+    /// per slot, per server by position (`order`): R free rooms c^r - g^r, then R prices
+    /// (a server out of the tree: -inf, +inf)
+    cells: Vec<f64>,
+    /// per slot, per server by position, per resource: its free room's [`room_code`], so
+    /// that a listing passes over servers without room reading a byte per resource
+    codes: Vec<u8>,
+    /// the servers by position: sorted by capacity vector (then index), so that a group holds
+    /// servers of like capacities and its largest free rooms say more about each of them
+    order: Vec<u32>,
+    /// per server, its position
+    pos: Vec<u32>,
+    /// the summary tree, leaves' parents first; the last level has one node
+    levels: Vec<Level>,
+    /// the key resource: the summaries keep, per level k of its free room (at least
+    /// `theta[k]`, decreasing), the largest free rooms of the servers at that level, a joint
+    /// room test far tighter than the largest free room per resource alone
+    key: usize,
+    theta: [f64; ROOM_LEVELS],
+    /// levels in use (the first `nl` of `theta`)
+    nl: usize,
+    /// per server, its idle stream: the servers with bit-identical idle prices
+    stream: Vec<u8>,
+    /// per idle stream, its idle prices (R values)
+    stream_px: Vec<f64>,
+    /// 64-bit words per slot and stream of `idle_bits`
+    words: usize,
+    /// per stream and slot, the servers idle there (bit s % 64 of word s / 64): they are
+    /// absent from the tree (free rooms -inf, prices +inf) and listed by index from here, as
+    /// they all have the same unit price for any demand
+    idle_bits: Vec<u64>,
+}
+
+/// Most idle streams (distinct idle price vectors) a pool's grid keeps: a pool with more keeps
+/// no grid. Idle prices are L on every resource with capacity and U^r on one without, so a
+/// pool has one stream per pattern of resources without capacity.
+pub(crate) const STREAMS_MAX: usize = 16;
+
+/// Values per summary node of `nr` resources: R least prices, R + 1 least peaks, R largest
+/// free rooms, then [`ROOM_LEVELS`] x R largest free rooms by level of the key resource.
+fn width(nr: usize, nl: usize) -> usize {
+    3 * nr + 1 + nl * nr
+}
+
+/// The joint room test of a pool's slot tree: a key resource and thresholds of its free room
+/// (decreasing, at most [`ROOM_LEVELS`]); each node keeps, per threshold theta_k, the largest
+/// free rooms over its servers whose key free room is at least theta_k. Any thresholds are
+/// exact (a job's servers with room are all at the level of its demand); thresholds at the
+/// jobs' demands make it tightest ([`RoomLevels::of`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct RoomLevels {
+    pub(crate) key: usize,
+    pub(crate) theta: Vec<f64>,
+}
+
+impl RoomLevels {
+    /// For demands `dem` (one per job) on servers of capacities `cap` (server-major, R each):
+    /// the key resource is the one whose mean demand is the largest share of its mean
+    /// capacity; the thresholds are its distinct positive demands (evenly spaced among them
+    /// beyond [`ROOM_LEVELS`]), each a little below the demand so that the demand itself is
+    /// at its level.
+    pub(crate) fn of<'a>(
+        dem: impl Iterator<Item = &'a [f64]> + Clone,
+        cap: &[f64],
+        nr: usize,
+    ) -> Self {
+        let mut best = (0usize, 0.0f64);
+        for r in 0..nr {
+            let (mut sd, mut nd) = (0.0f64, 0usize);
+            for d in dem.clone() {
+                sd += d.get(r).copied().unwrap_or(0.0);
+                nd += 1;
+            }
+            let caps = cap.iter().skip(r).step_by(nr.max(1));
+            let (sc, nc) = caps.fold((0.0f64, 0usize), |a, &c| (a.0 + c, a.1 + 1));
+            if nd == 0 || nc == 0 || sc <= 0.0 {
+                continue;
+            }
+            let share = (sd / nd as f64) / (sc / nc as f64);
+            if share > best.1 {
+                best = (r, share);
+            }
+        }
+        let key = best.0;
+        let mut v: Vec<f64> = dem
+            .filter_map(|d| d.get(key).copied())
+            .filter(|&x| x > 0.0 && x.is_finite())
+            .collect();
+        v.sort_by(|a, b| b.total_cmp(a));
+        v.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        let theta = if v.len() <= ROOM_LEVELS {
+            v
+        } else {
+            (0..ROOM_LEVELS)
+                .map(|k| v[k * (v.len() - 1) / (ROOM_LEVELS - 1)])
+                .collect()
+        };
+        RoomLevels {
+            key,
+            theta: theta.into_iter().map(|x| x * (1.0 - 1e-6)).collect(),
+        }
+    }
+}
+
+/// A free room `f` rounded down to one byte, monotone in `f`: 0 up to 2^-16 (and for -inf, a
+/// server out of the tree), then 8 steps per power of two (the exponent and the top three
+/// bits of the mantissa) up to 2^16, 255 from there. A server with room for a demand `d`
+/// has f >= d (1 - 2e-9) ([`Grid::room_level`]), so its code is at least that value's: a
+/// code below it proves no room, reading a byte.
+pub(crate) fn room_code(f: f64) -> u8 {
+    const LOW: f64 = 1.0 / 65536.0;
+    if f.is_nan() || f < LOW {
+        return 0;
+    }
+    if f >= 65536.0 {
+        return 255;
+    }
+    let bits = f.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i64 - 1023; // -16..=15: f is normal here
+    let m = ((bits >> 49) & 7) as i64;
+    ((e + 16) * 8 + m + 1).clamp(1, 254) as u8
+}
+
+/// The widest summary ([`RESOURCES_MAX`] resources).
+const MAX_WIDTH: usize = 3 * RESOURCES_MAX + 1 + ROOM_LEVELS * RESOURCES_MAX;
+const _: () = assert!(ROOM_LEVELS >= 2);
+
+/// The values of a server that is not in the tree (idle there): no room on any resource, no
+/// price below any bound.
+fn absent(v: &mut [f64], nr: usize) {
+    let (f, p) = v.split_at_mut(nr);
+    f.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
+    p.iter_mut().for_each(|x| *x = f64::INFINITY);
+}
+
+impl Grid {
+    /// The grid of a pool of `servers` servers of `nr` resources over `slots` slots (capacities
+    /// `cap` and idle prices `idle`, server-major, R values each) with every server idle: out
+    /// of the tree, in its idle stream. `None` when it would exceed [`GRID_VALUES_MAX`] or
+    /// [`STREAMS_MAX`] idle streams, or the pool is empty.
+    pub(crate) fn idle(
+        slots: u32,
+        servers: usize,
+        nr: usize,
+        cap: &[f64],
+        idle: &[f64],
+        room: &RoomLevels,
+    ) -> Option<Self> {
+        if servers == 0 || nr == 0 || nr > RESOURCES_MAX || room.key >= nr {
+            return None;
+        }
+        let (key, nl) = (room.key, room.theta.len().min(ROOM_LEVELS));
+        let mut theta = [f64::INFINITY; ROOM_LEVELS];
+        theta[..nl].copy_from_slice(&room.theta[..nl]);
+        let t = slots as usize;
+        let mut total = t.checked_mul(servers)?.checked_mul(2 * nr)?;
+        let mut levels = Vec::new();
+        let mut n = servers;
+        loop {
+            n = n.div_ceil(if levels.is_empty() { LEAF } else { FAN });
+            total = total.checked_add(t.checked_mul(n)?.checked_mul(width(nr, nl))?)?;
+            levels.push(n);
+            if n == 1 {
+                break;
+            }
+        }
+        if total > GRID_VALUES_MAX {
+            return None;
+        }
+        let st = 2 * nr;
+        // idle streams: servers with bit-identical idle prices
+        let mut stream = vec![0u8; servers];
+        let mut stream_px: Vec<f64> = Vec::new();
+        for (s, k) in stream.iter_mut().enumerate() {
+            let px = idle.get(s * nr..s * nr + nr)?;
+            let found = stream_px
+                .chunks_exact(nr)
+                .position(|q| q.iter().zip(px).all(|(a, b)| a.to_bits() == b.to_bits()));
+            *k = match found {
+                Some(k) => k as u8,
+                None if stream_px.len() / nr < STREAMS_MAX => {
+                    stream_px.extend_from_slice(px);
+                    (stream_px.len() / nr - 1) as u8
+                }
+                None => return None,
+            };
+        }
+        let streams = stream_px.len() / nr;
+        let words = servers.div_ceil(64);
+        total = total.checked_add(streams.checked_mul(t)?.checked_mul(words)?)?;
+        // the room codes: a byte per cell and resource
+        total = total.checked_add(t.checked_mul(servers)?.checked_mul(nr)?.div_ceil(8))?;
+        if total > GRID_VALUES_MAX {
+            return None;
+        }
+        // positions by capacity vector, then index: a node holds servers of like capacities
+        let capv = |s: u32| {
+            cap.get(s as usize * nr..s as usize * nr + nr)
+                .unwrap_or(&[])
+        };
+        let mut order: Vec<u32> = (0..servers as u32).collect();
+        order.sort_by(|&a, &b| {
+            capv(a)
+                .iter()
+                .zip(capv(b))
+                .map(|(x, y)| x.total_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(core::cmp::Ordering::Equal)
+                .then(a.cmp(&b))
+        });
+        let mut pos = vec![0u32; servers];
+        for (p, &s) in order.iter().enumerate() {
+            pos[s as usize] = p as u32;
+        }
+        // every server idle: absent from the tree, present in its stream
+        let mut row = vec![0.0f64; servers * st];
+        for v in row.chunks_exact_mut(st) {
+            absent(v, nr);
+        }
+        let mut cells = Vec::with_capacity(t * servers * st);
+        for _ in 0..t {
+            cells.extend_from_slice(&row);
+        }
+        // an idle server's free rooms are -inf in the tree: code 0
+        let codes = vec![0u8; t * servers * nr];
+        let mut idle_bits = vec![0u64; streams * t * words];
+        for x in 0..t {
+            for (s, &k) in stream.iter().enumerate() {
+                let b = (k as usize * t + x) * words + s / 64;
+                idle_bits[b] |= 1 << (s % 64);
+            }
+        }
+        let sw = width(nr, nl);
+        let mut first: Vec<u32> = order.clone();
+        let mut lv = Vec::with_capacity(levels.len());
+        for &n in &levels {
+            first = first
+                .chunks(if lv.is_empty() { LEAF } else { FAN })
+                .map(|c| c.iter().copied().min().unwrap_or(u32::MAX))
+                .collect();
+            debug_assert_eq!(first.len(), n);
+            lv.push(Level {
+                n,
+                sum: vec![0.0; t * n * sw],
+                first: first.clone(),
+                dirty: Vec::with_capacity(n),
+                mark: vec![false; n],
+            });
+        }
+        let mut g = Grid {
+            slots: t,
+            servers,
+            nr,
+            cells,
+            codes,
+            order,
+            pos,
+            levels: lv,
+            key,
+            theta,
+            nl,
+            stream,
+            stream_px,
+            words,
+            idle_bits,
+        };
+        for x in 0..slots {
+            g.summarise_slot(x);
+        }
+        Some(g)
+    }
+
+    /// R.
+    pub(crate) fn resources(&self) -> usize {
+        self.nr
+    }
+
+    /// Values per summary node ([`width`]).
+    pub(crate) fn summary_width(&self) -> usize {
+        width(self.nr, self.nl)
+    }
+
+    /// Where a node's largest free rooms (R values) are in its summary: after its least
+    /// prices (R, from 0) and least peaks (R + 1, from R).
+    pub(crate) fn top_at(&self) -> usize {
+        2 * self.nr + 1
+    }
+
+    /// Where a node's room levels start in its summary: level k's R largest free rooms (over
+    /// the servers whose free room on the key resource is at least theta_k) follow at
+    /// `levels_at() + k R`.
+    pub(crate) fn levels_at(&self) -> usize {
+        3 * self.nr + 1
+    }
+
+    /// The room level for a demand of `d` on the key resource: the first k with
+    /// theta_k <= d (1 - 2e-9), below which no server with room for `d` can be (a fit of at
+    /// least 1 needs f / d + 1e-9 >= 1, so f >= d (1 - 1e-9) up to the division's rounding);
+    /// `None` when even the smallest level is above it, or the demand is zero.
+    pub(crate) fn room_level(&self, d: f64) -> Option<usize> {
+        if d <= 0.0 {
+            return None;
+        }
+        let x = d * (1.0 - 2e-9);
+        self.theta[..self.nl].iter().position(|&th| th <= x)
+    }
+
+    /// The pool's key resource (the one whose room levels the summaries keep).
+    pub(crate) fn key(&self) -> usize {
+        self.key
+    }
+
+    /// Number of summary levels (the last one is the root).
+    pub(crate) fn depth(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Nodes of level `l` per slot.
+    pub(crate) fn nodes(&self, l: usize) -> usize {
+        self.levels.get(l).map_or(0, |x| x.n)
+    }
+
+    /// All servers' values at slot `t` (2R each: free rooms, then prices).
+    pub(crate) fn slot(&self, t: u32) -> &[f64] {
+        let w = self.servers * 2 * self.nr;
+        let b = t as usize * w;
+        self.cells.get(b..b + w).unwrap_or(&[])
+    }
+
+    /// The server at position `p` ([`Self::order`]).
+    pub(crate) fn server_at(&self, p: usize) -> u32 {
+        self.order.get(p).copied().unwrap_or(u32::MAX)
+    }
+
+    /// The least server index under node `i` of level `l`.
+    pub(crate) fn first(&self, l: usize, i: usize) -> u32 {
+        self.levels
+            .get(l)
+            .and_then(|x| x.first.get(i))
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Server `s`'s values at slot `t`.
+    pub(crate) fn cell(&self, t: u32, s: usize) -> &[f64] {
+        let st = 2 * self.nr;
+        let p = self.pos.get(s).map_or(usize::MAX / 4, |&p| p as usize);
+        let b = (t as usize * self.servers + p) * st;
+        self.cells.get(b..b + st).unwrap_or(&[])
+    }
+
+    /// The summaries of level `l` at slot `t` ([`Self::summary_width`] values per node).
+    pub(crate) fn summaries(&self, t: u32, l: usize) -> &[f64] {
+        let Some(lv) = self.levels.get(l) else {
+            return &[];
+        };
+        let w = lv.n * self.summary_width();
+        let b = t as usize * w;
+        lv.sum.get(b..b + w).unwrap_or(&[])
+    }
+
+    /// Sets server `s`'s values at slot `t` (2R: free rooms, then prices), or makes it idle
+    /// there (`idle`: its usage is +0.0 on every resource; `v` is not read); true when that
+    /// changed anything (then its summaries are brought in line by [`Self::touch`] and
+    /// [`Self::settle`]).
+    pub(crate) fn set(&mut self, t: u32, s: usize, v: &[f64], idle: bool) -> bool {
+        let nr = self.nr;
+        let st = 2 * nr;
+        let Some(&p) = self.pos.get(s) else {
+            return false;
+        };
+        let b = (t as usize * self.servers + p as usize) * st;
+        let Some(c) = self.cells.get_mut(b..b + st) else {
+            return false;
+        };
+        let mut new = [0.0f64; 2 * RESOURCES_MAX];
+        match (idle, v.get(..st)) {
+            (false, Some(v)) => new[..st].copy_from_slice(v),
+            _ => absent(&mut new[..st], nr),
+        }
+        let same = c
+            .iter()
+            .zip(&new[..st])
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        if !same {
+            c.copy_from_slice(&new[..st]);
+            self.set_codes(t, p as usize, &new[..nr]);
+        }
+        let was = self.is_idle(t, s);
+        self.set_idle(t, s, idle);
+        !same || was != idle
+    }
+
+    /// Copies server `s`'s values (and idleness) at slot `t - 1` to slot `t` (no breakpoint
+    /// at `t`); true when that changed anything.
+    pub(crate) fn carry(&mut self, t: u32, s: usize) -> bool {
+        let st = 2 * self.nr;
+        let Some(&p) = self.pos.get(s) else {
+            return false;
+        };
+        let b = (t as usize * self.servers + p as usize) * st;
+        let w = self.servers * st;
+        if t == 0 || b + st > self.cells.len() {
+            return false;
+        }
+        let (before, at) = self.cells.split_at_mut(b);
+        let (prev, cur) = (&before[b - w..b - w + st], &mut at[..st]);
+        let same = prev
+            .iter()
+            .zip(cur.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        if !same {
+            cur.copy_from_slice(prev);
+            let mut free = [0.0f64; RESOURCES_MAX];
+            free[..self.nr].copy_from_slice(&cur[..self.nr]);
+            self.set_codes(t, p as usize, &free[..self.nr]);
+        }
+        let idle = self.is_idle(t - 1, s);
+        let was = self.is_idle(t, s);
+        self.set_idle(t, s, idle);
+        !same || was != idle
+    }
+
+    fn set_codes(&mut self, t: u32, p: usize, free: &[f64]) {
+        let nr = self.nr;
+        let b = (t as usize * self.servers + p) * nr;
+        if let Some(c) = self.codes.get_mut(b..b + nr) {
+            for (c, &f) in c.iter_mut().zip(free) {
+                *c = room_code(f);
+            }
+        }
+    }
+
+    /// The room codes of slot `t`'s servers by position (R each, [`room_code`]).
+    pub(crate) fn slot_codes(&self, t: u32) -> &[u8] {
+        let w = self.servers * self.nr;
+        let b = t as usize * w;
+        self.codes.get(b..b + w).unwrap_or(&[])
+    }
+
+    fn bit(&self, t: u32, s: usize) -> Option<(usize, u64)> {
+        let k = *self.stream.get(s)? as usize;
+        let b = (k * self.slots + t as usize) * self.words + s / 64;
+        (b < self.idle_bits.len()).then_some((b, 1u64 << (s % 64)))
+    }
+
+    fn set_idle(&mut self, t: u32, s: usize, idle: bool) {
+        if let Some((b, m)) = self.bit(t, s) {
+            if idle {
+                self.idle_bits[b] |= m;
+            } else {
+                self.idle_bits[b] &= !m;
+            }
+        }
+    }
+
+    /// Is server `s` idle at slot `t`?
+    pub(crate) fn is_idle(&self, t: u32, s: usize) -> bool {
+        self.bit(t, s)
+            .is_some_and(|(b, m)| self.idle_bits[b] & m != 0)
+    }
+
+    /// Number of idle streams.
+    pub(crate) fn streams(&self) -> usize {
+        self.stream_px.len() / self.nr.max(1)
+    }
+
+    /// The idle prices (R values) of stream `k`'s servers.
+    pub(crate) fn stream_prices(&self, k: usize) -> &[f64] {
+        let nr = self.nr;
+        self.stream_px.get(k * nr..k * nr + nr).unwrap_or(&[])
+    }
+
+    /// The servers of stream `k` idle at slot `t` (bit s % 64 of word s / 64).
+    pub(crate) fn idle_row(&self, k: usize, t: u32) -> &[u64] {
+        let b = (k * self.slots + t as usize) * self.words;
+        self.idle_bits.get(b..b + self.words).unwrap_or(&[])
+    }
+
+    /// Recomputes node `i` of level `l` at slot `t` from its children (level `l - 1`, or the
+    /// servers for `l = 0`).
+    pub(crate) fn summarise(&mut self, t: u32, l: usize, i: usize) -> bool {
+        let nr = self.nr;
+        let sw = self.summary_width();
+        // the least values come first (least prices, least peaks), then the largest (free
+        // rooms, then by room level): two plain loops per child
+        let mins = 2 * nr + 1;
+        let mut out = [0.0f64; MAX_WIDTH];
+        let (lo, hi) = out[..sw].split_at_mut(mins);
+        lo.iter_mut().for_each(|x| *x = f64::INFINITY);
+        hi.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
+        if l == 0 {
+            let st = 2 * nr;
+            let from = i * LEAF;
+            let to = (from + LEAF).min(self.servers);
+            let b = t as usize * self.servers;
+            let mut peaks = [f64::INFINITY; PEAKS];
+            // per room level, the largest free rooms of the servers whose key free room is
+            // first at that level (then carried down: a server at level k is at every later)
+            let mut lv = [[f64::NEG_INFINITY; RESOURCES_MAX]; ROOM_LEVELS];
+            for v in self
+                .cells
+                .get((b + from) * st..(b + to) * st)
+                .unwrap_or(&[])
+                .chunks_exact(st)
+            {
+                let (free, px) = v.split_at(nr);
+                for (m, &x) in lo.iter_mut().zip(px) {
+                    // prices are finite and >= L > 0 (or +inf for a server not in the tree)
+                    if x < *m {
+                        *m = x;
+                    }
+                }
+                entry_peaks(px, &mut peaks);
+                for (m, &x) in hi.iter_mut().zip(free) {
+                    // free rooms are finite (or -inf); a NaN one would fit nothing anyway
+                    if x > *m {
+                        *m = x;
+                    }
+                }
+                let f = free[self.key];
+                if let Some(k) = self.theta[..self.nl].iter().position(|&th| f >= th) {
+                    for (m, &x) in lv[k].iter_mut().zip(free) {
+                        if x > *m {
+                            *m = x;
+                        }
+                    }
+                }
+            }
+            lo[nr..].copy_from_slice(&peaks[..nr + 1]);
+            for k in 0..self.nl {
+                if k > 0 {
+                    let (a, b) = lv.split_at_mut(k);
+                    for (m, &x) in b[0].iter_mut().zip(&a[k - 1]) {
+                        if x > *m {
+                            *m = x;
+                        }
+                    }
+                }
+                hi[nr + k * nr..nr + (k + 1) * nr].copy_from_slice(&lv[k][..nr]);
+            }
+        } else {
+            let Some(below) = self.levels.get(l - 1) else {
+                return false;
+            };
+            let from = i * FAN;
+            let to = (from + FAN).min(below.n);
+            let b = t as usize * below.n;
+            for v in below
+                .sum
+                .get((b + from) * sw..(b + to) * sw)
+                .unwrap_or(&[])
+                .chunks_exact(sw)
+            {
+                let (vl, vh) = v.split_at(mins);
+                for (m, &x) in lo.iter_mut().zip(vl) {
+                    if x < *m {
+                        *m = x;
+                    }
+                }
+                for (m, &x) in hi.iter_mut().zip(vh) {
+                    if x > *m {
+                        *m = x;
+                    }
+                }
+            }
+        }
+        let Some(lvl) = self.levels.get_mut(l) else {
+            return false;
+        };
+        let b = (t as usize * lvl.n + i) * sw;
+        match lvl.sum.get_mut(b..b + sw) {
+            Some(dst)
+                if dst
+                    .iter()
+                    .zip(&out[..sw])
+                    .any(|(a, b)| a.to_bits() != b.to_bits()) =>
+            {
+                dst.copy_from_slice(&out[..sw]);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Notes that server `s`'s values at the slot being synced changed ([`Self::settle`]).
+    pub(crate) fn touch(&mut self, s: usize) {
+        let Some(&p) = self.pos.get(s) else {
+            return;
+        };
+        let i = p as usize / LEAF;
+        if let Some(lv) = self.levels.first_mut() {
+            if let Some(m) = lv.mark.get_mut(i) {
+                if !*m {
+                    *m = true;
+                    lv.dirty.push(i as u32);
+                }
+            }
+        }
+    }
+
+    /// Redoes the summaries of slot `t` above the servers touched since the last call, level
+    /// by level. Allocates nothing (each level's list holds at most its nodes).
+    pub(crate) fn settle(&mut self, t: u32) {
+        for l in 0..self.levels.len() {
+            let mut list = core::mem::take(&mut self.levels[l].dirty);
+            for &i in &list {
+                let changed = self.summarise(t, l, i as usize);
+                self.levels[l].mark[i as usize] = false;
+                if !changed {
+                    continue; // the summary above it stays the same
+                }
+                if let Some(up) = self.levels.get_mut(l + 1) {
+                    let j = i as usize / FAN;
+                    if !up.mark[j] {
+                        up.mark[j] = true;
+                        up.dirty.push(j as u32);
+                    }
+                }
+            }
+            list.clear();
+            self.levels[l].dirty = list;
+        }
+    }
+
+    /// Recomputes every summary of slot `t`.
+    pub(crate) fn summarise_slot(&mut self, t: u32) {
+        for l in 0..self.levels.len() {
+            for i in 0..self.levels[l].n {
+                let _ = self.summarise(t, l, i);
+            }
+        }
+    }
+
+    /// Server `s`'s room codes at slot `t`.
+    #[cfg(test)]
+    pub(crate) fn codes_of(&self, t: u32, s: usize) -> &[u8] {
+        let p = self.pos[s] as usize;
+        &self.slot_codes(t)[p * self.nr..(p + 1) * self.nr]
+    }
+
+    /// Bit for bit the same cells, room codes, summaries and idle servers as `o`?
+    #[cfg(test)]
+    pub(crate) fn same(&self, o: &Grid) -> bool {
+        let bits = |a: &[f64], b: &[f64]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        bits(&self.cells, &o.cells)
+            && self.codes == o.codes
+            && self.idle_bits == o.idle_bits
+            && self.levels.len() == o.levels.len()
+            && self
+                .levels
+                .iter()
+                .zip(&o.levels)
+                .all(|(a, b)| a.n == b.n && bits(&a.sum, &b.sum))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Room codes are monotone in the free room and never below a demand's code when the
+    /// free room has room for it (the fit of `fit_free`): 200,000 random pairs over many
+    /// orders of magnitude, near-equal pairs and the edges.
+    #[test]
+    fn room_codes_never_hide_room() {
+        use crate::oasis::market::fit_free;
+        use crate::ResourceVec;
+        let mut g = crate::rng::SplitMix64::new(5);
+        let edges = [
+            0.0,
+            -0.0,
+            1.0 / 65536.0,
+            65536.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for i in 0..200_000u32 {
+            let x = libm::pow(2.0, g.next_f64() * 40.0 - 20.0);
+            let d = match i % 3 {
+                0 => libm::pow(2.0, g.next_f64() * 40.0 - 20.0),
+                1 => x * (1.0 + (g.next_f64() - 0.5) * 1e-8),
+                _ => edges[(g.next_u64() % 6) as usize].abs().max(1e-300),
+            };
+            let f = if i % 7 == 0 {
+                edges[(g.next_u64() % 6) as usize]
+            } else {
+                x
+            };
+            let (lo, hi) = if f <= d { (f, d) } else { (d, f) };
+            assert!(room_code(lo) <= room_code(hi), "{lo} {hi}");
+            let dem = ResourceVec::from_slice(&[d]).unwrap();
+            if fit_free(&[f], &dem) > 0 {
+                assert!(room_code(f) >= room_code(d * (1.0 - 2e-9)), "{f} {d}");
+            }
+        }
+    }
+}
