@@ -1096,6 +1096,9 @@ pub struct FastDp {
     rest_from: Option<u32>,
     /// DP cells written by the last decision (a work measure for benches and tests).
     pub cells: u64,
+    /// Slots whose cheapest servers the last decision listed (a work measure: the
+    /// scheduler lets only light decisions redo stale summaries, [`crate::oasis::Market`]).
+    pub listed: u64,
 }
 
 /// What a fast decision needs to know of its scratch size.
@@ -1172,6 +1175,7 @@ impl FastDp {
             rest: vec![0; t + 1],
             rest_from: None,
             cells: 0,
+            listed: 0,
         }
     }
 
@@ -1255,6 +1259,7 @@ impl FastDp {
     /// until ceil(N_i b_i / B_i), or all) and returns Wcap and its chunks. The listed fits stand
     /// in for the pools' totals: min(N_i, total) and the PS checks below come out the same.
     fn capacity_now(&mut self, m: &Market, job: &JobParams) -> (u64, u64) {
+        self.listed += 1;
         let n = job.max_workers as u64;
         self.wsw.list(&m.workers, &job.worker_demand, n);
         self.psw.list(&m.ps, &job.ps_demand, job.ps_for(n));
@@ -1368,6 +1373,7 @@ impl FastDp {
     ) -> Result<Decision, OasisError> {
         self.out_len = 0;
         self.cells = 0;
+        self.listed = 0;
         self.rest_from = None;
         let a = job.arrival;
         let t_end = m.slots();

@@ -18,6 +18,16 @@
 //!   idle prices (an idle stream) has the same unit price for any demand, so they are listed in
 //!   index order from a bit per server and slot.
 //!
+//! Stale summaries: a summary only has to bound the servers under it (least prices and peaks
+//! at most theirs, largest free rooms at least theirs) for a listing to open every node that
+//! may hold a server it lists, and so to list the same servers; a tighter one only lets it
+//! open fewer nodes. A commit only adds usage, so it makes a server's values worse (room down,
+//! prices up) or brings an idle server into the tree: the nodes above a changed server take
+//! its new values at once where they are better ([`Grid::changed`]), and the leaf is queued
+//! to be redone; [`Grid::tidy`] redoes a bounded number of queued leaves each decision, then
+//! the nodes above them that changed. A large commit's summaries are so spread over the
+//! decisions after it.
+//!
 //! The grid is derived from the breakpoints and dense in T x H, so a pool keeps it only within
 //! [`GRID_VALUES_MAX`] values (and at most [`STREAMS_MAX`] idle streams); beyond, its decisions
 //! sweep the time-major copy, with the same results.
@@ -35,6 +45,20 @@ pub(crate) const FAN: usize = 16;
 /// Most free-room levels of a pool's key resource kept per node ([`RoomLevels`]).
 pub(crate) const ROOM_LEVELS: usize = 8;
 
+/// Leaves whose summaries one light decision redoes per pool ([`Grid::tidy`], called by
+/// [`super::OasisScheduler`]), with the nodes above them: a commit leaves its cells' leaves
+/// loose, and the light decisions after it (most are rejections that list a few slots) tighten
+/// them, so that no heavy decision pays for a large commit's summaries.
+pub(crate) const TIDY_LEAVES: usize = 2048;
+
+/// A decision is light ([`TIDY_LEAVES`]) when it admits nothing and lists at most this many
+/// slots.
+pub(crate) const TIDY_LIGHT_SLOTS: u64 = 8;
+
+/// Queued leaves and nodes beyond which every decision tidies, light or not, so that a run of
+/// heavy decisions cannot leave the summaries ever looser.
+pub(crate) const TIDY_BACKLOG: usize = 1 << 18;
+
 /// Most values one pool's grid keeps: cells, summaries and idle bits, counted as 8 bytes each
 /// (2^26: 512 MiB). A larger pool keeps none and its decisions sweep the time-major copy.
 pub(crate) const GRID_VALUES_MAX: usize = 1 << 26;
@@ -47,9 +71,61 @@ struct Level {
     sum: Vec<f64>,
     /// per node: the least server index under it (the tie-break of [`super::fast`]'s order)
     first: Vec<u32>,
-    /// nodes whose summary a commit must redo, and whether each is listed there
-    dirty: Vec<u32>,
-    mark: Vec<bool>,
+    /// per slot and node, whether its summary waits to be redone ([`Grid::tidy`]): a bit each
+    stale: Vec<u64>,
+    /// the (slot, node) pairs whose bit is set, oldest first: a ring of `slots x n` places,
+    /// from `head`, `len` of them (a node is queued once, so it never overflows)
+    ring: Vec<(u32, u32)>,
+    head: usize,
+    len: usize,
+}
+
+impl Level {
+    fn new(n: usize, slots: usize, sw: usize, first: Vec<u32>) -> Self {
+        Level {
+            n,
+            sum: vec![0.0; slots * n * sw],
+            first,
+            stale: vec![0; (slots * n).div_ceil(64)],
+            ring: vec![(0, 0); slots * n],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Queues node `i` of slot `t` unless it is queued already.
+    fn queue(&mut self, t: u32, i: usize) {
+        let b = t as usize * self.n + i;
+        let Some(w) = self.stale.get_mut(b / 64) else {
+            return;
+        };
+        let m = 1u64 << (b % 64);
+        if *w & m != 0 {
+            return;
+        }
+        debug_assert!(self.len < self.ring.len());
+        let k = (self.head + self.len) % self.ring.len().max(1);
+        if let Some(x) = self.ring.get_mut(k) {
+            *w |= m;
+            *x = (t, i as u32);
+            self.len += 1;
+        }
+    }
+
+    /// Takes the oldest queued node (its bit cleared).
+    fn next(&mut self) -> Option<(u32, usize)> {
+        if self.len == 0 {
+            return None;
+        }
+        let (t, i) = *self.ring.get(self.head)?;
+        self.head = (self.head + 1) % self.ring.len();
+        self.len -= 1;
+        let b = t as usize * self.n + i as usize;
+        if let Some(w) = self.stale.get_mut(b / 64) {
+            *w &= !(1u64 << (b % 64));
+        }
+        Some((t, i as usize))
+    }
 }
 
 /// Per slot, the values in force of every server and their summary tree (module docs).
@@ -180,6 +256,38 @@ pub(crate) fn room_code(f: f64) -> u8 {
     ((e + 16) * 8 + m + 1).clamp(1, 254) as u8
 }
 
+/// What [`Grid::set`] or [`Grid::carry`] changed of a server's values at a slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// nothing
+    None,
+    /// its values only got worse (free rooms no larger, prices no smaller) and it was in
+    /// the tree before: no summary above it can improve
+    Worse,
+    /// anything else (it entered the tree, or some value improved)
+    Other,
+}
+
+impl Change {
+    fn of(same: bool, worse: bool) -> Self {
+        match (same, worse) {
+            (true, _) => Change::None,
+            (false, true) => Change::Worse,
+            (false, false) => Change::Other,
+        }
+    }
+}
+
+/// Are `new` values (2R: free rooms, then prices) no better than `old` on every resource,
+/// `old` being in the tree (a finite free room; an absent server has -inf)? False on a NaN.
+fn worse_only(old: &[f64], new: &[f64], nr: usize) -> bool {
+    let (of, op) = old.split_at(nr);
+    let (nf, np) = new.split_at(nr);
+    of.first().is_some_and(|&f| f > f64::NEG_INFINITY)
+        && of.iter().zip(nf).all(|(o, n)| n <= o)
+        && op.iter().zip(np).all(|(o, n)| n >= o)
+}
+
 /// The widest summary ([`RESOURCES_MAX`] resources).
 const MAX_WIDTH: usize = 3 * RESOURCES_MAX + 1 + ROOM_LEVELS * RESOURCES_MAX;
 const _: () = assert!(ROOM_LEVELS >= 2);
@@ -217,7 +325,11 @@ impl Grid {
         let mut n = servers;
         loop {
             n = n.div_ceil(if levels.is_empty() { LEAF } else { FAN });
-            total = total.checked_add(t.checked_mul(n)?.checked_mul(width(nr, nl))?)?;
+            // per node and slot: its summary, its place in the queue of stale nodes (8
+            // bytes) and its stale bit
+            let nodes = t.checked_mul(n)?;
+            total = total.checked_add(nodes.checked_mul(width(nr, nl) + 1)?)?;
+            total = total.checked_add(nodes.div_ceil(64))?;
             levels.push(n);
             if n == 1 {
                 break;
@@ -298,13 +410,7 @@ impl Grid {
                 .map(|c| c.iter().copied().min().unwrap_or(u32::MAX))
                 .collect();
             debug_assert_eq!(first.len(), n);
-            lv.push(Level {
-                n,
-                sum: vec![0.0; t * n * sw],
-                first: first.clone(),
-                dirty: Vec::with_capacity(n),
-                mark: vec![false; n],
-            });
+            lv.push(Level::new(n, t, sw, first.clone()));
         }
         let mut g = Grid {
             slots: t,
@@ -419,18 +525,17 @@ impl Grid {
     }
 
     /// Sets server `s`'s values at slot `t` (2R: free rooms, then prices), or makes it idle
-    /// there (`idle`: its usage is +0.0 on every resource; `v` is not read); true when that
-    /// changed anything (then its summaries are brought in line by [`Self::touch`] and
-    /// [`Self::settle`]).
-    pub(crate) fn set(&mut self, t: u32, s: usize, v: &[f64], idle: bool) -> bool {
+    /// there (`idle`: its usage is +0.0 on every resource; `v` is not read); what that changed
+    /// ([`Change`]; then its summaries are brought in line by [`Self::changed`]).
+    pub(crate) fn set(&mut self, t: u32, s: usize, v: &[f64], idle: bool) -> Change {
         let nr = self.nr;
         let st = 2 * nr;
         let Some(&p) = self.pos.get(s) else {
-            return false;
+            return Change::None;
         };
         let b = (t as usize * self.servers + p as usize) * st;
         let Some(c) = self.cells.get_mut(b..b + st) else {
-            return false;
+            return Change::None;
         };
         let mut new = [0.0f64; 2 * RESOURCES_MAX];
         match (idle, v.get(..st)) {
@@ -441,26 +546,27 @@ impl Grid {
             .iter()
             .zip(&new[..st])
             .all(|(a, b)| a.to_bits() == b.to_bits());
+        let worse = !same && worse_only(c, &new[..st], nr);
         if !same {
             c.copy_from_slice(&new[..st]);
             self.set_codes(t, p as usize, &new[..nr]);
         }
         let was = self.is_idle(t, s);
         self.set_idle(t, s, idle);
-        !same || was != idle
+        Change::of(same && was == idle, worse)
     }
 
     /// Copies server `s`'s values (and idleness) at slot `t - 1` to slot `t` (no breakpoint
-    /// at `t`); true when that changed anything.
-    pub(crate) fn carry(&mut self, t: u32, s: usize) -> bool {
+    /// at `t`); what that changed ([`Change`]).
+    pub(crate) fn carry(&mut self, t: u32, s: usize) -> Change {
         let st = 2 * self.nr;
         let Some(&p) = self.pos.get(s) else {
-            return false;
+            return Change::None;
         };
         let b = (t as usize * self.servers + p as usize) * st;
         let w = self.servers * st;
         if t == 0 || b + st > self.cells.len() {
-            return false;
+            return Change::None;
         }
         let (before, at) = self.cells.split_at_mut(b);
         let (prev, cur) = (&before[b - w..b - w + st], &mut at[..st]);
@@ -468,6 +574,7 @@ impl Grid {
             .iter()
             .zip(cur.iter())
             .all(|(a, b)| a.to_bits() == b.to_bits());
+        let worse = !same && worse_only(cur, prev, self.nr);
         if !same {
             cur.copy_from_slice(prev);
             let mut free = [0.0f64; RESOURCES_MAX];
@@ -477,7 +584,7 @@ impl Grid {
         let idle = self.is_idle(t - 1, s);
         let was = self.is_idle(t, s);
         self.set_idle(t, s, idle);
-        !same || was != idle
+        Change::of(same && was == idle, worse)
     }
 
     fn set_codes(&mut self, t: u32, p: usize, free: &[f64]) {
@@ -642,44 +749,125 @@ impl Grid {
         }
     }
 
-    /// Notes that server `s`'s values at the slot being synced changed ([`Self::settle`]).
-    pub(crate) fn touch(&mut self, s: usize) {
+    /// Brings the summaries in line with a change of server `s`'s values at slot `t`
+    /// ([`Self::set`], [`Self::carry`]) at once where it may improve them, and later where it
+    /// may worsen them (module docs, "stale summaries"): its values are merged into the
+    /// nodes above it (least prices and peaks, largest free rooms) as far as they change any,
+    /// and its leaf is queued to be redone by [`Self::tidy`].
+    pub(crate) fn changed(&mut self, t: u32, s: usize, how: Change) {
         let Some(&p) = self.pos.get(s) else {
             return;
         };
-        let i = p as usize / LEAF;
-        if let Some(lv) = self.levels.first_mut() {
-            if let Some(m) = lv.mark.get_mut(i) {
-                if !*m {
-                    *m = true;
-                    lv.dirty.push(i as u32);
+        let p = p as usize;
+        match how {
+            Change::None => return,
+            Change::Worse => {
+                // nothing above it can improve: its leaf is only redone later
+                if let Some(leaves) = self.levels.first_mut() {
+                    leaves.queue(t, p / LEAF);
                 }
+                return;
+            }
+            Change::Other => {}
+        }
+        let sw = self.summary_width();
+        let mut c = [0.0f64; MAX_WIDTH];
+        self.contribution(t, p, &mut c[..sw]);
+        let mins = 2 * self.nr + 1;
+        let mut i = p / LEAF;
+        for lv in self.levels.iter_mut() {
+            let b = (t as usize * lv.n + i) * sw;
+            let Some(dst) = lv.sum.get_mut(b..b + sw) else {
+                break;
+            };
+            let mut any = false;
+            let (lo, hi) = dst.split_at_mut(mins);
+            for (m, &x) in lo.iter_mut().zip(&c[..mins]) {
+                if x < *m {
+                    *m = x;
+                    any = true;
+                }
+            }
+            for (m, &x) in hi.iter_mut().zip(&c[mins..sw]) {
+                if x > *m {
+                    *m = x;
+                    any = true;
+                }
+            }
+            if !any {
+                break; // the nodes above hold it already
+            }
+            i /= FAN;
+        }
+        if let Some(leaves) = self.levels.first_mut() {
+            leaves.queue(t, p / LEAF);
+        }
+    }
+
+    /// The summary of the server at position `p` alone at slot `t` (what it adds to the
+    /// summaries above it, [`Self::summarise`]).
+    fn contribution(&self, t: u32, p: usize, out: &mut [f64]) {
+        let nr = self.nr;
+        let st = 2 * nr;
+        let b = (t as usize * self.servers + p) * st;
+        let Some(v) = self.cells.get(b..b + st) else {
+            return;
+        };
+        let (free, px) = v.split_at(nr);
+        let mut peaks = [f64::INFINITY; PEAKS];
+        entry_peaks(px, &mut peaks);
+        out[..nr].copy_from_slice(px);
+        out[nr..2 * nr + 1].copy_from_slice(&peaks[..nr + 1]);
+        out[2 * nr + 1..3 * nr + 1].copy_from_slice(free);
+        let at = self.theta[..self.nl]
+            .iter()
+            .position(|&th| free[self.key] >= th)
+            .unwrap_or(self.nl);
+        for k in 0..self.nl {
+            let o = &mut out[3 * nr + 1 + k * nr..3 * nr + 1 + (k + 1) * nr];
+            if k >= at {
+                o.copy_from_slice(free);
+            } else {
+                o.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
             }
         }
     }
 
-    /// Redoes the summaries of slot `t` above the servers touched since the last call, level
-    /// by level. Allocates nothing (each level's list holds at most its nodes).
-    pub(crate) fn settle(&mut self, t: u32) {
+    /// Redoes up to `budget` queued leaves, oldest first, then every node above them whose
+    /// children's summaries changed, level by level; returns the nodes redone. Summaries
+    /// waiting here are looser than the values under them, never tighter, so a listing that
+    /// reads them lists the same servers (module docs).
+    pub(crate) fn tidy(&mut self, budget: usize) -> usize {
+        let mut done = 0;
         for l in 0..self.levels.len() {
-            let mut list = core::mem::take(&mut self.levels[l].dirty);
-            for &i in &list {
-                let changed = self.summarise(t, l, i as usize);
-                self.levels[l].mark[i as usize] = false;
-                if !changed {
-                    continue; // the summary above it stays the same
-                }
-                if let Some(up) = self.levels.get_mut(l + 1) {
-                    let j = i as usize / FAN;
-                    if !up.mark[j] {
-                        up.mark[j] = true;
-                        up.dirty.push(j as u32);
+            // the leaves within the budget; the levels above all they were given
+            let mut left = if l == 0 { budget } else { self.levels[l].len };
+            while left > 0 {
+                let Some((t, i)) = self.levels[l].next() else {
+                    break;
+                };
+                left -= 1;
+                done += 1;
+                if self.summarise(t, l, i) {
+                    if let Some(up) = self.levels.get_mut(l + 1) {
+                        up.queue(t, i / FAN);
                     }
                 }
             }
-            list.clear();
-            self.levels[l].dirty = list;
         }
+        done
+    }
+
+    /// Redoes every queued node ([`Self::tidy`]): the summaries are then exact.
+    #[cfg(test)]
+    pub(crate) fn tidy_all(&mut self) {
+        let all = self.levels.first().map_or(0, |l| l.ring.len());
+        self.tidy(all);
+    }
+
+    /// Nodes waiting to be redone ([`Self::tidy`]), over all levels.
+    pub(crate) fn queued(&self) -> usize {
+        self.levels.iter().map(|l| l.len).sum()
     }
 
     /// Recomputes every summary of slot `t`.
@@ -714,11 +902,52 @@ impl Grid {
                 .zip(&o.levels)
                 .all(|(a, b)| a.n == b.n && bits(&a.sum, &b.sum))
     }
+
+    /// Does every summary bound `exact`'s (the same grid with its summaries redone): least
+    /// prices and peaks at most, largest free rooms at least? What a listing needs of the
+    /// summaries [`Self::tidy`] has not redone yet.
+    #[cfg(test)]
+    pub(crate) fn bounds(&self, exact: &Grid) -> bool {
+        let (sw, mins) = (self.summary_width(), 2 * self.nr + 1);
+        self.levels.len() == exact.levels.len()
+            && self.levels.iter().zip(&exact.levels).all(|(a, b)| {
+                a.sum.len() == b.sum.len()
+                    && a.sum.iter().zip(&b.sum).enumerate().all(|(k, (x, y))| {
+                        if k % sw < mins {
+                            x <= y
+                        } else {
+                            x >= y
+                        }
+                    })
+            })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The queue of stale nodes: each (slot, node) once however often it is queued, oldest
+    /// first, across the ring's wrap, and queued again once taken.
+    #[test]
+    fn stale_nodes_queue_once_in_order() {
+        let mut lv = Level::new(3, 2, 1, vec![0; 3]);
+        let mut want = std::collections::VecDeque::new();
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for _ in 0..10_000 {
+            if rng.below(3) < 2 {
+                let (t, i) = (rng.below(2) as u32, rng.below(3) as usize);
+                lv.queue(t, i);
+                if !want.contains(&(t, i)) {
+                    want.push_back((t, i));
+                }
+            } else {
+                assert_eq!(lv.next(), want.pop_front());
+            }
+            assert_eq!(lv.len, want.len());
+            assert!(lv.len <= lv.ring.len());
+        }
+    }
 
     /// Room codes are monotone in the free room and never below a demand's code when the
     /// free room has room for it (the fit of `fit_free`): 200,000 random pairs over many

@@ -322,9 +322,11 @@ impl Pool {
     }
 
     /// Brings the slot trees in line with the cells a commit touched (sorted by slot, then
-    /// server): each gets the values in force there after the commit (the entry the commit
-    /// noted, or with no breakpoint there the values of the slot before, brought in line
-    /// first, or the idle values in slot 0), then the summaries above them, level by level.
+    /// server): each gets the values in force there after the commit (the
+    /// entry the commit noted, or with no breakpoint there the values of the slot before,
+    /// brought in line first, or the idle values in slot 0); the summaries above take what it
+    /// improves at once and are redone where it may worsen them by the next decisions
+    /// ([`Grid::changed`]).
     fn sync_grid(&mut self) {
         let nr = self.resources as usize;
         let st = 2 * nr;
@@ -332,25 +334,19 @@ impl Pool {
             return;
         };
         let c = &self.changes;
-        let mut i = 0;
-        while let Some(&(t, _, _)) = c.touched.get(i) {
-            let k = i + c.touched[i..].partition_point(|x| x.0 == t);
-            for &(t, s, e) in &c.touched[i..k] {
-                let si = s as usize;
-                let changed = if e != NO_ENTRY {
-                    let b = (e & !IDLE) as usize * st;
-                    g.set(t, si, c.tvals.get(b..b + st).unwrap_or(&[]), e & IDLE != 0)
-                } else if t > 0 {
-                    g.carry(t, si)
-                } else {
-                    g.set(t, si, &[], true)
-                };
-                if changed {
-                    g.touch(si);
-                }
-            }
-            g.settle(t);
-            i = k;
+        // by slot, so a carry reads a slot already in line
+        debug_assert!(c.touched.windows(2).all(|w| w[0] < w[1]));
+        for &(t, s, e) in &c.touched {
+            let si = s as usize;
+            let changed = if e != NO_ENTRY {
+                let b = (e & !IDLE) as usize * st;
+                g.set(t, si, c.tvals.get(b..b + st).unwrap_or(&[]), e & IDLE != 0)
+            } else if t > 0 {
+                g.carry(t, si)
+            } else {
+                g.set(t, si, &[], true)
+            };
+            g.changed(t, si, changed);
         }
     }
 
@@ -1164,8 +1160,9 @@ impl Pool {
         // A breakpoint changes (appears, moves its prices, or is merged away) only at a
         // touched cell: an untouched one keeps its values and its predecessor's.
         let mut top = self.changes.last;
-        // by slot then server (in place: no allocation; each cell is noted once); a group's
-        // summary is then redone once per slot, after all its cells
+        // by slot then server (in place: no allocation; each cell is noted once): a group's
+        // summary is then redone once per slot, after all its cells, and the slot trees'
+        // nodes above a slot's cells are met together
         self.changes.touched.sort_unstable();
         debug_assert!(self
             .changes
@@ -1744,6 +1741,26 @@ impl Market {
         }
     }
 
+    /// Redoes up to `budget` leaves of each pool's slot trees that commits left loose, with
+    /// the nodes above them ([`Grid::tidy`]; no decision depends on it, only how many nodes
+    /// a listing opens).
+    pub(crate) fn tidy(&mut self, budget: usize) {
+        for p in [&mut self.workers, &mut self.ps] {
+            if let Some(g) = p.grid.as_mut() {
+                g.tidy(budget);
+            }
+        }
+    }
+
+    /// Leaves and nodes of both pools' slot trees waiting to be redone ([`Self::tidy`]).
+    pub(crate) fn untidy(&self) -> usize {
+        [&self.workers, &self.ps]
+            .iter()
+            .filter_map(|p| p.grid.as_ref())
+            .map(|g| g.queued())
+            .sum()
+    }
+
     /// Does each pool keep its slot trees?
     pub fn has_grids(&self) -> bool {
         self.workers.grid().is_some() && self.ps.grid().is_some()
@@ -2026,9 +2043,19 @@ mod tests {
                     }
                 }
             }
+            // the summaries the commit left loose bound the exact ones, and are them once
+            // redone
             let mut fresh = p.clone();
             fresh.rebuild_grid();
-            assert!(fresh.grid().unwrap().same(grid));
+            let exact = fresh.grid().unwrap();
+            assert!(grid.bounds(exact));
+            let mut tidy = p.clone();
+            let g = tidy.grid.as_mut().unwrap();
+            g.tidy(1);
+            assert!(g.bounds(exact));
+            g.tidy_all();
+            assert_eq!(g.queued(), 0);
+            assert!(g.same(exact));
             // the census: per slot, kind and level, the servers whose free room holds that
             // share of their capacity on every resource
             for t in 0..slots {

@@ -1,5 +1,6 @@
 //! [`OasisScheduler`]: Alg. 1 as an embeddable [`Scheduler`] value.
 use super::fast::{DpSize, FastDp, Schedule};
+use super::grid::{TIDY_BACKLOG, TIDY_LEAVES, TIDY_LIGHT_SLOTS};
 use super::market::{JobParams, Market};
 use super::{Decision, OasisError};
 use crate::api::{Event, Record, Scheduler};
@@ -278,6 +279,13 @@ impl OasisScheduler {
         let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
         if d.admitted {
             commit(&mut self.market, &p, &self.dp.schedule());
+        }
+        // the slot trees' summaries that commits left loose are redone by light decisions
+        // (no decision depends on it: a work count, not a clock, says which)
+        if (!d.admitted && self.dp.listed <= TIDY_LIGHT_SLOTS)
+            || self.market.untidy() > TIDY_BACKLOG
+        {
+            self.market.tidy(TIDY_LEAVES);
         }
         if let Some(done) = self.decided.get_mut(i) {
             *done = true;
