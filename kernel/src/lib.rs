@@ -63,6 +63,8 @@ pub mod model;
 #[cfg(feature = "alloc")]
 pub mod baseline;
 #[cfg(feature = "alloc")]
+mod heap;
+#[cfg(feature = "alloc")]
 pub mod oasis;
 #[cfg(feature = "alloc")]
 pub mod online;

@@ -2,7 +2,6 @@
 //! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
 //! docs of [`crate::baseline`]).
 pub mod dorm;
-mod heap;
 mod rrh;
 
 use super::pool::Pool;
@@ -366,11 +365,16 @@ impl<'a> OasisBaseline<'a> {
         for j in 0..self.jobs.len() {
             if self.arrived(j, t) {
                 self.keys[j] = self.share(j, self.jobs[j].workers, self.jobs[j].ps);
-                heap::push(&mut self.idx, &mut n, &self.keys, j as u32);
+                let keys = &self.keys;
+                let pushed =
+                    crate::heap::push(&mut self.idx, &mut n, j as u32, |a, b| by_share(keys, a, b));
+                debug_assert!(pushed, "heap over capacity"); // idx holds every job
             }
         }
         for _ in 0..UNITS_PER_SLOT_MAX {
-            let Some(j) = heap::pop(&mut self.idx, &mut n, &self.keys) else {
+            let keys = &self.keys;
+            let Some(j) = crate::heap::pop(&mut self.idx, &mut n, |a, b| by_share(keys, a, b))
+            else {
                 break;
             };
             let j = j as usize;
@@ -380,7 +384,10 @@ impl<'a> OasisBaseline<'a> {
                 self.jobs[j].saturated = true;
             } else {
                 self.keys[j] = self.share(j, self.jobs[j].workers, self.jobs[j].ps);
-                heap::push(&mut self.idx, &mut n, &self.keys, j as u32);
+                let keys = &self.keys;
+                let pushed =
+                    crate::heap::push(&mut self.idx, &mut n, j as u32, |a, b| by_share(keys, a, b));
+                debug_assert!(pushed, "heap over capacity"); // idx holds every job
             }
         }
     }
@@ -604,4 +611,12 @@ fn gpu_per_worker(job: &OasisJob) -> f64 {
     } else {
         1.0
     }
+}
+
+/// Job `a` comes before job `b` in the DRF order: the smaller dominant share in `keys`, ties
+/// to the smaller index (shares are finite), the order of a scan that keeps the first strict
+/// minimum.
+fn by_share(keys: &[f64], a: &u32, b: &u32) -> bool {
+    let (ka, kb) = (keys[*a as usize], keys[*b as usize]);
+    ka < kb || (ka == kb && a < b)
 }

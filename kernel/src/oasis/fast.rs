@@ -21,7 +21,7 @@
 //! cells the full-window DP computes, with the same values: the decision is the same.
 use super::census::{KINDS_MAX, LEVELS, SHARES};
 use super::cheapest::{ordered, Cheapest, ABSENT};
-use super::grid::{room_code, Grid, FAN, LEAF};
+use super::grid::{room_code, Grid, FAN, LEAF, STREAMS_MAX};
 use super::market::{
     fit_free, fit_of, group_floor, has_room, peak_of, unit_of, JobParams, Market, Pool, GROUP, IDLE,
 };
@@ -676,10 +676,15 @@ impl Sweep {
                 });
             }
         }
-        for k in 0..grid.streams() {
+        // each idle stream's unit price, the same for all its servers: computed once here
+        let mut stream_unit = [0.0f64; STREAMS_MAX];
+        for (k, u) in stream_unit.iter_mut().enumerate().take(grid.streams()) {
+            *u = unit_of(grid.stream_prices(k), dem);
+        }
+        for (k, &u) in stream_unit.iter().enumerate().take(grid.streams()) {
             if let Some(s) = self.next_fit(pool, grid, k, dem, 0) {
                 self.push_front(Front {
-                    key: ordered(unit_of(grid.stream_prices(k), dem)),
+                    key: ordered(u),
                     first: s as u32,
                     lvl: STREAM,
                     idx: k as u32,
@@ -696,7 +701,7 @@ impl Sweep {
                     // the idle server `first` of stream i, which has room; then its next one
                     let s = x.first as usize;
                     let fit = self.idle_fit(pool, s, dem);
-                    let unit = unit_of(grid.stream_prices(i), dem);
+                    let unit = stream_unit.get(i).copied().unwrap_or(f64::INFINITY);
                     self.list_one(s, fit, unit);
                     if let Some(n) = self.next_fit(pool, grid, i, dem, s + 1) {
                         self.push_front(Front {
@@ -835,50 +840,15 @@ impl Sweep {
     /// Adds `x` to the frontier heap.
     #[inline]
     fn push_front(&mut self, x: Front) {
-        let h = &mut self.heap;
-        let mut i = self.heap_len;
         // the frontier holds distinct servers, nodes and streams: fewer than `heap` has room
         // for (2n + 64, fixed at `new`, kept by clones)
-        debug_assert!(i < h.len());
-        let Some(slot) = h.get_mut(i) else {
-            return;
-        };
-        *slot = x;
-        self.heap_len += 1;
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if !h[i].before(&h[p]) {
-                break;
-            }
-            h.swap(i, p);
-            i = p;
-        }
+        let pushed = crate::heap::push(&mut self.heap, &mut self.heap_len, x, Front::before);
+        debug_assert!(pushed);
     }
 
     /// Takes the least item of the frontier heap.
     fn pop_front(&mut self) -> Option<Front> {
-        let n = self.heap_len.checked_sub(1)?;
-        self.heap_len = n;
-        let h = &mut self.heap;
-        let top = h[0];
-        h[0] = h[n];
-        let mut i = 0;
-        loop {
-            let (a, b) = (2 * i + 1, 2 * i + 2);
-            let mut m = i;
-            if a < n && h[a].before(&h[m]) {
-                m = a;
-            }
-            if b < n && h[b].before(&h[m]) {
-                m = b;
-            }
-            if m == i {
-                break;
-            }
-            h.swap(i, m);
-            i = m;
-        }
-        Some(top)
+        crate::heap::pop(&mut self.heap, &mut self.heap_len, Front::before)
     }
 
     /// Appends the list to `buf` from `at`; returns the new end.
