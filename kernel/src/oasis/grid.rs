@@ -288,6 +288,27 @@ fn worse_only(old: &[f64], new: &[f64], nr: usize) -> bool {
         && op.iter().zip(np).all(|(o, n)| n >= o)
 }
 
+/// Merges summary `v` (the least values first, `lo.len()` of them, then the largest) into
+/// `lo` and `hi`: the least with the least, the largest with the largest. True when that
+/// changed any.
+fn merge(lo: &mut [f64], hi: &mut [f64], v: &[f64]) -> bool {
+    let (vl, vh) = v.split_at(lo.len().min(v.len()));
+    let mut any = false;
+    for (m, &x) in lo.iter_mut().zip(vl) {
+        if x < *m {
+            *m = x;
+            any = true;
+        }
+    }
+    for (m, &x) in hi.iter_mut().zip(vh) {
+        if x > *m {
+            *m = x;
+            any = true;
+        }
+    }
+    any
+}
+
 /// The widest summary ([`RESOURCES_MAX`] resources).
 const MAX_WIDTH: usize = 3 * RESOURCES_MAX + 1 + ROOM_LEVELS * RESOURCES_MAX;
 const _: () = assert!(ROOM_LEVELS >= 2);
@@ -718,17 +739,7 @@ impl Grid {
                 .unwrap_or(&[])
                 .chunks_exact(sw)
             {
-                let (vl, vh) = v.split_at(mins);
-                for (m, &x) in lo.iter_mut().zip(vl) {
-                    if x < *m {
-                        *m = x;
-                    }
-                }
-                for (m, &x) in hi.iter_mut().zip(vh) {
-                    if x > *m {
-                        *m = x;
-                    }
-                }
+                merge(lo, hi, v);
             }
         }
         let Some(lvl) = self.levels.get_mut(l) else {
@@ -759,16 +770,14 @@ impl Grid {
             return;
         };
         let p = p as usize;
-        match how {
-            Change::None => return,
-            Change::Worse => {
-                // nothing above it can improve: its leaf is only redone later
-                if let Some(leaves) = self.levels.first_mut() {
-                    leaves.queue(t, p / LEAF);
-                }
-                return;
-            }
-            Change::Other => {}
+        if how == Change::None {
+            return;
+        }
+        if let Some(leaves) = self.levels.first_mut() {
+            leaves.queue(t, p / LEAF);
+        }
+        if how == Change::Worse {
+            return; // nothing above it can improve: its leaf is only redone later
         }
         let sw = self.summary_width();
         let mut c = [0.0f64; MAX_WIDTH];
@@ -780,27 +789,11 @@ impl Grid {
             let Some(dst) = lv.sum.get_mut(b..b + sw) else {
                 break;
             };
-            let mut any = false;
             let (lo, hi) = dst.split_at_mut(mins);
-            for (m, &x) in lo.iter_mut().zip(&c[..mins]) {
-                if x < *m {
-                    *m = x;
-                    any = true;
-                }
-            }
-            for (m, &x) in hi.iter_mut().zip(&c[mins..sw]) {
-                if x > *m {
-                    *m = x;
-                    any = true;
-                }
-            }
-            if !any {
+            if !merge(lo, hi, &c[..sw]) {
                 break; // the nodes above hold it already
             }
             i /= FAN;
-        }
-        if let Some(leaves) = self.levels.first_mut() {
-            leaves.queue(t, p / LEAF);
         }
     }
 
@@ -834,11 +827,10 @@ impl Grid {
     }
 
     /// Redoes up to `budget` queued leaves, oldest first, then every node above them whose
-    /// children's summaries changed, level by level; returns the nodes redone. Summaries
+    /// children's summaries changed, level by level. Summaries
     /// waiting here are looser than the values under them, never tighter, so a listing that
     /// reads them lists the same servers (module docs).
-    pub(crate) fn tidy(&mut self, budget: usize) -> usize {
-        let mut done = 0;
+    pub(crate) fn tidy(&mut self, budget: usize) {
         for l in 0..self.levels.len() {
             // the leaves within the budget; the levels above all they were given
             let mut left = if l == 0 { budget } else { self.levels[l].len };
@@ -847,7 +839,6 @@ impl Grid {
                     break;
                 };
                 left -= 1;
-                done += 1;
                 if self.summarise(t, l, i) {
                     if let Some(up) = self.levels.get_mut(l + 1) {
                         up.queue(t, i / FAN);
@@ -855,7 +846,6 @@ impl Grid {
                 }
             }
         }
-        done
     }
 
     /// Redoes every queued node ([`Self::tidy`]): the summaries are then exact.
