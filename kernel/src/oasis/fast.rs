@@ -131,6 +131,10 @@ struct Front {
 /// [`Front::lvl`] of an idle stream (`idx`: the stream, `first`: its next idle server).
 const STREAM: u32 = u32::MAX;
 
+/// [`Front::lvl`] of a leaf of the slot tree under its servers' least (unit price, index)
+/// ([`Sweep::leaf_best`]), where a leaf (`lvl` 1) is under its summary's group floor.
+const LEAF_READY: u32 = u32::MAX - 1;
+
 impl Front {
     fn before(&self, o: &Front) -> bool {
         (self.key, self.first) < (o.key, o.first)
@@ -638,10 +642,13 @@ impl Sweep {
     /// group floor ([`group_floor`] of its least prices and peaks, below every unit price
     /// under it), unless its largest free room on some demanded resource is short of one
     /// instance (then no server under it has room: room is monotone in each free room); a
-    /// server enters under its unit price, if it has room. So the servers leave the frontier
-    /// in the order (unit price, index) of those with room, which is the order the sweep's
-    /// listing takes them in, and the list is the same; its cost follows the servers and
-    /// nodes the search opens, not the changes between slots.
+    /// leaf that leaves it enters again under the least (unit price, index) of its servers
+    /// whose room codes pass ([`Self::leaf_best`]); a server enters under its unit price, if
+    /// its room codes pass, and is listed when it leaves if it has room. Every key is at most
+    /// the (unit price, index) of every server with room under it, so the servers leave the
+    /// frontier in the order (unit price, index) of those with room, which is the order the
+    /// sweep's listing takes them in, and the list is the same; its cost follows the servers
+    /// and nodes the search opens, not the changes between slots.
     fn list_grid(&mut self, pool: &Pool, grid: &Grid, dem: &ResourceVec, count: u64) {
         let t = self.now;
         let nr = grid.resources();
@@ -711,28 +718,45 @@ impl Sweep {
                     }
                 }
                 0 => {
-                    let c = grid.cell(t, i);
-                    let fit = fit_free(&c[..nr], dem);
-                    debug_assert!(fit > 0);
-                    self.list_one(i, fit, self.unit[i]);
+                    // server i, under its unit price: its free rooms now (its room codes
+                    // may pass without room)
+                    let free = grid.free_of(t, i);
+                    if free.len() == nr && room_in(free, dem) {
+                        let fit = fit_free(free, dem);
+                        debug_assert!(fit > 0);
+                        self.list_one(i, fit, self.unit[i]);
+                    }
                 }
                 1 => {
-                    // a group of servers (by position): each with room enters under its unit
-                    // price
+                    // a leaf under its summary's group floor: back under its servers' least
+                    // (unit price, index), a far closer key, so that of many leaves whose
+                    // floors pass, only those that hold a listed server are opened
+                    if let Some((key, first)) = self.leaf_best(grid, i, dem, &need) {
+                        self.push_front(Front {
+                            key,
+                            first,
+                            lvl: LEAF_READY,
+                            idx: i as u32,
+                        });
+                    }
+                }
+                LEAF_READY => {
+                    // a group of servers (by position): each whose room codes pass enters
+                    // under its unit price (its free rooms are read when it leaves)
                     let from = i * LEAF;
                     let to = (from + LEAF).min(self.n);
-                    let cells = grid.slot(t);
                     let codes = grid.slot_codes(t);
+                    let prices = grid.slot_prices(t);
                     for p in from..to {
                         // a byte per resource first: most servers met here have no room
                         let cs = codes.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
                         if cs.iter().zip(&need).any(|(c, n)| c < n) {
                             continue;
                         }
-                        let c = cells.get(p * 2 * nr..(p + 1) * 2 * nr).unwrap_or(&[]);
+                        let pc = prices.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
                         let s = grid.server_at(p) as usize;
-                        if c.len() == 2 * nr && s < self.n && room_in(&c[..nr], dem) {
-                            let u = unit_of(&c[nr..], dem);
+                        if s < self.n {
+                            let u = unit_of(pc, dem);
                             self.unit[s] = u;
                             self.push_front(Front {
                                 key: ordered(u),
@@ -767,6 +791,37 @@ impl Sweep {
                 }
             }
         }
+    }
+
+    /// The least (unit price, index) over the servers of leaf `j` of the slot tree ([`LEAF`]
+    /// servers by position) whose room codes pass the demand's (`need`), from the prices
+    /// ([`Grid::slot_prices`], apart from the free rooms so that they are read together);
+    /// `None` when no server passes. A server whose codes pass without room only lowers it:
+    /// still a bound of the leaf's servers with room.
+    fn leaf_best(
+        &self,
+        grid: &Grid,
+        j: usize,
+        dem: &ResourceVec,
+        need: &[u8; RESOURCES_MAX],
+    ) -> Option<(i64, u32)> {
+        let t = self.now;
+        let nr = grid.resources();
+        let codes = grid.slot_codes(t);
+        let prices = grid.slot_prices(t);
+        let mut best = (i64::MAX, u32::MAX);
+        for p in j * LEAF..((j + 1) * LEAF).min(self.n) {
+            let cs = codes.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
+            if cs.iter().zip(need).any(|(c, n)| c < n) {
+                continue;
+            }
+            let pc = prices.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
+            let k = (ordered(unit_of(pc, dem)), grid.server_at(p));
+            if k < best {
+                best = k;
+            }
+        }
+        (best.1 != u32::MAX).then_some(best)
     }
 
     /// Appends server `s` with its fit and unit price to the list.

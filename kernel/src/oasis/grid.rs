@@ -7,8 +7,9 @@
 //! between a decision's slots; on a congested cluster that is thousands of servers a slot, while
 //! a listing needs a few dozen. Here nothing is swept:
 //!
-//! - each slot keeps, per server, the 2R values in force there (free rooms c^r - g^r, then
-//!   prices p^r), and per resource a byte that rounds the free room down ([`room_code`]);
+//! - each slot keeps, per server, the 2R values in force there: its free rooms c^r - g^r
+//!   and, in an array of their own, its prices p^r (a listing reads a leaf's prices
+//!   together), and per resource a byte that rounds the free room down ([`room_code`]);
 //! - over nodes of [`LEAF`] servers, then nodes of [`FAN`] nodes up to one root, each node keeps
 //!   its least price per resource, its least peak prices (the group floor's inputs,
 //!   [`super::market::group_floor`]), its largest free room per resource and, per level of the
@@ -134,9 +135,13 @@ pub(crate) struct Grid {
     slots: usize,
     servers: usize,
     nr: usize,
-    /// per slot, per server by position (`order`): R free rooms c^r - g^r, then R prices
-    /// (a server out of the tree: -inf, +inf)
-    cells: Vec<f64>,
+    /// per slot, per server by position (`order`), per resource: its free room c^r - g^r
+    /// (-inf for a server out of the tree)
+    free: Vec<f64>,
+    /// per slot, per server by position, per resource: its price p^r (+inf out of the
+    /// tree), apart from the free rooms so that a listing reads a leaf's prices together
+    /// ([`super::fast`]: the least unit price of a leaf's servers with room codes)
+    prices: Vec<f64>,
     /// per slot, per server by position, per resource: its free room's [`room_code`], so
     /// that a listing passes over servers without room reading a byte per resource
     codes: Vec<u8>,
@@ -359,7 +364,6 @@ impl Grid {
         if total > GRID_VALUES_MAX {
             return None;
         }
-        let st = 2 * nr;
         // idle streams: servers with bit-identical idle prices
         let mut stream = vec![0u8; servers];
         let mut stream_px: Vec<f64> = Vec::new();
@@ -404,16 +408,10 @@ impl Grid {
         for (p, &s) in order.iter().enumerate() {
             pos[s as usize] = p as u32;
         }
-        // every server idle: absent from the tree, present in its stream
-        let mut row = vec![0.0f64; servers * st];
-        for v in row.chunks_exact_mut(st) {
-            absent(v, nr);
-        }
-        let mut cells = Vec::with_capacity(t * servers * st);
-        for _ in 0..t {
-            cells.extend_from_slice(&row);
-        }
-        // an idle server's free rooms are -inf in the tree: code 0
+        // every server idle: absent from the tree (no room, no price below any bound),
+        // present in its stream; its free rooms are -inf: room code 0
+        let free = vec![f64::NEG_INFINITY; t * servers * nr];
+        let prices = vec![f64::INFINITY; t * servers * nr];
         let codes = vec![0u8; t * servers * nr];
         let mut idle_bits = vec![0u64; streams * t * words];
         for x in 0..t {
@@ -437,7 +435,8 @@ impl Grid {
             slots: t,
             servers,
             nr,
-            cells,
+            free,
+            prices,
             codes,
             order,
             pos,
@@ -506,11 +505,11 @@ impl Grid {
         self.levels.get(l).map_or(0, |x| x.n)
     }
 
-    /// All servers' values at slot `t` (2R each: free rooms, then prices).
-    pub(crate) fn slot(&self, t: u32) -> &[f64] {
-        let w = self.servers * 2 * self.nr;
+    /// All servers' prices at slot `t` (R each, by position).
+    pub(crate) fn slot_prices(&self, t: u32) -> &[f64] {
+        let w = self.servers * self.nr;
         let b = t as usize * w;
-        self.cells.get(b..b + w).unwrap_or(&[])
+        self.prices.get(b..b + w).unwrap_or(&[])
     }
 
     /// The server at position `p` ([`Self::order`]).
@@ -527,12 +526,53 @@ impl Grid {
             .unwrap_or(u32::MAX)
     }
 
-    /// Server `s`'s values at slot `t`.
-    pub(crate) fn cell(&self, t: u32, s: usize) -> &[f64] {
-        let st = 2 * self.nr;
+    /// Where the R values of the server at position `p` at slot `t` start in `free`,
+    /// `prices` and `codes`.
+    fn at(&self, t: u32, p: usize) -> usize {
+        (t as usize * self.servers + p) * self.nr
+    }
+
+    /// Server `s`'s free rooms at slot `t` (R values).
+    pub(crate) fn free_of(&self, t: u32, s: usize) -> &[f64] {
         let p = self.pos.get(s).map_or(usize::MAX / 4, |&p| p as usize);
-        let b = (t as usize * self.servers + p) * st;
-        self.cells.get(b..b + st).unwrap_or(&[])
+        let b = self.at(t, p);
+        self.free.get(b..b + self.nr).unwrap_or(&[])
+    }
+
+    /// Server `s`'s prices at slot `t` (R values).
+    #[cfg(test)]
+    pub(crate) fn prices_of(&self, t: u32, s: usize) -> &[f64] {
+        let p = self.pos.get(s).map_or(usize::MAX / 4, |&p| p as usize);
+        let b = self.at(t, p);
+        self.prices.get(b..b + self.nr).unwrap_or(&[])
+    }
+
+    /// The values of the server at position `p` at slot `t` (2R: free rooms, then prices).
+    fn values(&self, t: u32, p: usize) -> [f64; 2 * RESOURCES_MAX] {
+        let (nr, b) = (self.nr, self.at(t, p));
+        let mut v = [0.0f64; 2 * RESOURCES_MAX];
+        if let (Some(f), Some(x)) = (self.free.get(b..b + nr), self.prices.get(b..b + nr)) {
+            v[..nr].copy_from_slice(f);
+            v[nr..2 * nr].copy_from_slice(x);
+        }
+        v
+    }
+
+    /// Writes values `v` (2R) of the server at position `p` at slot `t`, with its room code.
+    fn put(&mut self, t: u32, p: usize, v: &[f64]) {
+        let (nr, b) = (self.nr, self.at(t, p));
+        let (f, x) = v.split_at(nr.min(v.len()));
+        if let Some(d) = self.free.get_mut(b..b + nr) {
+            d.copy_from_slice(f);
+        }
+        if let Some(d) = self.prices.get_mut(b..b + nr) {
+            d.copy_from_slice(x);
+        }
+        if let Some(c) = self.codes.get_mut(b..b + nr) {
+            for (c, &f) in c.iter_mut().zip(f) {
+                *c = room_code(f);
+            }
+        }
     }
 
     /// The summaries of level `l` at slot `t` ([`Self::summary_width`] values per node).
@@ -554,68 +594,46 @@ impl Grid {
         let Some(&p) = self.pos.get(s) else {
             return Change::None;
         };
-        let b = (t as usize * self.servers + p as usize) * st;
-        let Some(c) = self.cells.get_mut(b..b + st) else {
+        if t as usize >= self.slots {
             return Change::None;
-        };
+        }
+        let p = p as usize;
         let mut new = [0.0f64; 2 * RESOURCES_MAX];
         match (idle, v.get(..st)) {
             (false, Some(v)) => new[..st].copy_from_slice(v),
             _ => absent(&mut new[..st], nr),
         }
-        let same = c
-            .iter()
-            .zip(&new[..st])
-            .all(|(a, b)| a.to_bits() == b.to_bits());
-        let worse = !same && worse_only(c, &new[..st], nr);
-        if !same {
-            c.copy_from_slice(&new[..st]);
-            self.set_codes(t, p as usize, &new[..nr]);
-        }
-        let was = self.is_idle(t, s);
-        self.set_idle(t, s, idle);
-        Change::of(same && was == idle, worse)
+        self.replace(t, p, s, &new[..st], idle)
     }
 
     /// Copies server `s`'s values (and idleness) at slot `t - 1` to slot `t` (no breakpoint
     /// at `t`); what that changed ([`Change`]).
     pub(crate) fn carry(&mut self, t: u32, s: usize) -> Change {
-        let st = 2 * self.nr;
         let Some(&p) = self.pos.get(s) else {
             return Change::None;
         };
-        let b = (t as usize * self.servers + p as usize) * st;
-        let w = self.servers * st;
-        if t == 0 || b + st > self.cells.len() {
+        if t == 0 || t as usize >= self.slots {
             return Change::None;
         }
-        let (before, at) = self.cells.split_at_mut(b);
-        let (prev, cur) = (&before[b - w..b - w + st], &mut at[..st]);
-        let same = prev
-            .iter()
-            .zip(cur.iter())
-            .all(|(a, b)| a.to_bits() == b.to_bits());
-        let worse = !same && worse_only(cur, prev, self.nr);
-        if !same {
-            cur.copy_from_slice(prev);
-            let mut free = [0.0f64; RESOURCES_MAX];
-            free[..self.nr].copy_from_slice(&cur[..self.nr]);
-            self.set_codes(t, p as usize, &free[..self.nr]);
-        }
+        let p = p as usize;
+        let prev = self.values(t - 1, p);
         let idle = self.is_idle(t - 1, s);
+        self.replace(t, p, s, &prev[..2 * self.nr], idle)
+    }
+
+    /// Gives server `s` (at position `p`) values `new` (2R) and idleness `idle` at slot `t`;
+    /// what that changed ([`Change`]).
+    fn replace(&mut self, t: u32, p: usize, s: usize, new: &[f64], idle: bool) -> Change {
+        let old = self.values(t, p);
+        let old = &old[..new.len()];
+        let same = old.iter().zip(new).all(|(a, b)| a.to_bits() == b.to_bits());
+        let worse = !same && worse_only(old, new, self.nr);
+        if !same {
+            self.put(t, p, new);
+        }
         let was = self.is_idle(t, s);
         self.set_idle(t, s, idle);
         Change::of(same && was == idle, worse)
-    }
-
-    fn set_codes(&mut self, t: u32, p: usize, free: &[f64]) {
-        let nr = self.nr;
-        let b = (t as usize * self.servers + p) * nr;
-        if let Some(c) = self.codes.get_mut(b..b + nr) {
-            for (c, &f) in c.iter_mut().zip(free) {
-                *c = room_code(f);
-            }
-        }
     }
 
     /// The room codes of slot `t`'s servers by position (R each, [`room_code`]).
@@ -677,21 +695,16 @@ impl Grid {
         lo.iter_mut().for_each(|x| *x = f64::INFINITY);
         hi.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
         if l == 0 {
-            let st = 2 * nr;
             let from = i * LEAF;
             let to = (from + LEAF).min(self.servers);
-            let b = t as usize * self.servers;
+            let (b, e) = (self.at(t, from), self.at(t, to));
             let mut peaks = [f64::INFINITY; PEAKS];
             // per room level, the largest free rooms of the servers whose key free room is
             // first at that level (then carried down: a server at level k is at every later)
             let mut lv = [[f64::NEG_INFINITY; RESOURCES_MAX]; ROOM_LEVELS];
-            for v in self
-                .cells
-                .get((b + from) * st..(b + to) * st)
-                .unwrap_or(&[])
-                .chunks_exact(st)
-            {
-                let (free, px) = v.split_at(nr);
+            let frees = self.free.get(b..e).unwrap_or(&[]).chunks_exact(nr);
+            let prices = self.prices.get(b..e).unwrap_or(&[]).chunks_exact(nr);
+            for (free, px) in frees.zip(prices) {
                 for (m, &x) in lo.iter_mut().zip(px) {
                     // prices are finite and >= L > 0 (or +inf for a server not in the tree)
                     if x < *m {
@@ -801,12 +814,10 @@ impl Grid {
     /// summaries above it, [`Self::summarise`]).
     fn contribution(&self, t: u32, p: usize, out: &mut [f64]) {
         let nr = self.nr;
-        let st = 2 * nr;
-        let b = (t as usize * self.servers + p) * st;
-        let Some(v) = self.cells.get(b..b + st) else {
+        let b = self.at(t, p);
+        let (Some(free), Some(px)) = (self.free.get(b..b + nr), self.prices.get(b..b + nr)) else {
             return;
         };
-        let (free, px) = v.split_at(nr);
         let mut peaks = [f64::INFINITY; PEAKS];
         entry_peaks(px, &mut peaks);
         out[..nr].copy_from_slice(px);
@@ -876,13 +887,15 @@ impl Grid {
         &self.slot_codes(t)[p * self.nr..(p + 1) * self.nr]
     }
 
-    /// Bit for bit the same cells, room codes, summaries and idle servers as `o`?
+    /// Bit for bit the same free rooms, prices, room codes, summaries and idle servers as
+    /// `o`?
     #[cfg(test)]
     pub(crate) fn same(&self, o: &Grid) -> bool {
         let bits = |a: &[f64], b: &[f64]| {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
         };
-        bits(&self.cells, &o.cells)
+        bits(&self.free, &o.free)
+            && bits(&self.prices, &o.prices)
             && self.codes == o.codes
             && self.idle_bits == o.idle_bits
             && self.levels.len() == o.levels.len()
