@@ -152,6 +152,9 @@ struct SlotChanges {
     /// the touched cells' new entries, 2R values each (free rooms then prices), as the
     /// commit wrote them
     tvals: Vec<f64>,
+    /// with the slot trees, the last slot after a booked one where a commit wrote a
+    /// breakpoint (such cells keep their values in force, so they are not touched)
+    after: Option<u32>,
     /// the slot whose prices `now_px` holds (`None`: not kept yet)
     now: Option<u32>,
     /// per server, the R prices in force at slot `now` (server-major, dense)
@@ -174,6 +177,7 @@ impl SlotChanges {
             last: None,
             touched: Vec::new(),
             tvals: Vec::new(),
+            after: None,
             now: None,
             now_px: vec![0.0; cells],
             now_fr: vec![0.0; cells],
@@ -322,7 +326,8 @@ impl Pool {
     }
 
     /// Brings the slot trees in line with the cells a commit touched (sorted by slot, then
-    /// server): each gets the values in force there after the commit (the
+    /// server; with the slot trees only its booked cells, as the slot after one keeps the
+    /// values in force there): each gets the values in force there after the commit (the
     /// entry the commit noted, or with no breakpoint there the values of the slot before,
     /// brought in line first, or the idle values in slot 0); the summaries above take what it
     /// improves at once and are redone where it may worsen them by the next decisions
@@ -980,7 +985,24 @@ impl Pool {
         let nr = (self.resources as usize).min(RESOURCES_MAX);
         let st = self.stride();
         let (o, l, cap) = (self.off[si], self.len[si] as usize, self.cap[si] as usize);
-        let j0 = self.times(s).partition_point(|&x| x < first);
+        // the breakpoints are distinct slots below T: the j-th is at least j and at most
+        // T - l + j, so the first at or after `first` is between these two; a dense block
+        // (most slots a breakpoint) has it near first x l / T: galloping from there reads a
+        // cache line or two of the block where a bisection reads several, one after another
+        let lo = (first as usize + l)
+            .saturating_sub(self.slots as usize)
+            .min(l);
+        let hi = (first as usize).clamp(lo, l);
+        let ts = self.times(s);
+        let guess = (u64::from(first) * l as u64 / u64::from(self.slots.max(1))) as usize;
+        let guess = guess.clamp(lo, hi);
+        let before = |x: &u32| *x < first;
+        let j0 = if ts.get(guess).is_some_and(before) {
+            gallop(ts, guess, before)
+        } else {
+            lo + ts.get(lo..guess).map_or(0, |w| gallop_back(w, before))
+        };
+        debug_assert_eq!(j0, ts.partition_point(|&x| x < first));
         // may the block outgrow its room (each booked slot adds at most two breakpoints)?
         // Then the whole block is written at the end, else only from the first booked slot.
         let moving = l + 2 * books.len() > cap;
@@ -998,7 +1020,7 @@ impl Pool {
         let (mut j, mut bi) = (j0, 0usize);
         while let Some(x) = books.get(bi).map(|b| b.t) {
             // the old breakpoints before x: unchanged, and the first differs from `last`
-            let k = j + self.times(s)[j..].partition_point(|&y| y < x);
+            let k = gallop(self.times(s), j, |&y| y < x);
             if k > j {
                 self.copy_old(o, j..k);
                 cur[..st].copy_from_slice(&self.bv[(o + k - 1) * st..(o + k) * st]);
@@ -1038,7 +1060,14 @@ impl Pool {
                     j += 1;
                 }
                 let wrote = self.write_new(next, &cur[..st], &mut last);
-                self.note(next, s, wrote.then_some(&cur[..st]));
+                if self.grid.is_none() {
+                    self.note(next, s, wrote.then_some(&cur[..st]));
+                } else if wrote {
+                    // the slot trees hold the values in force, unchanged at x + 1: only the
+                    // last slot with a breakpoint follows it
+                    let after = &mut self.changes.after;
+                    *after = (*after).max(Some(next));
+                }
             }
         }
         if !moving {
@@ -1186,7 +1215,8 @@ impl Pool {
                 .filter(|c| c.2 != NO_ENTRY)
                 .map(|c| c.0)
                 .max();
-            self.changes.last = self.changes.last.max(top);
+            let after = self.changes.after.take();
+            self.changes.last = self.changes.last.max(top).max(after);
             self.changes.touched.clear();
             self.changes.tvals.clear();
             return;
