@@ -743,20 +743,9 @@ impl Sweep {
                 LEAF_READY => {
                     // a group of servers (by position): each whose room codes pass enters
                     // under its unit price (its free rooms are read when it leaves)
-                    let from = i * LEAF;
-                    let to = (from + LEAF).min(self.n);
-                    let codes = grid.slot_codes(t);
-                    let prices = grid.slot_prices(t);
-                    for p in from..to {
-                        // a byte per resource first: most servers met here have no room
-                        let cs = codes.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
-                        if cs.iter().zip(&need).any(|(c, n)| c < n) {
-                            continue;
-                        }
-                        let pc = prices.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
-                        let s = grid.server_at(p) as usize;
+                    for (s, u) in leaf_units(grid, t, i, self.n, dem, &need) {
+                        let s = s as usize;
                         if s < self.n {
-                            let u = unit_of(pc, dem);
                             self.unit[s] = u;
                             self.push_front(Front {
                                 key: ordered(u),
@@ -805,23 +794,9 @@ impl Sweep {
         dem: &ResourceVec,
         need: &[u8; RESOURCES_MAX],
     ) -> Option<(i64, u32)> {
-        let t = self.now;
-        let nr = grid.resources();
-        let codes = grid.slot_codes(t);
-        let prices = grid.slot_prices(t);
-        let mut best = (i64::MAX, u32::MAX);
-        for p in j * LEAF..((j + 1) * LEAF).min(self.n) {
-            let cs = codes.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
-            if cs.iter().zip(need).any(|(c, n)| c < n) {
-                continue;
-            }
-            let pc = prices.get(p * nr..(p + 1) * nr).unwrap_or(&[]);
-            let k = (ordered(unit_of(pc, dem)), grid.server_at(p));
-            if k < best {
-                best = k;
-            }
-        }
-        (best.1 != u32::MAX).then_some(best)
+        leaf_units(grid, self.now, j, self.n, dem, need)
+            .map(|(s, u)| (ordered(u), s))
+            .min()
     }
 
     /// Appends server `s` with its fit and unit price to the list.
@@ -955,6 +930,29 @@ impl Sweep {
         let s = self.ls[lo] as usize;
         self.pre[lo] + self.unit[s] * (count - self.cum[lo]) as f64
     }
+}
+
+/// The servers of leaf `j` of the slot tree at slot `t` ([`LEAF`] servers by position, of
+/// `n`) whose room codes are all at least `need` (a byte per resource first: most servers
+/// met have no room), each with its unit price from its prices ([`Grid::slot_prices`]).
+fn leaf_units<'a>(
+    grid: &'a Grid,
+    t: u32,
+    j: usize,
+    n: usize,
+    dem: &'a ResourceVec,
+    need: &'a [u8; RESOURCES_MAX],
+) -> impl Iterator<Item = (u32, f64)> + 'a {
+    let nr = grid.resources();
+    let (codes, prices) = (grid.slot_codes(t), grid.slot_prices(t));
+    (j * LEAF..((j + 1) * LEAF).min(n)).filter_map(move |p| {
+        let cs = codes.get(p * nr..(p + 1) * nr)?;
+        if cs.iter().zip(need).any(|(c, n)| c < n) {
+            return None;
+        }
+        let pc = prices.get(p * nr..(p + 1) * nr)?;
+        Some((grid.server_at(p), unit_of(pc, dem)))
+    })
 }
 
 /// Does a server or node of the slot tree have room for one instance? Its (largest) free
