@@ -375,7 +375,13 @@ fn scale_case() {
     );
 }
 
+/// As the `mlsched` CLI: large arrays on transparent huge pages (`MLSCHED_HUGEPAGES=0` to
+/// compare without; `docs/scale.md`, "Huge pages").
+#[global_allocator]
+static ALLOC: mlsched_hugepages::HugePages = mlsched_hugepages::HugePages;
+
 fn main() {
+    mlsched_hugepages::from_env().expect("MLSCHED_HUGEPAGES");
     if std::env::var("OASIS_SCALE_SCENARIO").is_ok() {
         scale_case(); // the scale case alone
         return;

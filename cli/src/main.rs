@@ -329,7 +329,16 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
     }
 }
 
+/// Large arrays (the OASiS slot trees of a big cluster) on transparent huge pages: the same
+/// decisions, fewer TLB misses (`mlsched_hugepages`; `MLSCHED_HUGEPAGES=0` turns it off).
+#[global_allocator]
+static ALLOC: mlsched_hugepages::HugePages = mlsched_hugepages::HugePages;
+
 fn main() -> ExitCode {
+    if let Err(e) = mlsched_hugepages::from_env() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     match main_inner(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -15,20 +15,31 @@ use mlsched_kernel::log::LogSink;
 use mlsched_scenario::engine::Engine;
 use mlsched_scenario::run::RunOptions;
 use serde_json::{json, Value};
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// The system allocator, counting live and peak bytes.
+/// The `mlsched` CLI's allocator ([`mlsched_hugepages::HugePages`]: large arrays on
+/// transparent huge pages), counting live and peak bytes.
 struct PeakAlloc;
 
+static HUGE: mlsched_hugepages::HugePages = mlsched_hugepages::HugePages;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for PeakAlloc {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
+        let p = unsafe { HUGE.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        // fresh zeroed pages stay untouched until used (the default would write them all)
+        let p = unsafe { HUGE.alloc_zeroed(l) };
         if !p.is_null() {
             let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
             PEAK.fetch_max(now, Ordering::Relaxed);
@@ -36,11 +47,11 @@ unsafe impl GlobalAlloc for PeakAlloc {
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
+        unsafe { HUGE.dealloc(p, l) };
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
+        let q = unsafe { HUGE.realloc(p, l, new) };
         if !q.is_null() {
             if new >= l.size() {
                 let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
@@ -113,6 +124,10 @@ struct PlotArgs {
 }
 
 fn main() {
+    if let Err(e) = mlsched_hugepages::from_env() {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Run(a) => run(&a),

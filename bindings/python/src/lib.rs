@@ -283,8 +283,14 @@ impl Engine {
 }
 
 /// The native module of `mlsched`.
+/// As the `mlsched` CLI: large arrays (the OASiS slot trees of a big cluster) on transparent
+/// huge pages, the same decisions with fewer TLB misses (`MLSCHED_HUGEPAGES=0` turns it off).
+#[global_allocator]
+static ALLOC: mlsched_hugepages::HugePages = mlsched_hugepages::HugePages;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    mlsched_hugepages::from_env().map_err(pyo3::exceptions::PyValueError::new_err)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
