@@ -109,6 +109,11 @@ struct Sweep {
     /// heap by (key, first server) in its first `heap_len` entries
     heap: Vec<Front>,
     heap_len: usize,
+    /// per slot-tree position (in [`LEAF`]s): the (ordered unit price, server) of an opened
+    /// leaf's servers whose room codes pass, `leaf_n` of them per leaf, written by
+    /// [`Self::leaf_best`] and sorted when the leaf's turn comes ([`LEAF_NEXT`])
+    leaf: Vec<(i64, u32)>,
+    leaf_n: Vec<u8>,
     /// per server (a bit each): room for one instance while idle, computed once a decision
     /// a word at a time (valid when the word's `fstamp` is the current stamp)
     fits: Vec<u64>,
@@ -134,6 +139,11 @@ const STREAM: u32 = u32::MAX;
 /// [`Front::lvl`] of a leaf of the slot tree under its servers' least (unit price, index)
 /// ([`Sweep::leaf_best`]), where a leaf (`lvl` 1) is under its summary's group floor.
 const LEAF_READY: u32 = u32::MAX - 1;
+
+/// [`Front::lvl`] of an opened leaf's next server in (unit price, index) order: `idx` is its
+/// place in [`Sweep::leaf`], `key` and `first` its (unit price, index). One frontier item per
+/// leaf stands for all its servers not listed yet, which come after it in that order.
+const LEAF_NEXT: u32 = u32::MAX - 2;
 
 impl Front {
     fn before(&self, o: &Front) -> bool {
@@ -194,6 +204,8 @@ impl Sweep {
             // the frontier holds distinct servers, nodes and idle streams: fewer than 2n + 64
             heap: vec![Front::default(); 2 * n + 64],
             heap_len: 0,
+            leaf: vec![(0, 0); n.div_ceil(LEAF) * LEAF],
+            leaf_n: vec![0; n.div_ceil(LEAF)],
             fits: vec![0; n.div_ceil(64)],
             fstamp: vec![0; n.div_ceil(64)],
         }
@@ -643,8 +655,9 @@ impl Sweep {
     /// under it), unless its largest free room on some demanded resource is short of one
     /// instance (then no server under it has room: room is monotone in each free room); a
     /// leaf that leaves it enters again under the least (unit price, index) of its servers
-    /// whose room codes pass ([`Self::leaf_best`]); a server enters under its unit price, if
-    /// its room codes pass, and is listed when it leaves if it has room. Every key is at most
+    /// whose room codes pass ([`Self::leaf_best`]); when it leaves under that key, it stands
+    /// for those servers one at a time, in (unit price, index) order ([`LEAF_NEXT`]), each
+    /// listed when it leaves if it has room. Every key is at most
     /// the (unit price, index) of every server with room under it, so the servers leave the
     /// frontier in the order (unit price, index) of those with room, which is the order the
     /// sweep's listing takes them in, and the list is the same; its cost follows the servers
@@ -698,6 +711,8 @@ impl Sweep {
                 });
             }
         }
+        // bits of the leaves read ahead ([`Grid::touch_leaf`])
+        let mut touched = 0u64;
         while self.cum[self.k] < count {
             let Some(x) = self.pop_front() else {
                 break;
@@ -717,16 +732,6 @@ impl Sweep {
                         });
                     }
                 }
-                0 => {
-                    // server i, under its unit price: its free rooms now (its room codes
-                    // may pass without room)
-                    let free = grid.free_of(t, i);
-                    if free.len() == nr && room_in(free, dem) {
-                        let fit = fit_free(free, dem);
-                        debug_assert!(fit > 0);
-                        self.list_one(i, fit, self.unit[i]);
-                    }
-                }
                 1 => {
                     // a leaf under its summary's group floor: back under its servers' least
                     // (unit price, index), a far closer key, so that of many leaves whose
@@ -741,21 +746,22 @@ impl Sweep {
                     }
                 }
                 LEAF_READY => {
-                    // a group of servers (by position): each whose room codes pass enters
-                    // under its unit price (its free rooms are read when it leaves)
-                    for (s, u) in leaf_units(grid, t, i, self.n, dem, &need) {
-                        let s = s as usize;
-                        if s < self.n {
-                            self.unit[s] = u;
-                            self.push_front(Front {
-                                key: ordered(u),
-                                first: s as u32,
-                                lvl: 0,
-                                idx: s as u32,
-                            });
-                        }
+                    // a group of servers (by position): those whose room codes pass, by
+                    // (unit price, index); the first is the least item of the frontier now
+                    let from = i * LEAF;
+                    let m = self.leaf_n.get(i).map_or(0, |&m| m as usize);
+                    if let Some(q) = self.leaf.get_mut(from..from + m) {
+                        q.sort_unstable();
+                        debug_assert_eq!(q.first(), Some(&(x.key, x.first)));
                     }
+                    self.leaf_take(grid, dem, from, from + m);
                 }
+                LEAF_NEXT => {
+                    let end =
+                        (i / LEAF) * LEAF + self.leaf_n.get(i / LEAF).map_or(0, |&m| m as usize);
+                    self.leaf_take(grid, dem, i, end);
+                }
+                0 => debug_assert!(false, "servers enter the frontier through their leaf"),
                 l => {
                     // a node of level l - 1: its children of level l - 2
                     let below = l as usize - 2;
@@ -775,11 +781,15 @@ impl Sweep {
                                 lvl: below as u32 + 1,
                                 idx: j as u32,
                             });
+                            if below == 0 {
+                                touched ^= grid.touch_leaf(t, j);
+                            }
                         }
                     }
                 }
             }
         }
+        core::hint::black_box(touched);
     }
 
     /// The least (unit price, index) over the servers of leaf `j` of the slot tree ([`LEAF`]
@@ -787,16 +797,57 @@ impl Sweep {
     /// ([`Grid::slot_prices`], apart from the free rooms so that they are read together);
     /// `None` when no server passes. A server whose codes pass without room only lowers it:
     /// still a bound of the leaf's servers with room.
+    ///
+    /// Keeps each passing server's unit price and (ordered unit price, index) in
+    /// [`Self::leaf`] for when the leaf's turn comes.
     fn leaf_best(
-        &self,
+        &mut self,
         grid: &Grid,
         j: usize,
         dem: &ResourceVec,
         need: &[u8; RESOURCES_MAX],
     ) -> Option<(i64, u32)> {
-        leaf_units(grid, self.now, j, self.n, dem, need)
-            .map(|(s, u)| (ordered(u), s))
-            .min()
+        let from = j * LEAF;
+        let mut m = 0;
+        let mut best: Option<(i64, u32)> = None;
+        for (s, u) in leaf_units(grid, self.now, j, self.n, dem, need) {
+            let (Some(e), Some(us)) = (self.leaf.get_mut(from + m), self.unit.get_mut(s as usize))
+            else {
+                continue;
+            };
+            *us = u;
+            *e = (ordered(u), s);
+            best = Some(best.map_or(*e, |b| b.min(*e)));
+            m += 1;
+        }
+        if let Some(n) = self.leaf_n.get_mut(j) {
+            *n = m as u8;
+        }
+        best
+    }
+
+    /// Lists the opened leaf's server at [`Self::leaf`]`[at]` (the least item of the
+    /// frontier) if it has room now (its room codes may pass without), and puts the leaf's
+    /// next server, if any before `end`, on the frontier.
+    fn leaf_take(&mut self, grid: &Grid, dem: &ResourceVec, at: usize, end: usize) {
+        let Some(&(_, s)) = self.leaf.get(at).filter(|_| at < end) else {
+            return;
+        };
+        let s = s as usize;
+        let free = grid.free_of(self.now, s);
+        if free.len() == grid.resources() && room_in(free, dem) {
+            let fit = fit_free(free, dem);
+            debug_assert!(fit > 0);
+            self.list_one(s, fit, self.unit[s]);
+        }
+        if let Some(&(key, first)) = self.leaf.get(at + 1).filter(|_| at + 1 < end) {
+            self.push_front(Front {
+                key,
+                first,
+                lvl: LEAF_NEXT,
+                idx: (at + 1) as u32,
+            });
+        }
     }
 
     /// Appends server `s` with its fit and unit price to the list.

@@ -532,6 +532,31 @@ impl Grid {
         (t as usize * self.servers + p) * self.nr
     }
 
+    /// Reads server `s`'s values at slot `t` (its first free room and price and its room
+    /// code) and returns some of their bits: the pool's sync reads the cells a commit touched
+    /// ahead, all at once, so that their cache misses overlap.
+    pub(crate) fn touch(&self, t: u32, s: usize) -> u64 {
+        let p = self.pos.get(s).map_or(usize::MAX / 4, |&p| p as usize);
+        let b = self.at(t, p);
+        let f = self.free.get(b).map_or(0, |x| x.to_bits());
+        let x = self.prices.get(b).map_or(0, |x| x.to_bits());
+        let c = self.codes.get(b).map_or(0, |&c| u64::from(c));
+        f ^ x ^ c
+    }
+
+    /// Reads leaf `j`'s room codes and prices at slot `t` (a value per cache line) and
+    /// returns some of their bits: the listing reads a leaf ahead when it puts the leaf on
+    /// its frontier, so that the leaf's misses overlap the search until the leaf's turn.
+    pub(crate) fn touch_leaf(&self, t: u32, j: usize) -> u64 {
+        let b = self.at(t, j * LEAF);
+        let e = self.at(t, ((j + 1) * LEAF).min(self.servers));
+        let mut acc = self.codes.get(b).map_or(0, |&c| u64::from(c));
+        for k in (b..e).step_by(8) {
+            acc ^= self.prices.get(k).map_or(0, |x| x.to_bits());
+        }
+        acc
+    }
+
     /// Server `s`'s free rooms at slot `t` (R values).
     pub(crate) fn free_of(&self, t: u32, s: usize) -> &[f64] {
         let p = self.pos.get(s).map_or(usize::MAX / 4, |&p| p as usize);
