@@ -536,8 +536,10 @@ impl Grid {
     /// code) and returns some of their bits: the pool's sync reads the cells a commit touched
     /// ahead, all at once, so that their cache misses overlap.
     pub(crate) fn touch(&self, t: u32, s: usize) -> u64 {
-        let p = self.pos.get(s).map_or(usize::MAX / 4, |&p| p as usize);
-        let b = self.at(t, p);
+        let Some(&p) = self.pos.get(s) else {
+            return 0;
+        };
+        let b = self.at(t, p as usize);
         let f = self.free.get(b).map_or(0, |x| x.to_bits());
         let x = self.prices.get(b).map_or(0, |x| x.to_bits());
         let c = self.codes.get(b).map_or(0, |&c| u64::from(c));
