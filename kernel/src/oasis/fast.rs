@@ -144,6 +144,8 @@ const LEAF_READY: u32 = u32::MAX - 1;
 /// place in [`Sweep::leaf`], `key` and `first` its (unit price, index). One frontier item per
 /// leaf stands for all its servers not listed yet, which come after it in that order.
 const LEAF_NEXT: u32 = u32::MAX - 2;
+// [`Sweep::leaf_n`] counts a leaf's servers in a `u8`
+const _: () = assert!(LEAF <= u8::MAX as usize);
 
 impl Front {
     fn before(&self, o: &Front) -> bool {
@@ -657,9 +659,8 @@ impl Sweep {
     /// leaf that leaves it enters again under the least (unit price, index) of its servers
     /// whose room codes pass ([`Self::leaf_best`]); when it leaves under that key, it stands
     /// for those servers one at a time, in (unit price, index) order ([`LEAF_NEXT`]), each
-    /// listed when it leaves if it has room. Every key is at most
-    /// the (unit price, index) of every server with room under it, so the servers leave the
-    /// frontier in the order (unit price, index) of those with room, which is the order the
+    /// listed when it leaves if it has room. Every key is at most the (unit price, index) of
+    /// every server with room under it, so the servers leave the frontier in the order (unit price, index) of those with room, which is the order the
     /// sweep's listing takes them in, and the list is the same; its cost follows the servers
     /// and nodes the search opens, not the changes between slots.
     fn list_grid(&mut self, pool: &Pool, grid: &Grid, dem: &ResourceVec, count: u64) {
@@ -748,19 +749,14 @@ impl Sweep {
                 LEAF_READY => {
                     // a group of servers (by position): those whose room codes pass, by
                     // (unit price, index); the first is the least item of the frontier now
-                    let from = i * LEAF;
-                    let m = self.leaf_n.get(i).map_or(0, |&m| m as usize);
-                    if let Some(q) = self.leaf.get_mut(from..from + m) {
+                    let (from, end) = (i * LEAF, self.leaf_end(i));
+                    if let Some(q) = self.leaf.get_mut(from..end) {
                         q.sort_unstable();
                         debug_assert_eq!(q.first(), Some(&(x.key, x.first)));
                     }
-                    self.leaf_take(grid, dem, from, from + m);
+                    self.leaf_take(grid, dem, from);
                 }
-                LEAF_NEXT => {
-                    let end =
-                        (i / LEAF) * LEAF + self.leaf_n.get(i / LEAF).map_or(0, |&m| m as usize);
-                    self.leaf_take(grid, dem, i, end);
-                }
+                LEAF_NEXT => self.leaf_take(grid, dem, i),
                 0 => debug_assert!(false, "servers enter the frontier through their leaf"),
                 l => {
                     // a node of level l - 1: its children of level l - 2
@@ -826,10 +822,16 @@ impl Sweep {
         best
     }
 
+    /// The end in [`Self::leaf`] of leaf `j`'s passing servers (from `j` x [`LEAF`]).
+    fn leaf_end(&self, j: usize) -> usize {
+        j * LEAF + self.leaf_n.get(j).map_or(0, |&m| m as usize)
+    }
+
     /// Lists the opened leaf's server at [`Self::leaf`]`[at]` (the least item of the
     /// frontier) if it has room now (its room codes may pass without), and puts the leaf's
-    /// next server, if any before `end`, on the frontier.
-    fn leaf_take(&mut self, grid: &Grid, dem: &ResourceVec, at: usize, end: usize) {
+    /// next server, if any, on the frontier.
+    fn leaf_take(&mut self, grid: &Grid, dem: &ResourceVec, at: usize) {
+        let end = self.leaf_end(at / LEAF);
         let Some(&(_, s)) = self.leaf.get(at).filter(|_| at < end) else {
             return;
         };

@@ -984,6 +984,12 @@ impl Pool {
         self.books = books;
     }
 
+    /// Where a block of `l` breakpoints over the horizon likely has its first at or after
+    /// slot `t`: t x l / T, exact for a block dense in every slot.
+    fn guess(&self, t: u32, l: usize) -> usize {
+        (u64::from(t) * l as u64 / u64::from(self.slots.max(1))) as usize
+    }
+
     /// Reads server `s`'s breakpoint at about slot `t` (where [`Self::rebuild`] starts
     /// looking) and returns some of its bits.
     fn touch(&self, s: u32, t: u32) -> u64 {
@@ -992,8 +998,7 @@ impl Pool {
             return 0;
         };
         let l = l as usize;
-        let guess = (u64::from(t) * l as u64 / u64::from(self.slots.max(1))) as usize;
-        let k = o + guess.min(l.saturating_sub(1));
+        let k = o + self.guess(t, l).min(l.saturating_sub(1));
         let x = self.bt.get(k).map_or(0, |&x| u64::from(x));
         // the breakpoint before the first booked slot is the one read first
         let st = self.stride();
@@ -1033,8 +1038,7 @@ impl Pool {
             .min(l);
         let hi = (first as usize).clamp(lo, l);
         let ts = self.times(s);
-        let guess = (u64::from(first) * l as u64 / u64::from(self.slots.max(1))) as usize;
-        let guess = guess.clamp(lo, hi);
+        let guess = self.guess(first, l).clamp(lo, hi);
         let before = |x: &u32| *x < first;
         let j0 = if ts.get(guess).is_some_and(before) {
             gallop(ts, guess, before)
