@@ -66,6 +66,7 @@ fn comparison_case() -> (OasisScheduler, JobParams, Utility, OasisScenario, Oasi
         let a = scn.jobs[idx as usize].arrival;
         s.decide(a, idx).expect("decides");
     }
+    s.settle(); // the comparisons decide on its market
     let mut p = JobParams::of(&job);
     p.arrival = 0; // decide it as if it arrived at slot 0 on the loaded cluster
     let mut j0 = job.clone();
@@ -216,10 +217,14 @@ fn timed_run(label: &str, scn: &OasisScenario) {
     for idx in s.arrival_order().into_iter().take(limit) {
         let a = scn.jobs[idx as usize].arrival;
         if let Some((_, n)) = repeat.filter(|r| r.0 == idx) {
+            s.settle();
             repeat_decision(&s, scn, idx, n);
         }
         let dry_ms = match dry.as_mut() {
             Some(dp) => {
+                // the dry decision needs the slot trees settled (untimed here, so the timed
+                // decision after it does not settle the last admission)
+                s.settle();
                 let j = &scn.jobs[idx as usize];
                 let p = JobParams::of(j);
                 let c = thread_cpu_ms();

@@ -673,9 +673,10 @@ impl Sweep {
         self.heap_len = 0;
         // the joint room test of the nodes: the largest free rooms of the servers at the
         // room level of the demand on the key resource (all servers with room are there)
-        let at = grid
-            .room_level(dem.get(grid.key()))
-            .map_or(grid.top_at(), |k| grid.levels_at() + k * nr);
+        let level = grid.room_level(dem.get(grid.key()));
+        let at = level.map_or(grid.top_at(), |k| grid.levels_at() + k * nr);
+        // the same field's room codes ([`Grid::child_codes`]): 0 the largest free rooms
+        let field = level.map_or(0, |k| 1 + k);
         let ta = grid.top_at();
         let top = grid.depth();
         // per resource, the least room code of a server with room ([`room_code`])
@@ -762,9 +763,16 @@ impl Sweep {
                     // a node of level l - 1: its children of level l - 2
                     let below = l as usize - 2;
                     let sums = grid.summaries(t, below);
+                    // the children's room codes side by side: a child whose codes are below
+                    // the demand's has no room (its summary is not read)
+                    let codes = grid.child_codes(t, below, i, field);
                     let from = i * FAN;
                     let to = (from + FAN).min(grid.nodes(below));
                     for j in from..to {
+                        let o = (j - from) * nr;
+                        if !codes_pass(codes.get(o..o + nr), &need) {
+                            continue;
+                        }
                         let v = sums.get(j * sw..(j + 1) * sw).unwrap_or(&[]);
                         if v.len() == sw
                             && room_in(&v[ta..ta + nr], dem)
@@ -1006,6 +1014,13 @@ fn leaf_units<'a>(
         let pc = prices.get(p * nr..(p + 1) * nr)?;
         Some((grid.server_at(p), unit_of(pc, dem)))
     })
+}
+
+/// May a node whose largest free rooms have room codes `codes` ([`Grid::child_codes`]) have
+/// room for a demand whose least codes with room are `need`? A code below proves no room
+/// ([`room_code`]); without codes, it may.
+fn codes_pass(codes: Option<&[u8]>, need: &[u8; RESOURCES_MAX]) -> bool {
+    codes.is_none_or(|c| c.iter().zip(need).all(|(c, n)| c >= n))
 }
 
 /// Does a server or node of the slot tree have room for one instance? Its (largest) free
@@ -1464,6 +1479,9 @@ impl FastDp {
             cost: 0.0,
             payoff: 0.0,
         };
+        if !m.settled() {
+            return Err(OasisError::Unsettled);
+        }
         let Some(size) = FastDp::size_of(m, job, f) else {
             return Ok(dec);
         };
@@ -1812,7 +1830,7 @@ impl<'a> Schedule<'a> {
 mod tests {
     use super::*;
     use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
-    use crate::oasis::scheduler::commit;
+    use crate::oasis::scheduler::{commit, commit_owed};
 
     fn rv(v: &[f64]) -> ResourceVec {
         ResourceVec::from_slice(v).unwrap()
@@ -1997,16 +2015,31 @@ mod tests {
             let p = JobParams::of(j);
             a.advance(p.arrival);
             b.advance(p.arrival);
+            if !a.settled() {
+                // a listing refuses trees that owe a commit's cells; settled, they decide
+                // as if synced at the commit
+                let e = da.decide(&a, i as u32, &p, &j.utility);
+                assert_eq!(e, Err(OasisError::Unsettled), "job {i}");
+                a.settle();
+                assert!(a.settled());
+            }
             let got = da.decide(&a, i as u32, &p, &j.utility).unwrap();
             let want = db.decide(&b, i as u32, &p, &j.utility).unwrap();
             assert_eq!(got, want, "job {i}");
             assert!(da.schedule().iter().eq(db.schedule().iter()), "job {i}");
             if want.admitted {
                 admitted += 1;
-                for m in [&mut a, &mut b] {
+                for (k, m) in [&mut a, &mut b].into_iter().enumerate() {
                     m.reserve(nw * slots as usize, np * slots as usize);
                     m.reserve_window(&p, p.arrival, slots - p.arrival);
-                    commit(m, &p, &db.schedule());
+                    if k == 0 && admitted % 2 == 0 {
+                        // every other admission leaves the trees' sync owed, as the
+                        // scheduler does
+                        commit_owed(m, &p, &db.schedule());
+                        assert!(!m.settled());
+                    } else {
+                        commit(m, &p, &db.schedule());
+                    }
                 }
             }
         }

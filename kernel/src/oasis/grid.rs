@@ -70,6 +70,16 @@ pub(crate) const GRID_VALUES_MAX: usize = 1 << 26;
 struct Level {
     n: usize,
     sum: Vec<f64>,
+    /// per slot, per parent (each [`FAN`] nodes of this level), per room field (0: the
+    /// largest free rooms; 1 + k: those of room level k), per node, per resource: the
+    /// [`room_code`] of the summary's value ([`code_base`]), so that a listing opening a
+    /// node passes over children without room reading a byte per resource of each, for the
+    /// one field it tests, side by side
+    codes: Vec<u8>,
+    /// room fields per node (1 + the room levels in use)
+    fields: usize,
+    /// R
+    nr: usize,
     /// per node: the least server index under it (the tie-break of [`super::fast`]'s order)
     first: Vec<u32>,
     /// per slot and node, whether its summary waits to be redone ([`Grid::tidy`]): a bit each
@@ -82,10 +92,14 @@ struct Level {
 }
 
 impl Level {
-    fn new(n: usize, slots: usize, sw: usize, first: Vec<u32>) -> Self {
+    fn new(n: usize, slots: usize, sw: usize, first: Vec<u32>, nr: usize, fields: usize) -> Self {
         Level {
             n,
             sum: vec![0.0; slots * n * sw],
+            // a summary's values start at +0.0, whose code is 0
+            codes: vec![0; slots * n.div_ceil(FAN) * FAN * fields * nr],
+            fields,
+            nr,
             first,
             stale: vec![0; (slots * n).div_ceil(64)],
             ring: vec![(0, 0); slots * n],
@@ -113,6 +127,11 @@ impl Level {
         }
     }
 
+    /// Where node `i`'s room codes at slot `t` start in `codes` ([`code_base`]).
+    fn code_base(&self, t: usize, i: usize) -> usize {
+        code_base(self.n, self.fields, self.nr, t, i)
+    }
+
     /// Takes the oldest queued node (its bit cleared).
     fn next(&mut self) -> Option<(u32, usize)> {
         if self.len == 0 {
@@ -126,6 +145,26 @@ impl Level {
             *w &= !(1u64 << (b % 64));
         }
         Some((t, i as usize))
+    }
+}
+
+/// Where node `i` of a level of `n` nodes with `fields` room fields of `nr` resources has its
+/// room codes at slot `t` ([`Level::codes`]): field 0 from there, field k at k x [`FAN`] x
+/// `nr` after it. The [`FAN`] children of one node are side by side in each field.
+fn code_base(n: usize, fields: usize, nr: usize, t: usize, i: usize) -> usize {
+    ((t * n.div_ceil(FAN) + i / FAN) * fields * FAN + i % FAN) * nr
+}
+
+/// Writes the room codes of a node's largest free rooms `hi` (its summary's values from
+/// 2R + 1: per room field, R values) at `base` in `codes` ([`code_base`]).
+fn put_codes(codes: &mut [u8], base: usize, nr: usize, hi: &[f64]) {
+    for (k, f) in hi.chunks_exact(nr.max(1)).enumerate() {
+        let b = base + k * FAN * nr;
+        if let Some(c) = codes.get_mut(b..b + nr) {
+            for (c, &x) in c.iter_mut().zip(f) {
+                *c = room_code(x);
+            }
+        }
     }
 }
 
@@ -356,6 +395,9 @@ impl Grid {
             let nodes = t.checked_mul(n)?;
             total = total.checked_add(nodes.checked_mul(width(nr, nl) + 1)?)?;
             total = total.checked_add(nodes.div_ceil(64))?;
+            // their room codes: a byte per parent's place, field and resource
+            let places = t.checked_mul(n.div_ceil(FAN) * FAN)?;
+            total = total.checked_add(places.checked_mul((1 + nl) * nr)?.div_ceil(8))?;
             levels.push(n);
             if n == 1 {
                 break;
@@ -429,7 +471,7 @@ impl Grid {
                 .map(|c| c.iter().copied().min().unwrap_or(u32::MAX))
                 .collect();
             debug_assert_eq!(first.len(), n);
-            lv.push(Level::new(n, t, sw, first.clone()));
+            lv.push(Level::new(n, t, sw, first.clone(), nr, 1 + nl));
         }
         let mut g = Grid {
             slots: t,
@@ -610,6 +652,17 @@ impl Grid {
         let w = lv.n * self.summary_width();
         let b = t as usize * w;
         lv.sum.get(b..b + w).unwrap_or(&[])
+    }
+
+    /// The room codes of room field `k` (0: the largest free rooms, 1 + j: room level j) of
+    /// the [`FAN`] children of node `i` of level `l + 1` (nodes `i` x [`FAN`].. of level `l`)
+    /// at slot `t`, R per child ([`Level::codes`]).
+    pub(crate) fn child_codes(&self, t: u32, l: usize, i: usize, k: usize) -> &[u8] {
+        let Some(lv) = self.levels.get(l) else {
+            return &[];
+        };
+        let b = lv.code_base(t as usize, i * FAN) + k * FAN * self.nr;
+        lv.codes.get(b..b + FAN * self.nr).unwrap_or(&[])
     }
 
     /// Sets server `s`'s values at slot `t` (2R: free rooms, then prices), or makes it idle
@@ -794,6 +847,8 @@ impl Grid {
                     .any(|(a, b)| a.to_bits() != b.to_bits()) =>
             {
                 dst.copy_from_slice(&out[..sw]);
+                let base = lvl.code_base(t as usize, i);
+                put_codes(&mut lvl.codes, base, nr, &out[mins..sw]);
                 true
             }
             _ => false,
@@ -826,6 +881,7 @@ impl Grid {
         let mut i = p / LEAF;
         for lv in self.levels.iter_mut() {
             let b = (t as usize * lv.n + i) * sw;
+            let base = lv.code_base(t as usize, i);
             let Some(dst) = lv.sum.get_mut(b..b + sw) else {
                 break;
             };
@@ -833,6 +889,7 @@ impl Grid {
             if !merge(lo, hi, &c[..sw]) {
                 break; // the nodes above hold it already
             }
+            put_codes(&mut lv.codes, base, self.nr, hi);
             i /= FAN;
         }
     }
@@ -930,7 +987,25 @@ impl Grid {
                 .levels
                 .iter()
                 .zip(&o.levels)
-                .all(|(a, b)| a.n == b.n && bits(&a.sum, &b.sum))
+                .all(|(a, b)| a.n == b.n && bits(&a.sum, &b.sum) && a.codes == b.codes)
+    }
+
+    /// Is every node's room code the [`room_code`] of its summary's value?
+    #[cfg(test)]
+    pub(crate) fn codes_match(&self) -> bool {
+        let (sw, mins, nr) = (self.summary_width(), 2 * self.nr + 1, self.nr);
+        self.levels.iter().all(|lv| {
+            (0..self.slots).all(|t| {
+                (0..lv.n).all(|i| {
+                    let v = &lv.sum[(t * lv.n + i) * sw..(t * lv.n + i + 1) * sw];
+                    let base = lv.code_base(t, i);
+                    v[mins..].chunks_exact(nr).enumerate().all(|(k, f)| {
+                        let c = &lv.codes[base + k * FAN * nr..base + k * FAN * nr + nr];
+                        c.iter().zip(f).all(|(&c, &x)| c == room_code(x))
+                    })
+                })
+            })
+        })
     }
 
     /// Does every summary bound `exact`'s (the same grid with its summaries redone): least
@@ -961,7 +1036,7 @@ mod tests {
     /// first, across the ring's wrap, and queued again once taken.
     #[test]
     fn stale_nodes_queue_once_in_order() {
-        let mut lv = Level::new(3, 2, 1, vec![0; 3]);
+        let mut lv = Level::new(3, 2, 1, vec![0; 3], 1, 1);
         let mut want = std::collections::VecDeque::new();
         let mut rng = crate::rng::SplitMix64::new(7);
         for _ in 0..10_000 {

@@ -152,6 +152,9 @@ struct SlotChanges {
     /// the touched cells' new entries, 2R values each (free rooms then prices), as the
     /// commit wrote them
     tvals: Vec<f64>,
+    /// with the slot trees: `touched` and `tvals` hold a commit whose cells the trees do
+    /// not have yet ([`Pool::merge_books`] leaves them to [`Pool::settle`])
+    owed: bool,
     /// with the slot trees, the last slot after a booked one where a commit wrote a
     /// breakpoint (such cells keep their values in force, so they are not touched)
     after: Option<u32>,
@@ -177,6 +180,7 @@ impl SlotChanges {
             last: None,
             touched: Vec::new(),
             tvals: Vec::new(),
+            owed: false,
             after: None,
             now: None,
             now_px: vec![0.0; cells],
@@ -284,6 +288,10 @@ impl Pool {
     /// Builds the slot trees from the breakpoints (after a restore), within
     /// [`super::grid::GRID_VALUES_MAX`].
     fn rebuild_grid(&mut self) {
+        // the trees are built from the breakpoints, which hold every commit
+        self.changes.touched.clear();
+        self.changes.tvals.clear();
+        self.changes.owed = false;
         let nr = self.resources as usize;
         let mut grid = Grid::idle(
             self.slots,
@@ -320,6 +328,7 @@ impl Pool {
 
     /// Drops the slot trees: decisions then sweep the time-major copy.
     pub(crate) fn drop_grid(&mut self) {
+        self.settle();
         if self.grid.take().is_some() {
             self.rebuild_changes(); // not kept beside the slot trees
         }
@@ -1230,8 +1239,34 @@ impl Pool {
     }
 
     /// Applies the bookings recorded since the last call ([`Self::apply_bookings`]) and
-    /// brings the time-major copy in line.
+    /// brings the time-major copy or the slot trees in line.
     fn merge_dirty(&mut self) {
+        self.merge_books();
+        self.settle();
+    }
+
+    /// Brings the slot trees in line with the last commit's cells, if they are owed them
+    /// ([`Self::merge_books`]).
+    pub(crate) fn settle(&mut self) {
+        if !self.changes.owed {
+            return;
+        }
+        self.sync_grid();
+        self.changes.touched.clear();
+        self.changes.tvals.clear();
+        self.changes.owed = false;
+    }
+
+    /// Do the slot trees (if kept) hold every commit's cells ([`Self::settle`])?
+    pub(crate) fn settled(&self) -> bool {
+        !self.changes.owed
+    }
+
+    /// [`Self::merge_dirty`], except that with the slot trees the cells are only noted: the
+    /// trees owe them until [`Self::settle`] (the breakpoints, the census and every query of
+    /// the pool are in line at once; only the next listing needs the trees).
+    fn merge_books(&mut self) {
+        self.settle(); // a cell is noted once per sync
         self.apply_bookings();
         // A breakpoint changes (appears, moves its prices, or is merged away) only at a
         // touched cell: an untouched one keeps its values and its predecessor's.
@@ -1250,7 +1285,6 @@ impl Pool {
             // the slot trees stand in for the time-major copy, which is not kept: only its
             // last slot with a change, here an upper bound (a removed breakpoint may leave it
             // high, which only keeps a rejection's sweep from stopping early)
-            self.sync_grid();
             let top = self
                 .changes
                 .touched
@@ -1260,8 +1294,7 @@ impl Pool {
                 .max();
             let after = self.changes.after.take();
             self.changes.last = self.changes.last.max(top).max(after);
-            self.changes.touched.clear();
-            self.changes.tvals.clear();
+            self.changes.owed = !self.changes.touched.is_empty();
             return;
         }
         while let Some(&(t, _, _)) = self.changes.touched.get(i) {
@@ -1791,6 +1824,26 @@ impl Market {
         self.ps.merge_dirty();
     }
 
+    /// [`Self::merge`], leaving the slot trees' sync owed to [`Self::settle`]: the
+    /// scheduler's commit, so that an admission returns before its cells reach the trees
+    /// (`docs/oasis.md`, "Settling").
+    pub(crate) fn merge_owed(&mut self) {
+        self.workers.merge_books();
+        self.ps.merge_books();
+    }
+
+    /// Brings both pools' slot trees in line with the last commit, if they are owed it
+    /// ([`super::OasisScheduler::settle`]).
+    pub fn settle(&mut self) {
+        self.workers.settle();
+        self.ps.settle();
+    }
+
+    /// Do both pools' slot trees hold every commit ([`Self::settle`])? A listing needs it.
+    pub fn settled(&self) -> bool {
+        self.workers.settled() && self.ps.settled()
+    }
+
     /// Makes room for a commit of at most `w` worker cells and `p` PS cells (each a
     /// (slot, server) pair) that then allocates nothing. May grow storage (amortised).
     pub fn reserve(&mut self, w: usize, p: usize) {
@@ -1822,6 +1875,7 @@ impl Market {
     /// the nodes above them ([`Grid::tidy`]; no decision depends on it, only how many nodes
     /// a listing opens).
     pub(crate) fn tidy(&mut self, budget: usize) {
+        self.settle();
         for p in [&mut self.workers, &mut self.ps] {
             if let Some(g) = p.grid.as_mut() {
                 g.tidy(budget);
@@ -2126,10 +2180,12 @@ mod tests {
             fresh.rebuild_grid();
             let exact = fresh.grid().unwrap();
             assert!(grid.bounds(exact));
+            assert!(grid.codes_match() && exact.codes_match());
             let mut tidy = p.clone();
             let g = tidy.grid.as_mut().unwrap();
             g.tidy(1);
             assert!(g.bounds(exact));
+            assert!(g.codes_match());
             g.tidy_all();
             assert_eq!(g.queued(), 0);
             assert!(g.same(exact));

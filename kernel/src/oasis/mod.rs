@@ -127,6 +127,9 @@ pub enum OasisError {
     },
     /// The schedule reconstruction did not cover the workload (a bug; never expected).
     Internal,
+    /// A decision was asked of a market whose slot trees still owe the last admission's
+    /// cells ([`Market::settle`] first).
+    Unsettled,
     /// The decision record could not be logged.
     Log(crate::log::LogError),
 }
@@ -154,6 +157,9 @@ impl core::fmt::Display for OasisError {
             OasisError::Internal => {
                 f.write_str("internal error: schedule does not cover the workload")
             }
+            OasisError::Unsettled => f.write_str(
+                "the market's slot trees owe the last admission's cells: settle it before deciding",
+            ),
             OasisError::Log(e) => write!(f, "{e}"),
         }
     }

@@ -199,9 +199,19 @@ impl OasisScheduler {
         self.now = state.now;
     }
 
-    /// The priced cluster (usage and prices) as it stands.
+    /// The priced cluster (usage and prices) as it stands. Its slot trees may still owe
+    /// the last admission's cells ([`Self::settle`]); every query of usage and prices is in
+    /// line regardless, and a [`FastDp::decide`] on it refuses until settled.
     pub fn market(&self) -> &Market {
         &self.market
+    }
+
+    /// Brings the market's slot trees in line with the last admission (`docs/oasis.md`,
+    /// "Settling"): [`Self::decide`] returns before that and does it when the next decision
+    /// starts; a host may call this in idle time between arrivals instead. The decisions are
+    /// the same either way.
+    pub fn settle(&mut self) {
+        self.market.settle();
     }
 
     /// Drops the market's slot trees ([`Market::drop_grids`]): decisions then sweep the
@@ -271,6 +281,8 @@ impl OasisScheduler {
         }
         let p = *p;
         let _ = job;
+        // the last admission's cells reach the slot trees now, not before it returned
+        self.market.settle();
         self.reserve(idx);
         let Some(job) = self.jobs.get(i) else {
             return Err(OasisError::UnknownJob { job: idx });
@@ -278,7 +290,7 @@ impl OasisScheduler {
         self.market.advance(now);
         let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
         if d.admitted {
-            commit(&mut self.market, &p, &self.dp.schedule());
+            commit_owed(&mut self.market, &p, &self.dp.schedule());
         }
         // the slot trees' summaries that commits left loose are redone by light decisions
         // (no decision depends on it: a work count, not a clock, says which)
@@ -351,6 +363,21 @@ fn emit<F: FnMut(&OasisOutput<'_>) + ?Sized>(d: &Decision, s: &Schedule<'_>, out
 
 /// Adds an admitted schedule's usage and reprices the touched cells (Alg. 1 lines 8-12).
 pub fn commit(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
+    book(m, job, s);
+    m.merge();
+    checked(m, s);
+}
+
+/// [`commit`], leaving the slot trees' sync owed ([`Market::settle`]): the breakpoints,
+/// prices and census are in line at once, the trees by the next decision.
+pub(crate) fn commit_owed(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
+    book(m, job, s);
+    m.merge_owed();
+    checked(m, s);
+}
+
+/// Records a schedule's bookings in `m` (applied by its merge).
+fn book(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
     for sp in s.iter() {
         for &[h, y] in sp.worker_pairs {
             m.add_workers_raw(sp.slot, h, job, y);
@@ -359,7 +386,11 @@ pub fn commit(m: &mut Market, job: &JobParams, s: &Schedule<'_>) {
             m.add_ps_raw(sp.slot, k, job, z);
         }
     }
-    m.merge();
+}
+
+/// Checks (debug builds) that a committed schedule kept every used slot within capacity.
+fn checked(m: &Market, s: &Schedule<'_>) {
+    let _ = (m, s);
     debug_assert!(
         s.iter()
             .all(|sp| m.workers.within_capacity(sp.slot) && m.ps.within_capacity(sp.slot)),
