@@ -770,7 +770,7 @@ impl Sweep {
                     let to = (from + FAN).min(grid.nodes(below));
                     for j in from..to {
                         let o = (j - from) * nr;
-                        if !codes_pass(codes.get(o..o + nr), &need) {
+                        if !codes.get(o..o + nr).is_none_or(|c| codes_hold(c, &need)) {
                             continue;
                         }
                         let v = sums.get(j * sw..(j + 1) * sw).unwrap_or(&[]);
@@ -1008,7 +1008,7 @@ fn leaf_units<'a>(
     let (codes, prices) = (grid.slot_codes(t), grid.slot_prices(t));
     (j * LEAF..((j + 1) * LEAF).min(n)).filter_map(move |p| {
         let cs = codes.get(p * nr..(p + 1) * nr)?;
-        if cs.iter().zip(need).any(|(c, n)| c < n) {
+        if !codes_hold(cs, need) {
             return None;
         }
         let pc = prices.get(p * nr..(p + 1) * nr)?;
@@ -1016,11 +1016,11 @@ fn leaf_units<'a>(
     })
 }
 
-/// May a node whose largest free rooms have room codes `codes` ([`Grid::child_codes`]) have
-/// room for a demand whose least codes with room are `need`? A code below proves no room
-/// ([`room_code`]); without codes, it may.
-fn codes_pass(codes: Option<&[u8]>, need: &[u8; RESOURCES_MAX]) -> bool {
-    codes.is_none_or(|c| c.iter().zip(need).all(|(c, n)| c >= n))
+/// May a server, or a node by its largest free rooms ([`Grid::child_codes`]), with room codes
+/// `codes` have room for a demand whose least codes with room are `need`? A code below proves
+/// no room ([`room_code`]).
+fn codes_hold(codes: &[u8], need: &[u8; RESOURCES_MAX]) -> bool {
+    codes.iter().zip(need).all(|(c, n)| c >= n)
 }
 
 /// Does a server or node of the slot tree have room for one instance? Its (largest) free
