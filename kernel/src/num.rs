@@ -19,6 +19,22 @@ pub fn floor_eps(x: f64) -> f64 {
     libm::floor(x + ROUND_EPS)
 }
 
+/// floor(x + 1e-9) clamped to `0..=u32::MAX` (NaN: 0), exactly as [`floor_eps`] then a clamp
+/// would give it, without the call: for y = x + 1e-9 >= 1 the float-to-integer cast truncates
+/// toward zero, which is the floor of a positive number, and saturates at `u32::MAX` (fit
+/// counts: how many copies of a demand fit a free capacity).
+#[inline]
+pub fn floor_fit(x: f64) -> u32 {
+    let y = x + ROUND_EPS;
+    if y >= u32::MAX as f64 {
+        u32::MAX
+    } else if y >= 1.0 {
+        y as u32
+    } else {
+        0 // below 1, or NaN
+    }
+}
+
 /// `a < b` by more than 1e-12 relative: a < b - 1e-12 max(1, |b|). Infinities compare as usual.
 pub fn less(a: f64, b: f64) -> bool {
     a < less_bound(b)

@@ -6,7 +6,7 @@ use super::OasisError;
 use crate::error::Limit;
 use crate::limits::{self, PS_SERVERS_MAX, RESOURCES_MAX, SERVERS_MAX, SLOTS_MAX};
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
-use crate::num::{ceil_eps, floor_eps, ROUND_EPS};
+use crate::num::{ceil_eps, floor_eps, floor_fit};
 use crate::price::oasis_price;
 use crate::resources::ResourceVec;
 use alloc::vec;
@@ -1496,19 +1496,6 @@ pub(crate) fn has_room(free: &[f64], dem: &ResourceVec) -> bool {
         }
     }
     true
-}
-
-/// floor(x + 1e-9) clamped to `0..=u32::MAX` (NaN: 0), as `floor_eps` would give it.
-#[inline]
-fn floor_fit(x: f64) -> u32 {
-    let y = x + ROUND_EPS;
-    if y >= u32::MAX as f64 {
-        u32::MAX
-    } else if y >= 1.0 {
-        y as u32
-    } else {
-        0 // below 1, or NaN
-    }
 }
 
 impl PartialEq for Pool {

@@ -6,7 +6,7 @@
 //! expression; costs are exact integers (see [`quantize`]), so the summation order of a search
 //! cannot change a cost or a tie.
 use crate::model::online::{OnlineJob, TaskType};
-use crate::num::{ceil_u32, floor_eps};
+use crate::num::ceil_u32;
 
 /// Fractional bits of the fixed-point unit prices: a unit price is stored as round(x 2^20).
 pub const PRICE_FRAC_BITS: u32 = 20;
@@ -42,16 +42,10 @@ pub fn unit_price(delta: &[f64], d: &TaskType) -> u128 {
     quantize(s)
 }
 
-/// floor(x + 1e-9) clamped into u32 (negative -> 0).
+/// floor(x + 1e-9) clamped into u32 (negative and NaN -> 0; [`crate::num::floor_fit`], a cast
+/// in place of a call of `floor` in the fit counts every pass over the servers takes).
 fn floor_u32(x: f64) -> u32 {
-    let f = floor_eps(x);
-    if f >= u32::MAX as f64 {
-        u32::MAX
-    } else if f > 0.0 {
-        f as u32
-    } else {
-        0
-    }
+    crate::num::floor_fit(x)
 }
 
 /// How many copies of demand `e` fit into the free capacities `free` (one per resource):
@@ -71,7 +65,7 @@ pub fn fit(free: &[f64], e: &TaskType) -> u32 {
 /// floor(omega^r / e^r + 1e-9) per resource, and for an integer n, floor(y) >= n exactly when
 /// y >= n (fit's clamping, to 0 below and u32::MAX above, keeps that for n >= 1). The same
 /// expression as [`fit`] computes y, so the answer is exact; a pass over many servers that
-/// only needs to know which can hold `need` tasks skips the floors and the fit memo.
+/// only needs to know which can hold `need` tasks skips the per-resource minimum of the counts.
 pub fn fits_at_least(free: &[f64], e: &TaskType, need: u32) -> bool {
     if need == 0 {
         return true;

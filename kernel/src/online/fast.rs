@@ -18,7 +18,7 @@
 //!   that occur; window minima from power-of-two levels (min over [t, t + L) = min of two
 //!   overlapping 2^k windows) or a direct scan when few are needed; whole-window capacity
 //!   bounds (fit of the maximum free capacity) skip Phi no server / the whole cluster can hold;
-//! - fit counts memoised per (worker type, server) on the bits of the free capacities;
+//! - fit counts with a cast for the floor (no `floor` call), computed where asked;
 //! - one server order (by Omega, then index) per (L, t-, m), shared by every PS type p and every
 //!   PS host n; greedy fills answered from prefix sums over that order by binary search;
 //! - the q = 1 subroutine runs first and bounds the q = 0 one (which only matters when strictly

@@ -2,7 +2,7 @@
 //! and what it keeps per A_dual window -- free capacities and prices per (server, resource,
 //! slot), rebuilt only for servers a scheduled job touched; prefix sums of every type's unit
 //! price per server (Omega_h, Zeta_h as O(1) differences), built per type on demand; runs of
-//! equal usage, sliding and power-of-two window minima of free capacity; memoised fit counts;
+//! equal usage, sliding and power-of-two window minima of free capacity; fit counts;
 //! the server order by Omega with its prefix sums and the greedy fill answered by binary search.
 use super::bounds::BlockBounds;
 use super::common::*;
@@ -88,20 +88,17 @@ pub struct FastScratch {
     /// `smin_ok[ty]`: the slot minima of type ty describe the current rows.
     pub(super) smin_ok: Vec<bool>,
     /// Per (type, block of [`BLOCK`] servers) the smallest unit price of the block's servers in
-    /// every slot, at `bsmin[(ty * blocks + b) * SLIDE_WINDOW_MAX + t]`, and whether it is stale
+    /// every slot, at `bsmin[(ty * SLIDE_WINDOW_MAX + t) * blocks + b]` (a slot's blocks side
+    /// by side, for the minimum over the blocks), and whether it is stale
     /// (a member's prefix row was rebuilt): after a commit only the touched servers' blocks
     /// are recomputed before the minimum over the blocks ([`Self::slot_lb`]).
     pub(super) bsmin: Vec<u128>,
     pub(super) bstale: Vec<bool>,
-    /// Prefix sums over the slots of `bsmin`, at `bspre[(ty * blocks + b) * (SLIDE_WINDOW_MAX
-    /// + 1) + t]` (built with it): a lower bound of every member's window sum in O(1)
-    /// ([`Self::block_floor`]).
+    /// Prefix sums over the slots of `bsmin`, at `bspre[(ty * (SLIDE_WINDOW_MAX + 1) + t) *
+    /// blocks + b]` (built with it): a lower bound of every member's window sum in O(1)
+    /// ([`Self::block_floor`]). A slot's blocks side by side, so that a pass over the blocks
+    /// for one (t-, L) reads two contiguous rows, not two lines per block.
     pub(super) bspre: Vec<u128>,
-    /// Memo of `fit` per (worker type, server): the window-minimum free capacities it was last
-    /// asked about (bits) and its answer. `fit` is a pure function of those, so a hit is exact.
-    pub(super) fit_key: Vec<u64>,
-    pub(super) fit_val: Vec<u32>,
-    pub(super) fit_ok: Vec<bool>,
     pub(super) omega: Vec<u128>,
     pub(super) zeta: Vec<u128>,
     /// PS capacity s-hat(0) per (PS type, server) over the (L, t-) of [`Self::zetas`].
@@ -175,6 +172,11 @@ pub struct FastScratch {
     /// Per worker type m: (most workers one server can hold in any slot of the window, most
     /// the whole set can), computed on first use after `maxfree` changed ([`Self::worker_ub`]).
     pub(super) ub: Vec<Option<(u32, u64)>>,
+    /// fit(`maxfree` of server h, worker type m) at `ubfit[m * hcap + h]`, kept while
+    /// `ubfit_ok[m]` (refreshed for a server whenever its `maxfree` is rebuilt), so that after a
+    /// commit [`Self::worker_ub`] recounts the touched servers only, not the whole set.
+    pub(super) ubfit: Vec<u32>,
+    pub(super) ubfit_ok: Vec<bool>,
     /// Per type ty (worker types, then PS types), the servers of [`Self::possible`] at
     /// `poss[ty * hcap..][..poss_n[ty]]`.
     pub(super) poss: Vec<u32>,
@@ -266,9 +268,6 @@ impl FastScratch {
                 ty * h.div_ceil(BLOCK) * (SLIDE_WINDOW_MAX.min(wcap as u32) as usize + 1)
             ],
             bstale: vec![true; ty * h.div_ceil(BLOCK)],
-            fit_key: vec![0; ty * h * r],
-            fit_val: vec![0; ty * h],
-            fit_ok: vec![false; ty * h],
             omega: vec![0; h],
             zeta: vec![0; p * h],
             pcap: vec![0; p * h],
@@ -310,6 +309,8 @@ impl FastScratch {
             price0: vec![None; h * r],
             dirty: vec![false; h],
             ub: vec![None; m],
+            ubfit: vec![0; m * h],
+            ubfit_ok: vec![false; m],
             poss: vec![0; ty * h],
             poss_n: vec![0; ty],
             poss_ok: vec![false; ty],
@@ -383,9 +384,6 @@ impl FastScratch {
         self.virt[h as usize] = v as u32;
         self.dirty[v] = true;
         for ty in 0..self.m + self.p {
-            self.fit_ok[ty * self.hcap + v] = false;
-        }
-        for ty in 0..self.m + self.p {
             self.row_ok[ty * self.hcap + v] = false;
             self.type_ok[ty] = false;
         }
@@ -417,6 +415,7 @@ impl FastScratch {
     /// servers of every shape s.
     fn reset_set(&mut self, cx: &Ctx) {
         self.poss_ok.iter_mut().for_each(|u| *u = false);
+        self.ubfit_ok.iter_mut().for_each(|u| *u = false);
         self.room.reset();
         self.bounds.reset();
         for v in 0..self.h {
@@ -502,6 +501,12 @@ impl FastScratch {
         // The ring bounds read `maxfree`. The possible-host lists are kept as supersets: free
         // capacity only falls within a window, so a rebuilt server can only leave them.
         self.ub.iter_mut().for_each(|u| *u = None);
+        for m in 0..self.m {
+            if self.ubfit_ok[m] {
+                let most = &self.maxfree[v * rr..][..rr];
+                self.ubfit[m * self.hcap + v] = fit(most, &cx.scn.worker_types[m]);
+            }
+        }
     }
 
     /// The sparse table's entries of server v over the window's `len` slots: level 0 is `free`,
@@ -643,26 +648,26 @@ impl FastScratch {
                 continue;
             }
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
-            let out = &mut self.bsmin[(ty * nb + b) * bs..][..len];
-            for (t, x) in out.iter_mut().enumerate() {
+            let mut acc = 0u128;
+            self.bspre[ty * (bs + 1) * nb + b] = 0;
+            for t in 0..len {
                 let at = (ty * stride + t) * self.hcap;
                 let (a, c) = (
                     &self.pre[at + lo..at + hi],
                     &self.pre[at + self.hcap + lo..],
                 );
-                *x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
-            }
-            let acc = &mut self.bspre[(ty * nb + b) * (bs + 1)..][..=len];
-            acc[0] = 0;
-            for t in 0..len {
-                acc[t + 1] = acc[t].saturating_add(self.bsmin[(ty * nb + b) * bs + t]);
+                let x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
+                self.bsmin[(ty * bs + t) * nb + b] = x;
+                acc = acc.saturating_add(x);
+                self.bspre[(ty * (bs + 1) + t + 1) * nb + b] = acc;
             }
             self.bstale[ty * nb + b] = false;
         }
         let row = &mut self.smin[ty * stride..][..stride];
         row[0] = 0;
         for t in 0..len {
-            let lo = (0..used).fold(u128::MAX, |m, b| m.min(self.bsmin[(ty * nb + b) * bs + t]));
+            let blocks = &self.bsmin[(ty * bs + t) * nb..][..used];
+            let lo = blocks.iter().fold(u128::MAX, |m, &x| m.min(x));
             // No server at all: nothing to bound (the search has no candidate anyway).
             let lo = if used == 0 { 0 } else { lo };
             row[t + 1] = row[t].saturating_add(lo);
@@ -689,9 +694,12 @@ impl FastScratch {
     /// server of block b: the sum over those slots of the block's smallest unit price in each
     /// (exact integers; valid only after [`Self::block_floors`] returned true for ty).
     fn block_floor(&self, ty: usize, b: usize, t0: u32, dur: u32) -> u128 {
-        let bs = SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize;
-        let row = &self.bspre[(ty * self.hcap.div_ceil(BLOCK) + b) * (bs + 1)..][..=bs];
-        row[(t0 + dur) as usize] - row[t0 as usize]
+        let (bs, nb) = (
+            SLIDE_WINDOW_MAX.min(self.wcap as u32) as usize,
+            self.hcap.div_ceil(BLOCK),
+        );
+        let at = |t: u32| (ty * (bs + 1) + t as usize) * nb + b;
+        self.bspre[at(t0 + dur)] - self.bspre[at(t0)]
     }
 
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
@@ -869,7 +877,7 @@ impl FastScratch {
                 }
                 *f = lo;
             }
-            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+            let c = self.fit_type(cx, m, &free[..self.r]);
             self.set_cap(h, c);
         }
     }
@@ -888,7 +896,7 @@ impl FastScratch {
                 let (x, y) = (self.mins[row + a], self.mins[row + b]);
                 *f = if y < x { y } else { x };
             }
-            let c = self.fit_memo(cx, m, h, &free[..self.r]);
+            let c = self.fit_type(cx, m, &free[..self.r]);
             self.set_cap(h, c);
         }
     }
@@ -1119,12 +1127,21 @@ impl FastScratch {
         if let Some(Some(u)) = self.ub.get(m) {
             return *u;
         }
+        // Every server of the set is built (a search runs after `prepare`), so `maxfree` and
+        // the kept fits describe the window.
+        debug_assert!(!self.dirty[..self.h].contains(&true));
+        let fits = &mut self.ubfit[m * self.hcap..][..self.h];
+        if !self.ubfit_ok[m] {
+            for (h, c) in fits.iter_mut().enumerate() {
+                *c = fit(
+                    &self.maxfree[h * self.r..][..self.r],
+                    &cx.scn.worker_types[m],
+                );
+            }
+            self.ubfit_ok[m] = true;
+        }
         let (mut one, mut all) = (0u32, 0u64);
-        for h in 0..self.h {
-            let c = fit(
-                &self.maxfree[h * self.r..(h + 1) * self.r],
-                &cx.scn.worker_types[m],
-            );
+        for &c in fits.iter() {
             one = one.max(c);
             all = all.saturating_add(c as u64);
         }
@@ -1230,7 +1247,7 @@ impl FastScratch {
                 self.fit_wmin(cx, m, h)
             } else {
                 self.min_free(h, t0, dur, &mut free[..self.r]);
-                self.fit_memo(cx, m, h, &free[..self.r])
+                self.fit_type(cx, m, &free[..self.r])
             };
             self.caps[h] = c;
             if c >= least {
@@ -1351,7 +1368,7 @@ impl FastScratch {
     }
 
     /// Whether server h's window capacity for type ty over the range of `wmin` is at least
-    /// `need` ([`fits_at_least`]: no floors, no memo lookup).
+    /// `need` ([`fits_at_least`]: no floors).
     fn wmin_fits(&self, cx: &Ctx, ty: usize, h: usize, need: u32) -> bool {
         fits_at_least(&self.wmin[h * self.r..][..self.r], self.task(cx, ty), need)
     }
@@ -1365,18 +1382,10 @@ impl FastScratch {
         }
     }
 
-    /// [`Self::fit_memo`] of server h's window minima in `wmin`, read in place.
+    /// [`Self::fit_type`] of server h's window minima in `wmin`, read in place.
     fn fit_wmin(&mut self, cx: &Ctx, ty: usize, h: usize) -> u32 {
-        let i = ty * self.hcap + h;
         let r = self.r;
-        let task = task_of(cx, self.m, ty);
-        memo_fit(
-            &mut self.fit_key[i * r..(i + 1) * r],
-            &mut self.fit_ok[i],
-            &mut self.fit_val[i],
-            &self.wmin[h * r..][..r],
-            task,
-        )
+        fit(&self.wmin[h * r..][..r], task_of(cx, self.m, ty))
     }
 
     /// Makes `wmin` describe [t-, t- + L): [`Self::min_free`] of every server of the set,
@@ -1423,19 +1432,11 @@ impl FastScratch {
         self.bgen[b] = self.wgen;
     }
 
-    /// `fit(free, e)` for server h and type ty (worker type ty < M, else PS type ty - M),
-    /// answered from the memo when `free` has the same bits as the last question about (ty, h)
-    /// (free capacity is piecewise constant along t).
-    pub(super) fn fit_memo(&mut self, cx: &Ctx, m: usize, h: usize, free: &[f64]) -> u32 {
-        let i = m * self.hcap + h;
-        let r = self.r;
-        memo_fit(
-            &mut self.fit_key[i * r..(i + 1) * r],
-            &mut self.fit_ok[i],
-            &mut self.fit_val[i],
-            free,
-            task_of(cx, self.m, m),
-        )
+    /// `fit(free, e)` for type ty (worker type ty < M, else PS type ty - M). Computed each
+    /// time: a memo per (type, server) of the last answer cost more in cache misses than the
+    /// r divisions it saved (`docs/online.md`, "Contiguous block floors").
+    pub(super) fn fit_type(&self, cx: &Ctx, ty: usize, free: &[f64]) -> u32 {
+        fit(free, task_of(cx, self.m, ty))
     }
 
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
@@ -1568,21 +1569,6 @@ fn task_of<'a>(cx: &Ctx<'a>, m: usize, ty: usize) -> &'a TaskType {
     } else {
         &cx.scn.ps_types[ty - m]
     }
-}
-
-/// `fit(free, task)` through one memo cell (`key`: the bits of the free capacities it was
-/// computed for, `ok`: whether it holds a value): free capacity is piecewise constant along t,
-/// so the same question comes back often.
-fn memo_fit(key: &mut [u64], ok: &mut bool, val: &mut u32, free: &[f64], task: &TaskType) -> u32 {
-    if *ok && key.iter().zip(free).all(|(k, f)| *k == f.to_bits()) {
-        return *val;
-    }
-    for (k, f) in key.iter_mut().zip(free) {
-        *k = f.to_bits();
-    }
-    *val = fit(free, task);
-    *ok = true;
-    *val
 }
 
 #[cfg(test)]
