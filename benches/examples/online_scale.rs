@@ -12,6 +12,9 @@
 //! in wall time and in the thread's CPU time: on a shared machine a niced run waits for a core
 //! much of the time, and only the CPU time says what a decision costs.
 //! Prints decisions, scheduled, total time, p50 / p99 / max per decision (wall, then CPU).
+//! `ONLINE_SCALE_TIMES=OUT` also writes one line per decision to OUT (a header first): its
+//! number, CPU ms, round i, iota, feasible, scheduled, q (colocated), duration and job, to
+//! see which rounds the slowest decisions fall in (`docs/online.md`, "Contiguous block floors").
 use mlsched_benches::thread_cpu_ms;
 use mlsched_cli::gen::online as gen;
 use mlsched_kernel::online::{run_scenario, Search};
@@ -34,6 +37,7 @@ fn main() {
     let mut times: Vec<f64> = Vec::with_capacity(scn.jobs.len() * 4);
     let mut cpu: Vec<f64> = Vec::with_capacity(scn.jobs.len() * 4);
     let mut scheduled = 0u64;
+    let mut what: Vec<[u32; 7]> = Vec::with_capacity(scn.jobs.len() * 4);
     let (start, cpu0) = (Instant::now(), thread_cpu_ms());
     let (mut last, mut last_cpu) = (Instant::now(), thread_cpu_ms());
     run_scenario(&scn, Search::Fast, &mut |d| {
@@ -42,6 +46,15 @@ fn main() {
         cpu.push(now_cpu - last_cpu);
         (last, last_cpu) = (now, now_cpu);
         scheduled += d.scheduled as u64;
+        what.push([
+            d.round,
+            d.iota,
+            d.feasible as u32,
+            d.scheduled as u32,
+            d.colocated as u32,
+            d.duration,
+            d.job,
+        ]);
         if times.len() % 5000 == 0 {
             // Progress on stderr, so a run stopped early still says how far it got.
             eprintln!(
@@ -56,6 +69,9 @@ fn main() {
         }
     })
     .expect("run");
+    if let Ok(out) = std::env::var("ONLINE_SCALE_TIMES") {
+        write_times(&out, &cpu, &what).expect("write ONLINE_SCALE_TIMES");
+    }
     println!(
         "servers {} jobs {} slots {} arch {}: decisions {} scheduled {} total {:.2} s wall \
          {:.2} s CPU; per decision {}; CPU {}",
@@ -70,6 +86,22 @@ fn main() {
         quantiles(&times),
         quantiles(&cpu)
     );
+}
+
+/// One line per decision: number, CPU ms, then `what` (round, iota, feasible, scheduled,
+/// colocated, duration, job).
+fn write_times(out: &str, cpu: &[f64], what: &[[u32; 7]]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
+    writeln!(
+        f,
+        "decision cpu_ms round iota feasible scheduled colocated duration job"
+    )?;
+    for (i, (c, w)) in cpu.iter().zip(what).enumerate() {
+        let rest: Vec<String> = w.iter().map(|x| x.to_string()).collect();
+        writeln!(f, "{i} {c:.4} {}", rest.join(" "))?;
+    }
+    f.flush()
 }
 
 /// "p50 A ms p99 B ms max C ms" of per-decision times in ms (nearest rank on a sorted copy).
