@@ -1140,6 +1140,13 @@ impl FastScratch {
             }
             self.ubfit_ok[m] = true;
         }
+        // The kept counts are those of the current `maxfree` (the recount the memo replaces).
+        debug_assert!(fits.iter().enumerate().all(|(h, &c)| {
+            c == fit(
+                &self.maxfree[h * self.r..][..self.r],
+                &cx.scn.worker_types[m],
+            )
+        }));
         let (mut one, mut all) = (0u32, 0u64);
         for &c in fits.iter() {
             one = one.max(c);
