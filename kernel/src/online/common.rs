@@ -6,7 +6,7 @@
 //! expression; costs are exact integers (see [`quantize`]), so the summation order of a search
 //! cannot change a cost or a tie.
 use crate::model::online::{OnlineJob, TaskType};
-use crate::num::ceil_u32;
+use crate::num::{ceil_u32, floor_fit};
 
 /// Fractional bits of the fixed-point unit prices: a unit price is stored as round(x 2^20).
 pub const PRICE_FRAC_BITS: u32 = 20;
@@ -42,12 +42,6 @@ pub fn unit_price(delta: &[f64], d: &TaskType) -> u128 {
     quantize(s)
 }
 
-/// floor(x + 1e-9) clamped into u32 (negative and NaN -> 0; [`crate::num::floor_fit`], a cast
-/// in place of a call of `floor` in the fit counts every pass over the servers takes).
-fn floor_u32(x: f64) -> u32 {
-    crate::num::floor_fit(x)
-}
-
 /// How many copies of demand `e` fit into the free capacities `free` (one per resource):
 /// min over r with e^r > 0 of floor(omega^r / e^r). Resources with zero demand do not bind.
 pub fn fit(free: &[f64], e: &TaskType) -> u32 {
@@ -55,7 +49,7 @@ pub fn fit(free: &[f64], e: &TaskType) -> u32 {
     for (r, &f) in free.iter().enumerate() {
         let d = e.demand.get(r);
         if d > 0.0 {
-            best = best.min(floor_u32(f / d));
+            best = best.min(floor_fit(f / d));
         }
     }
     best
@@ -86,7 +80,7 @@ pub fn ps_fit(free: &[f64], g: u32, e: &TaskType, z: &TaskType) -> u32 {
     for (r, &f) in free.iter().enumerate() {
         let d = z.demand.get(r);
         if d > 0.0 {
-            best = best.min(floor_u32((f - g as f64 * e.demand.get(r)) / d));
+            best = best.min(floor_fit((f - g as f64 * e.demand.get(r)) / d));
         }
     }
     best

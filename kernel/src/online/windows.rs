@@ -503,8 +503,7 @@ impl FastScratch {
         self.ub.iter_mut().for_each(|u| *u = None);
         for m in 0..self.m {
             if self.ubfit_ok[m] {
-                let most = &self.maxfree[v * rr..][..rr];
-                self.ubfit[m * self.hcap + v] = fit(most, &cx.scn.worker_types[m]);
+                self.ubfit[m * self.hcap + v] = self.max_fit(cx, m, v);
             }
         }
     }
@@ -1130,23 +1129,16 @@ impl FastScratch {
         // Every server of the set is built (a search runs after `prepare`), so `maxfree` and
         // the kept fits describe the window.
         debug_assert!(!self.dirty[..self.h].contains(&true));
-        let fits = &mut self.ubfit[m * self.hcap..][..self.h];
+        let at = m * self.hcap;
         if !self.ubfit_ok[m] {
-            for (h, c) in fits.iter_mut().enumerate() {
-                *c = fit(
-                    &self.maxfree[h * self.r..][..self.r],
-                    &cx.scn.worker_types[m],
-                );
+            for h in 0..self.h {
+                self.ubfit[at + h] = self.max_fit(cx, m, h);
             }
             self.ubfit_ok[m] = true;
         }
-        // The kept counts are those of the current `maxfree` (the recount the memo replaces).
-        debug_assert!(fits.iter().enumerate().all(|(h, &c)| {
-            c == fit(
-                &self.maxfree[h * self.r..][..self.r],
-                &cx.scn.worker_types[m],
-            )
-        }));
+        // The kept counts are those of the current `maxfree` (the recount they replace).
+        debug_assert!((0..self.h).all(|h| self.ubfit[at + h] == self.max_fit(cx, m, h)));
+        let fits = &self.ubfit[at..][..self.h];
         let (mut one, mut all) = (0u32, 0u64);
         for &c in fits.iter() {
             one = one.max(c);
@@ -1391,8 +1383,15 @@ impl FastScratch {
 
     /// [`Self::fit_type`] of server h's window minima in `wmin`, read in place.
     fn fit_wmin(&mut self, cx: &Ctx, ty: usize, h: usize) -> u32 {
-        let r = self.r;
-        fit(&self.wmin[h * r..][..r], task_of(cx, self.m, ty))
+        self.fit_type(cx, ty, &self.wmin[h * self.r..][..self.r])
+    }
+
+    /// fit(`maxfree` of server h, worker type m): at least its window capacity for m.
+    fn max_fit(&self, cx: &Ctx, m: usize, h: usize) -> u32 {
+        fit(
+            &self.maxfree[h * self.r..][..self.r],
+            &cx.scn.worker_types[m],
+        )
     }
 
     /// Makes `wmin` describe [t-, t- + L): [`Self::min_free`] of every server of the set,
