@@ -3,14 +3,15 @@
 # and the FIFO baseline against servers, jobs and slots, on generated scenarios, each point in
 # its own process (so peak RSS is the point's own), then log-log plots and slopes.
 #
-#   bash scripts/scale-sweep.sh            # the sweep of docs/scale.md (about 20 minutes on 2 cores)
+#   bash scripts/scale-sweep.sh            # the sweep of docs/scale.md (12-20 minutes on 2 cores)
 #   FULL=1 bash scripts/scale-sweep.sh     # up to 12,500 servers and 32,000 jobs (hours)
 #   QUICK=1 bash scripts/scale-sweep.sh    # a few small points per axis (a minute)
 #   POINT_TIMEOUT=300 ...                  # seconds one point may take (default 120; a point
 #                                          # that takes longer is listed in $OUT/timeouts.txt)
 #   OUT=/tmp/scale bash scripts/scale-sweep.sh
 #
-# Writes $OUT/points.jsonl (one `scale run` line per point), $OUT/*.svg and $OUT/slopes.md
+# Writes $OUT/points.jsonl (one `scale run` line per point), $OUT/*.svg, $OUT/slopes.md and
+# $OUT/timeouts.txt (the points over POINT_TIMEOUT or refused by a limit)
 # (default OUT: docs/scale). Nothing here is asserted; the numbers are the machine's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +49,9 @@ point() { # kind arch policy axis servers jobs slots
     echo "$kind/$arch ${policy/-/algorithm} $axis H=$h J=$j T=$t: over ${POINT_TIMEOUT} s" \
       | tee -a "$OUT/timeouts.txt" >&2
   elif [[ $rc != 0 ]]; then
-    echo "  $kind/$arch $policy H=$h J=$j T=$t: $(cat "$OUT/last-error.txt")" >&2
+    # A point a limit refuses is part of the picture: listed beside the timeouts.
+    echo "$kind/$arch ${policy/-/algorithm} $axis H=$h J=$j T=$t: refused: $(head -c 400 "$OUT/last-error.txt")" \
+      | tee -a "$OUT/timeouts.txt" >&2
   fi
 }
 

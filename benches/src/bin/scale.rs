@@ -348,35 +348,53 @@ fn plot(a: &PlotArgs) -> Result<(), String> {
         policies.sort();
         policies.dedup();
         let xs = |r: &Value| r[axis.as_str()].as_f64().unwrap_or(0.0);
-        for (metric, label, file) in [
-            ("run_s", "run time (s)", "time"),
-            ("peak_heap_bytes", "peak heap (bytes)", "heap"),
+        for (metric, label, file, unit) in [
+            ("run_s", "run time (s)", "time", 1.0),
+            ("peak_heap_bytes", "peak heap (MiB)", "heap", 1048576.0),
         ] {
             let path = a.out.join(format!("{kind}-{axis}-{file}.svg"));
-            let ys: Vec<f64> = pick.iter().filter_map(|r| r[metric].as_f64()).collect();
+            // Each metric in the unit its label names (bytes are drawn as MiB).
+            let y_of = |r: &Value| r[metric].as_f64().map(|v| v / unit);
+            let ys: Vec<f64> = pick.iter().filter_map(|r| y_of(r)).collect();
             let xv: Vec<f64> = pick.iter().map(|r| xs(r)).collect();
             let (x0, x1) = bounds(&xv);
             let (y0, y1) = bounds(&ys);
+            // Ticks where a reader looks for them: at the sizes measured on x, at 1-2-5
+            // steps on y; no light lines (a log axis's default ones crowd into bands).
+            let mut xticks: Vec<f64> = xv.iter().copied().filter(|x| *x > 0.0).collect();
+            xticks.sort_by(f64::total_cmp);
+            xticks.dedup();
+            let yticks = ticks_125(y0, y1);
             let root = SVGBackend::new(&path, (640, 420)).into_drawing_area();
             root.fill(&WHITE).map_err(|e| e.to_string())?;
             let mut chart = ChartBuilder::on(&root)
-                .caption(format!("{kind}: {label} vs {axis}"), ("sans-serif", 18))
+                .caption(
+                    format!("{kind}: {label} vs {axis} (log-log)"),
+                    ("sans-serif", 18),
+                )
                 .margin(12)
                 .x_label_area_size(40)
-                .y_label_area_size(70)
-                .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+                .y_label_area_size(60)
+                .build_cartesian_2d(
+                    (x0..x1).log_scale().with_key_points(xticks),
+                    (y0..y1).log_scale().with_key_points(yticks),
+                )
                 .map_err(|e| e.to_string())?;
             chart
                 .configure_mesh()
                 .x_desc(axis.as_str())
                 .y_desc(label)
+                .x_label_formatter(&|v| tick_label(*v))
+                .y_label_formatter(&|v| tick_label(*v))
+                .bold_line_style(BLACK.mix(0.12))
+                .light_line_style(TRANSPARENT)
                 .draw()
                 .map_err(|e| e.to_string())?;
             for (i, p) in policies.iter().enumerate() {
                 let mut pts: Vec<(f64, f64)> = pick
                     .iter()
                     .filter(|r| r["policy"] == p.as_str())
-                    .filter_map(|r| Some((xs(r), r[metric].as_f64()?)))
+                    .filter_map(|r| Some((xs(r), y_of(r)?)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let c = Palette99::pick(i).to_rgba();
@@ -395,6 +413,7 @@ fn plot(a: &PlotArgs) -> Result<(), String> {
             }
             chart
                 .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
                 .border_style(BLACK)
                 .background_style(WHITE.mix(0.8))
                 .draw()
@@ -431,4 +450,118 @@ fn bounds(v: &[f64]) -> (f64, f64) {
         return (1.0, 10.0);
     }
     (lo / 1.25, hi * 1.25)
+}
+
+/// The values m 10^k (m in 1, 2, 5) within [lo, hi]: the ticks of a log axis.
+fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut k = lo.log10().floor() as i32;
+    while 10f64.powi(k) <= hi {
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * 10f64.powi(k);
+            if v >= lo && v <= hi {
+                out.push(v);
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
+/// A tick's label: as many decimals as its size needs (0.05, 0.2, 5), thousands separated
+/// (12,500).
+fn tick_label(v: f64) -> String {
+    if v < 1.0 {
+        let decimals = (-v.log10().floor()).max(0.0) as usize;
+        return format!("{v:.decimals$}");
+    }
+    let digits = format!("{:.0}", v);
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_1_2_5_steps_inside_the_range() {
+        assert_eq!(ticks_125(0.016, 0.6), vec![0.02, 0.05, 0.1, 0.2, 0.5]);
+        assert_eq!(ticks_125(3.0, 120.0), vec![5.0, 10.0, 20.0, 50.0, 100.0]);
+        assert!(ticks_125(3.0, 4.0).is_empty());
+    }
+
+    #[test]
+    fn tick_labels_are_short_and_exact() {
+        let labels: Vec<String> = [0.05, 0.2, 1.0, 5.0, 125.0, 12_500.0, 1_048_576.0]
+            .iter()
+            .map(|v| tick_label(*v))
+            .collect();
+        assert_eq!(
+            labels,
+            ["0.05", "0.2", "1", "5", "125", "12,500", "1,048,576"]
+        );
+        // 3 x 0.1 is 0.30000000000000004 in binary: the label still says 0.3.
+        assert_eq!(tick_label(3.0 * 0.1), "0.3");
+    }
+
+    #[test]
+    fn slope_of_a_power_law_is_its_exponent() {
+        let pts: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+            .iter()
+            .map(|&x| (x, 3.0 * x * x))
+            .collect();
+        assert!((slope(&pts).unwrap() - 2.0).abs() < 1e-12);
+        assert_eq!(slope(&pts[..1]), None);
+    }
+
+    #[test]
+    fn plot_writes_svgs_with_the_slopes() {
+        let dir = std::env::temp_dir().join(format!("mlsched-scale-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let input = dir.join("points.jsonl");
+        let mut lines = String::new();
+        for (policy, k) in [("fifo", 1.0), ("oasis", 2.0)] {
+            for servers in [125.0f64, 250.0, 500.0] {
+                lines.push_str(&format!(
+                    "{}\n",
+                    json!({"kind": "oasis", "axis": "servers", "policy": policy,
+                           "servers": servers, "run_s": 0.001 * servers.powf(k),
+                           "peak_heap_bytes": 1_048_576.0 * servers})
+                ));
+            }
+        }
+        std::fs::write(&input, lines).unwrap();
+        let out = dir.join("out");
+        plot(&PlotArgs {
+            input,
+            out: out.clone(),
+        })
+        .unwrap();
+        let slopes = std::fs::read_to_string(out.join("slopes.md")).unwrap();
+        assert!(
+            slopes.contains("| oasis | servers | fifo | 3 | 1.00 | 1.00 |"),
+            "{slopes}"
+        );
+        assert!(
+            slopes.contains("| oasis | servers | oasis | 3 | 2.00 | 1.00 |"),
+            "{slopes}"
+        );
+        let svg = std::fs::read_to_string(out.join("oasis-servers-heap.svg")).unwrap();
+        // A tick at each size measured, none between them (the SVG puts a text on its own line).
+        let texts: Vec<&str> = svg.lines().filter(|l| !l.starts_with('<')).collect();
+        assert!(texts.contains(&"peak heap (MiB)"), "{svg}");
+        for x in ["125", "250", "500"] {
+            assert!(texts.contains(&x), "tick {x}: {texts:?}");
+        }
+        assert!(!texts.contains(&"300"), "{texts:?}");
+        assert!(svg.contains("oasis (slope 1.00)"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
