@@ -367,8 +367,9 @@ fn scale_case() {
     })
     .expect("generates");
     doc.jobs.truncate(2000);
-    // A constant utility (decay 0) lets a job's DP reach its whole window, which
-    // OASIS_DP_CELLS_MAX refuses (docs/scale.md); the scale case keeps every utility falling.
+    // A constant utility (decay 0) lets a job's DP reach its whole window (tens of millions
+    // of cells at T = 2,000, once refused by OASIS_DP_CELLS_MAX); the scale case keeps every
+    // utility falling, as it always has, so its figures compare across builds.
     for j in &mut doc.jobs {
         if let mlsched_cli::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
             g.decay = g.decay.max(0.1);

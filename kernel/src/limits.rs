@@ -79,9 +79,11 @@ pub const ID_BYTES_MAX: usize = 64;
 /// Bytes of one postcard-encoded log record held in a fixed scratch buffer.
 pub const RECORD_BYTES_MAX: usize = 64 * 1024;
 /// Cells (reachable rows x (workload E_i N_i + 1)) of the OASiS DP choice table, allocated once
-/// when the scheduler is built (OASiS, Alg. 2; the rows the t_hat scan can reach, at most the
-/// window T - a_i, see `docs/oasis.md`).
-pub const OASIS_DP_CELLS_MAX: usize = 16 * 1024 * 1024;
+/// when the scheduler is built for the largest job's table, not for this limit (OASiS, Alg. 2;
+/// the rows the t_hat scan can reach, at most the window T - a_i, see `docs/oasis.md`).
+/// Sized for whole traces at one-hour slots: the whole openb trace's largest table is 18.3
+/// million cells there (73 MB of u32 choices), and 2^26 (256 MiB at the limit) leaves it 3.6x.
+pub const OASIS_DP_CELLS_MAX: usize = 64 * 1024 * 1024;
 /// Branch-and-bound nodes (one tentative worker count of one job) Dorm's MILP solve of one
 /// arrival / completion event may visit, over all its fairness-doubling passes: an anytime
 /// budget, not an error. An event that reaches it applies the best feasible allocation found

@@ -279,6 +279,45 @@ fn whole_openb_on_the_whole_cluster() {
     import_json(Source::Openb, &ring).unwrap();
 }
 
+/// The whole openb trace at one-hour slots (T = 7,168) goes through OASiS: its largest DP
+/// table, 18.3 million cells, is within `OASIS_DP_CELLS_MAX` (the limit used to refuse it), and
+/// the scheduler is built for that table, not for the limit.
+#[test]
+fn whole_openb_at_one_hour_slots_builds_for_oasis() {
+    use mlsched_cli::import::{import_with_report, ALL};
+    use mlsched_kernel::oasis::fast::FastDp;
+    use mlsched_kernel::oasis::{JobParams, OasisScheduler};
+    let opts = ImportOptions {
+        data_dir: data(),
+        jobs: ALL,
+        servers: ALL,
+        ps_servers: ALL,
+        slots: 0,
+        slot_seconds: 3600.0,
+        ..ImportOptions::default()
+    };
+    let (v, r) = import_with_report(Source::Openb, &opts).unwrap();
+    assert_eq!((r.jobs, r.horizon.slots), (7064, 7168));
+    let mlsched_scenario::doc::ScenarioDoc::Oasis(d) =
+        mlsched_scenario::doc::parse(&v.to_string()).unwrap()
+    else {
+        panic!("kind oasis")
+    };
+    let scn = d.validate().unwrap();
+    let s = OasisScheduler::new(&scn).unwrap();
+    let largest = scn
+        .jobs
+        .iter()
+        .filter_map(|j| FastDp::size_of(s.market(), &JobParams::of(j), &j.utility))
+        .map(|z| z.cells)
+        .max()
+        .unwrap();
+    assert!(
+        largest > 16 << 20 && largest <= mlsched_kernel::limits::OASIS_DP_CELLS_MAX,
+        "{largest}"
+    );
+}
+
 /// No job is ever dropped: a horizon too short for the arrivals, a slot too short for the
 /// build's horizon, and an architecture the kind does not have are errors naming the option.
 #[test]
