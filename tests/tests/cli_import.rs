@@ -232,20 +232,26 @@ fn chunk_time_split_never_exceeds_the_traced_chunk_time() {
     );
 }
 
-/// The whole openb trace on the whole cluster: every GPU pod, every GPU node as a worker
-/// server, every CPU-only node as a PS server; the report says the slot length and horizon.
-#[test]
-fn whole_openb_on_the_whole_cluster() {
-    use mlsched_cli::import::{import_with_report, ALL};
-    let opts = ImportOptions {
+/// Every job of the bundled openb trace on every node of its cluster, at `slot_seconds`.
+fn whole_openb(slot_seconds: f64) -> ImportOptions {
+    use mlsched_cli::import::ALL;
+    ImportOptions {
         data_dir: data(),
         jobs: ALL,
         servers: ALL,
         ps_servers: ALL,
         slots: 0,
-        slot_seconds: 600.0,
+        slot_seconds,
         ..ImportOptions::default()
-    };
+    }
+}
+
+/// The whole openb trace on the whole cluster: every GPU pod, every GPU node as a worker
+/// server, every CPU-only node as a PS server; the report says the slot length and horizon.
+#[test]
+fn whole_openb_on_the_whole_cluster() {
+    use mlsched_cli::import::import_with_report;
+    let opts = whole_openb(600.0);
     let (v, r) = import_with_report(Source::Openb, &opts).unwrap();
     assert_eq!(v["jobs"].as_array().unwrap().len(), 7064);
     assert_eq!(v["worker_servers"].as_array().unwrap().len(), 1213);
@@ -284,18 +290,10 @@ fn whole_openb_on_the_whole_cluster() {
 /// the scheduler is built for that table, not for the limit.
 #[test]
 fn whole_openb_at_one_hour_slots_builds_for_oasis() {
-    use mlsched_cli::import::{import_with_report, ALL};
+    use mlsched_cli::import::import_with_report;
     use mlsched_kernel::oasis::fast::FastDp;
     use mlsched_kernel::oasis::{JobParams, OasisScheduler};
-    let opts = ImportOptions {
-        data_dir: data(),
-        jobs: ALL,
-        servers: ALL,
-        ps_servers: ALL,
-        slots: 0,
-        slot_seconds: 3600.0,
-        ..ImportOptions::default()
-    };
+    let opts = whole_openb(3600.0);
     let (v, r) = import_with_report(Source::Openb, &opts).unwrap();
     assert_eq!((r.jobs, r.horizon.slots), (7064, 7168));
     let mlsched_scenario::doc::ScenarioDoc::Oasis(d) =
