@@ -512,7 +512,7 @@ pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
 
 #[cfg(feature = "app")]
 pub mod html;
-#[cfg(feature = "app")]
+// Plain number formatting, no dependencies: also for the benches' scale plots.
 pub mod number;
 #[cfg(feature = "app")]
 pub mod output;

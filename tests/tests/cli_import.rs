@@ -286,8 +286,8 @@ fn whole_openb_on_the_whole_cluster() {
 }
 
 /// The whole openb trace at one-hour slots (T = 7,168) goes through OASiS: its largest DP
-/// table, 18.3 million cells, is within `OASIS_DP_CELLS_MAX` (the limit used to refuse it), and
-/// the scheduler is built for that table, not for the limit.
+/// table, 18.3 million cells, is within `OASIS_DP_CELLS_MAX` and over the 2^24 the limit used
+/// to be, and the scheduler builds.
 #[test]
 fn whole_openb_at_one_hour_slots_builds_for_oasis() {
     use mlsched_cli::import::import_with_report;

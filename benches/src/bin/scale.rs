@@ -468,12 +468,11 @@ fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
-/// A tick's label: as many decimals as its size needs (0.05, 0.2, 5), thousands separated
-/// (12,500).
+/// A tick's label: below 1 compare's tick label (no float noise: 0.05, 0.3), from 1 on the
+/// whole number, thousands separated (12,500), since every tick here is a size or a 1-2-5 step.
 fn tick_label(v: f64) -> String {
     if v < 1.0 {
-        let decimals = (-v.log10().floor()).max(0.0) as usize;
-        return format!("{v:.decimals$}");
+        return mlsched_cli::compare::number::tick(v);
     }
     let digits = format!("{:.0}", v);
     let mut out = String::new();
