@@ -46,6 +46,16 @@ if ! command -v valgrind >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; th
 fi
 valgrind --version
 
+step "slurm-wlm and munge (the real Slurm cluster of the Slurm tests, scripts/slurm-cluster.sh)"
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v slurmd >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq slurm-wlm munge >/dev/null
+fi
+# The munge key: the package's postinst makes one; scripts/slurm-cluster.sh also makes it when
+# missing. Nothing is started here: the tests start (and stop) their own daemons.
+slurmctld -V
+
 step "python venv of the bindings (wasmtime host test, maturin, ray for the Ray tests)"
 . bindings/python/pins.sh
 venv=bindings/python/.venv
