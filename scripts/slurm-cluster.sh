@@ -13,7 +13,7 @@
 # sbatch and scontrol at it.
 # Ports: slurmctld on BASE_PORT, node nI on BASE_PORT+I. BASE_PORT is the optional last argument, else
 # $MLSCHED_SLURM_PORT_BASE, else a random base in 20000-39999 whose N+1 ports nothing listens
-# on (checked with ss), so two clusters or another service do not collide.
+# on (checked in /proc/net/tcp), so two clusters or another service do not collide.
 #
 # stop: cancels the cluster's jobs, stops exactly the daemons start started (their pid files
 # under DIR/run; munged only if start started it), kills job steps left by them, and removes
@@ -23,8 +23,21 @@ set -euo pipefail
 die() { echo "slurm-cluster: $*" >&2; exit 1; }
 usage() { die "usage: $0 start N GPUS DIR [BASE_PORT] | stop DIR"; }
 
-# Is anything listening on TCP port $1?
-port_busy() { ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+# Is anything listening on TCP port $1? (From /proc: a fresh machine may lack ss and pgrep.)
+port_busy() {
+  local hex
+  hex=$(printf '%04X' "$1")
+  grep -qE ":$hex [0-9A-F]+:[0-9A-F]+ 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# The pids of the processes whose command name is $1.
+pids_named() {
+  local f
+  for f in /proc/[0-9]*/comm; do
+    [ "$(cat "$f" 2>/dev/null)" = "$1" ] && basename "$(dirname "$f")"
+  done
+  return 0
+}
 
 pick_base() {
   local n=$1 base i busy
@@ -42,7 +55,7 @@ pick_base() {
 # munged: the system one (socket /run/munge/munge.socket.2), started here if not running.
 start_munge() {
   local dir=$1
-  if pgrep -x munged >/dev/null; then return; fi
+  if [ -n "$(pids_named munged)" ]; then return; fi
   if ! [ -s /etc/munge/munge.key ]; then
     mkdir -p /etc/munge
     mungekey --create --keyfile=/etc/munge/munge.key
@@ -166,7 +179,7 @@ pid_of() {
 # SLURM_CONF pointing at this DIR.
 cluster_steps() {
   local conf=$1 p
-  for p in $(pgrep -x slurmstepd || true); do
+  for p in $(pids_named slurmstepd); do
     if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$conf"; then
       echo "$p"
     fi

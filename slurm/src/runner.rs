@@ -64,11 +64,14 @@ impl Runner for SystemRunner {
     }
 }
 
+/// A recorded answer: stdout, or an exit code and stderr.
+type Answer = Result<String, (i32, String)>;
+
 /// Answers from recorded outputs, keyed by the whole command line, and remembers every call in
 /// order. A command with no recorded answer fails like a missing program.
 #[derive(Debug, Default)]
 pub struct Recorded {
-    answers: Vec<(String, Result<String, (i32, String)>)>,
+    answers: Vec<(String, Answer)>,
     calls: RefCell<Vec<String>>,
 }
 
