@@ -19,6 +19,8 @@
 # under DIR/run; munged only if start started it), kills job steps left by them, and removes
 # DIR's state, spool, devices and pid files (DIR/log and the config stay for a post-mortem).
 set -euo pipefail
+# The daemons live in /usr/sbin, which a non-login root shell may not have on PATH.
+export PATH="$PATH:/usr/sbin:/sbin"
 
 die() { echo "slurm-cluster: $*" >&2; exit 1; }
 usage() { die "usage: $0 start N GPUS DIR [BASE_PORT] | stop DIR"; }
@@ -77,7 +79,7 @@ start_munge() {
 }
 
 write_conf() {
-  local n=$1 gpus=$2 dir=$3 base=$4 i last
+  local n=$1 gpus=$2 dir=$3 base=$4 i k last gres
   last=$((gpus - 1))
   {
     echo "# Written by scripts/slurm-cluster.sh: a test cluster on 127.0.0.1 only."
@@ -116,7 +118,9 @@ write_conf() {
     echo "KillWait=2"
     echo "MinJobAge=600"
     for i in $(seq 1 "$n"); do
-      echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=8 Gres=gpu:$gpus RealMemory=1000 State=UNKNOWN"
+      gres=""
+      [ "$gpus" -gt 0 ] && gres=" Gres=gpu:$gpus"
+      echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=8$gres RealMemory=1000 State=UNKNOWN"
     done
     echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
   } >"$dir/slurm.conf"
