@@ -106,6 +106,29 @@ fn wait_for<T>(what: &str, mut f: impl FnMut() -> Result<Option<T>, SlurmError>)
     }
 }
 
+/// The pids in the cluster's pid files (slurmctld and every slurmd).
+fn daemon_pids(dir: &Path) -> Vec<u32> {
+    let mut pids: Vec<u32> = std::fs::read_dir(dir.join("run"))
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_str()?.to_string();
+            let daemon = name.starts_with("slurmctld") || name.starts_with("slurmd-");
+            daemon.then(|| std::fs::read_to_string(&path).ok()?.trim().parse().ok())?
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// Process `pid` exists and is not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(") ").next().map(|r| !r.starts_with('Z')))
+        .unwrap_or(false)
+}
+
 fn held(client: &Client<SystemRunner>, comment: &str) -> u64 {
     client
         .submit_held(&HeldJob {
@@ -155,8 +178,16 @@ fn real_cluster_held_jobs_start_where_set_and_nodes_go_down_and_back() {
 
     // Start a on n1+n2 (2 GPUs each) and b on n3 (4 GPUs); cancel c with a reason.
     let on = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let t = Instant::now();
     client.start(a, &on(&["n1", "n2"]), 2).unwrap();
+    let start_took = t.elapsed();
     client.start(b, &on(&["n3"]), 4).unwrap();
+    let t = Instant::now();
+    client.jobs().unwrap();
+    println!(
+        "slurm: start (scontrol update + release) {start_took:?}, squeue --json {:?}",
+        t.elapsed()
+    );
     client.cancel(&job(c), "rejected by the test").unwrap();
     for (id, want, gpus) in [(a, on(&["n1", "n2"]), 2), (b, on(&["n3"]), 4)] {
         let shown = wait_for(&format!("job {id} to run"), || {
@@ -196,7 +227,14 @@ fn real_cluster_held_jobs_start_where_set_and_nodes_go_down_and_back() {
         let n = client.nodes()?.into_iter().find(|n| n.name == "n4");
         Ok(n.filter(|n| n.state == NodeState::Idle))
     });
+    // Every daemon the script started ends with the guard (a zombie waiting for its reaper
+    // is not running).
+    let pids = daemon_pids(&cluster.dir);
+    assert_eq!(pids.len(), 5, "slurmctld and 4 slurmd: {pids:?}");
     drop(cluster);
+    for pid in pids {
+        assert!(!running(pid), "daemon {pid} still running after stop");
+    }
     assert!(
         started.elapsed() < Duration::from_secs(120),
         "took {:?}",
