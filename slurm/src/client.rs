@@ -102,12 +102,13 @@ impl<R: Runner> Client<R> {
         Ok(())
     }
 
-    /// Cancels `job`, its reason first written into its comment (see [`MlschedComment`]; a job
-    /// without an `mlsched:` comment gets `mlsched-cancel:<reason>` as its comment).
+    /// Cancels `job`, its reason first written into its comment (see [`MlschedComment`]). A job
+    /// without a valid `mlsched:` comment (none, or one that does not parse: the job the bridge
+    /// refuses for it) gets `mlsched-cancel:<reason>` as its comment.
     pub fn cancel(&self, job: &Job, reason: &str) -> Result<(), SlurmError> {
-        let comment = match MlschedComment::parse(job.id, &job.comment)? {
-            Some(c) => c.with_cancel(reason),
-            None => format!("{}{}", crate::comment::CANCEL_MARK.trim_start(), reason),
+        let comment = match MlschedComment::parse(job.id, &job.comment) {
+            Ok(Some(c)) => c.with_cancel(reason),
+            Ok(None) | Err(_) => format!("{}{}", crate::comment::CANCEL_MARK.trim_start(), reason),
         };
         let jobid = format!("jobid={}", job.id);
         let comment = format!("Comment={comment}");

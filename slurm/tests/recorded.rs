@@ -180,6 +180,7 @@ fn actions_are_these_command_lines() {
         j
     };
     let plain = jobs.iter().find(|j| j.id == 2).unwrap().clone();
+    let bad_json = jobs.iter().find(|j| j.id == 5).unwrap().clone();
     let r = Recorded::new()
         .answer("scontrol update jobid=5 NodeList=n1,n3 NumNodes=2 TresPerNode=gres:gpu:4", "")
         .answer("scontrol release 5", "")
@@ -187,6 +188,8 @@ fn actions_are_these_command_lines() {
         .answer("scancel 11", "")
         .answer("scontrol update jobid=2 Comment=mlsched-cancel:no room", "")
         .answer("scancel 2", "")
+        .answer("scontrol update jobid=5 Comment=mlsched-cancel:bad comment", "")
+        .answer("scancel 5", "")
         .answer("scontrol update nodename=n4 state=down reason=mlsched test", "")
         .answer("scontrol update nodename=n4 state=resume", "")
         .answer(
@@ -197,6 +200,7 @@ fn actions_are_these_command_lines() {
     client.start(5, &["n1".into(), "n3".into()], 4).unwrap();
     client.cancel(&job5_ok, "no room").unwrap();
     client.cancel(&plain, "no room").unwrap();
+    client.cancel(&bad_json, "bad comment").unwrap();
     client.node_down("n4", "mlsched test").unwrap();
     client.node_resume("n4").unwrap();
     let held = HeldJob {
@@ -207,7 +211,7 @@ fn actions_are_these_command_lines() {
         output: None,
     };
     assert_eq!(client.submit_held(&held).unwrap(), 17);
-    assert_eq!(client.runner().calls().len(), 9);
+    assert_eq!(client.runner().calls().len(), 11);
     assert!(matches!(
         client.start(5, &[], 1),
         Err(SlurmError::Request { .. })
