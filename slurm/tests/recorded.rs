@@ -20,7 +20,7 @@ fn client_with(sinfo: &str, squeue: &str) -> Client<Recorded> {
 
 #[test]
 fn nodes_of_a_mixed_cluster() {
-    let nodes = client_with("sinfo-mixed.json", "squeue-empty.json")
+    let nodes = client_with("sinfo-mixed.json", "squeue-ended.json")
         .nodes()
         .unwrap();
     let seen: Vec<(&str, NodeState, u32, u32)> = nodes
@@ -220,7 +220,10 @@ fn actions_are_these_command_lines() {
 
 #[test]
 fn template_from_an_idle_cluster_and_its_check() {
-    let client = client_with("sinfo-idle.json", "squeue-empty.json");
+    let client = client_with("sinfo-idle.json", "squeue-ended.json");
+    let jobs = client.jobs().unwrap();
+    assert_eq!(jobs.len(), 6);
+    assert!(jobs.iter().all(|j| j.state.is_end() && !j.held), "{jobs:?}");
     let t = client.template(Kind::Online, Some("main")).unwrap();
     assert_eq!(t.server_ids, ["n1", "n2", "n3", "n4"]);
     let doc: serde_json::Value = serde_json::from_str(&t.json).unwrap();
