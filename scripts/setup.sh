@@ -46,6 +46,28 @@ if ! command -v valgrind >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; th
 fi
 valgrind --version
 
+step "slurm-wlm and munge (the real Slurm cluster of the Slurm tests, scripts/slurm-cluster.sh)"
+if ! [ -x /usr/sbin/slurmctld ] || ! [ -x /usr/sbin/slurmd ] || ! [ -x /usr/sbin/munged ] || ! [ -x /usr/bin/sbatch ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # The packages' postinst would start munged (and try slurmctld/slurmd) as services: a
+  # policy-rc.d refusing every start, only for this install (unless the machine has its own),
+  # so nothing runs that the tests did not start.
+  own_policy=0
+  if ! [ -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  rc=0
+  apt-get install -y -qq slurm-wlm munge >/dev/null || rc=$?
+  [ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+  [ "$rc" = 0 ] || exit "$rc"
+fi
+# The munge key: the package's postinst makes one; scripts/slurm-cluster.sh also makes it when
+# missing. Nothing is started here: the tests start (and stop) their own daemons.
+/usr/sbin/slurmctld -V
+
 step "python venv of the bindings (wasmtime host test, maturin, ray for the Ray tests)"
 . bindings/python/pins.sh
 venv=bindings/python/.venv
