@@ -51,7 +51,7 @@ pub(crate) fn fit_free(free: &[f64], dem: &ResourceVec) -> u32 {
     best
 }
 
-/// Values per group of the least peak prices ([`Pool::groups`]): one over all resources, one
+/// Values per group of the least peak prices ([`super::market::Pool::groups`]): one over all resources, one
 /// without each resource.
 pub(crate) const PEAKS: usize = RESOURCES_MAX + 1;
 
@@ -74,7 +74,7 @@ pub(crate) fn entry_peaks(v: &[f64], peaks: &mut [f64; PEAKS]) {
 }
 
 /// The least unit price sum_r p^r dem^r any entry of a group can have, from the group's least
-/// prices `least` (R values) and least peak prices `peaks` (R + 1, [`Pool::groups`]): the
+/// prices `least` (R values) and least peak prices `peaks` (R + 1, [`super::market::Pool::groups`]): the
 /// larger of sum_r least^r dem^r and (least peak over the demanded resources) x (least
 /// positive demand), the latter when every resource, or all but one, is demanded. Both are
 /// below the float unit price of every entry: float sums and products of non-negative terms

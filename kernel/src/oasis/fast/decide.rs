@@ -2,7 +2,7 @@
 //! each slot's cheapest servers (its Wcap and Dcap, [`FastDp::capacity_now`]), runs one DP row
 //! per slot and stops on the price-floor bound; a rejection's reason comes from the rest of
 //! the window, ended early by the pools' census ([`FastDp::rest_covers`]).
-use super::dp::FastDp;
+use super::dp::{DpSize, FastDp};
 use crate::model::oasis::Utility;
 use crate::num::greater;
 use crate::oasis::market::{JobParams, Market};
@@ -123,25 +123,7 @@ impl FastDp {
             return Ok(dec);
         };
         let row = size.row;
-        if row > self.f_prev.len()
-            || size.cells > self.choice.len()
-            || t_end as usize > self.slots
-            || size.points > self.pt_w.len()
-            || size.pairs_w > self.pairs_w.len()
-            || size.pairs_p > self.pairs_p.len()
-            || size.list_w > self.list_w.len()
-            || size.list_p > self.list_p.len()
-            || size.rows >= self.row_w.len()
-            || size.workers != self.wsw.n
-            || size.ps != self.psw.n
-        {
-            return Err(OasisError::Capacity(crate::CapacityError {
-                limit: crate::Limit::OasisDpCells,
-                max: self.choice.len() as u64,
-                got: size.cells as u64,
-                job: None,
-            }));
-        }
+        self.check_room(&size, t_end)?;
         let reach = size.cells / row.max(1);
         let lb = Self::floor_bound(m, job);
         let per_slot = job.chunks_for(job.max_workers as u64);
@@ -225,39 +207,8 @@ impl FastDp {
             t += 1;
         }
         let Some(tb) = best_t else {
-            // Rejected: infeasible iff the whole window's capacity stays below D_i. Sweep on
-            // (totals only) from the first slot not yet counted.
-            if covered < d_all && t < t_end {
-                // the state is at slot t (stepped before the break), not yet counted
-                loop {
-                    let (_, dcap) = self.capacity_now(m, job);
-                    covered = covered.saturating_add(dcap);
-                    if covered >= d_all || t + 1 >= t_end {
-                        break;
-                    }
-                    let rest = (t_end - 1 - t) as u64; // slots after t
-                    if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
-                        break; // even N_i workers in every later slot fall short
-                    }
-                    if self.rest_covers(m, job, t, d_all - covered) {
-                        // the later slots' census alone proves they hold the rest
-                        covered = d_all;
-                        break;
-                    }
-                    if !m.workers.changes_after(t) && !m.ps.changes_after(t) {
-                        // no usage changes after t: every later slot offers Dcap(t)
-                        covered = covered.saturating_add(dcap.saturating_mul(rest));
-                        break;
-                    }
-                    self.step(m, job, true);
-                    t += 1;
-                }
-            }
-            dec.reason = if covered >= d_all {
-                Reason::NonPositivePayoff
-            } else {
-                Reason::NoFeasibleSchedule
-            };
+            // Rejected: infeasible iff the whole window's capacity stays below D_i.
+            dec.reason = self.rejection(m, job, t, covered);
             return Ok(dec);
         };
         dec.completion_slot = Some(tb);
@@ -267,6 +218,72 @@ impl FastDp {
         dec.reason = Reason::Admitted;
         self.reconstruct(job, a, tb, row)?;
         Ok(dec)
+    }
+
+    /// Does the scratch hold a decision of `size` over `t_end` slots? Else the error
+    /// [`Self::decide`] returns.
+    fn check_room(&self, size: &DpSize, t_end: u32) -> Result<(), OasisError> {
+        if size.row > self.f_prev.len()
+            || size.cells > self.choice.len()
+            || t_end as usize > self.slots
+            || size.points > self.pt_w.len()
+            || size.pairs_w > self.pairs_w.len()
+            || size.pairs_p > self.pairs_p.len()
+            || size.list_w > self.list_w.len()
+            || size.list_p > self.list_p.len()
+            || size.rows >= self.row_w.len()
+            || size.workers != self.wsw.n
+            || size.ps != self.psw.n
+        {
+            return Err(OasisError::Capacity(crate::CapacityError {
+                limit: crate::Limit::OasisDpCells,
+                max: self.choice.len() as u64,
+                got: size.cells as u64,
+                job: None,
+            }));
+        }
+        Ok(())
+    }
+
+    /// The reason of a rejection when the t_hat scan stopped at slot `t` (the sweep's state
+    /// is there, not yet counted) with `covered` chunks counted over the slots before: no
+    /// feasible schedule iff the whole window's capacity stays below D_i. Sweeps on (totals
+    /// only) from the first slot not yet counted until that is decided.
+    fn rejection(&mut self, m: &Market, job: &JobParams, mut t: u32, mut covered: u64) -> Reason {
+        let t_end = m.slots();
+        let d_all = job.workload;
+        let per_slot = job.chunks_for(job.max_workers as u64);
+        if covered < d_all && t < t_end {
+            // the state is at slot t (stepped before the break), not yet counted
+            loop {
+                let (_, dcap) = self.capacity_now(m, job);
+                covered = covered.saturating_add(dcap);
+                if covered >= d_all || t + 1 >= t_end {
+                    break;
+                }
+                let rest = (t_end - 1 - t) as u64; // slots after t
+                if covered.saturating_add(per_slot.saturating_mul(rest)) < d_all {
+                    break; // even N_i workers in every later slot fall short
+                }
+                if self.rest_covers(m, job, t, d_all - covered) {
+                    // the later slots' census alone proves they hold the rest
+                    covered = d_all;
+                    break;
+                }
+                if !m.workers.changes_after(t) && !m.ps.changes_after(t) {
+                    // no usage changes after t: every later slot offers Dcap(t)
+                    covered = covered.saturating_add(dcap.saturating_mul(rest));
+                    break;
+                }
+                self.step(m, job, true);
+                t += 1;
+            }
+        }
+        if covered >= d_all {
+            Reason::NonPositivePayoff
+        } else {
+            Reason::NoFeasibleSchedule
+        }
     }
 }
 

@@ -19,13 +19,12 @@
 //! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the
 //! cells the full-window DP computes, with the same values: the decision is the same.
-
 //!
 //! | module | what |
 //! |---|---|
 //! | `dp` | [`FastDp`] (the scratch, sized once) and [`DpSize`]; the price-floor bound and the rows the t_hat scan can reach |
 //! | `decide` | [`FastDp::decide`]: the t_hat scan over the swept slots, each slot's Wcap, the census bounds that end a rejection early |
-//! | `choices` | one slot's choices (fewest workers per chunk count) and one DP row over them, [`LANES`](choices) choices at a time |
+//! | `choices` | one slot's choices (fewest workers per chunk count) and one DP row over them, `LANES` choices at a time |
 //! | `schedule` | the chosen schedule: rebuilt from the choice table and the saved lists, its greedy fills, [`Schedule`] and [`SlotPlacement`] |
 //! | `sweep` | `Sweep`: one pool's unit prices and fits swept forward in time for the decided job, and its start at the arrival slot |
 //! | `step` | the sweep moved one slot on by the time-major copy's changed groups, read at once or queued unread under a bound |

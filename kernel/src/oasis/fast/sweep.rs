@@ -186,7 +186,7 @@ impl Sweep {
     }
 
     /// A lower bound of the total fit of slot `t`'s servers, capped at `cap`: per kind and
-    /// level of the pool's [`super::census::Census`], its servers times the fit of the kind's
+    /// level of the pool's [`crate::oasis::census::Census`], its servers times the fit of the kind's
     /// floor capacities scaled by the level's share (cached for the decision). `None` when the
     /// pool keeps no census.
     pub(super) fn census_fit(

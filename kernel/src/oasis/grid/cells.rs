@@ -19,7 +19,7 @@ pub(crate) struct Grid {
     pub(super) free: Vec<f64>,
     /// per slot, per server by position, per resource: its price p^r (+inf out of the
     /// tree), apart from the free rooms so that a listing reads a leaf's prices together
-    /// ([`super::fast`]: the least unit price of a leaf's servers with room codes)
+    /// ([`crate::oasis::fast`]: the least unit price of a leaf's servers with room codes)
     pub(super) prices: Vec<f64>,
     /// per slot, per server by position, per resource: its free room's [`room_code`], so
     /// that a listing passes over servers without room reading a byte per resource

@@ -21,7 +21,7 @@ pub(super) struct Level {
     pub(super) fields: usize,
     /// R
     pub(super) nr: usize,
-    /// per node: the least server index under it (the tie-break of [`super::fast`]'s order)
+    /// per node: the least server index under it (the tie-break of [`crate::oasis::fast`]'s order)
     pub(super) first: Vec<u32>,
     /// per slot and node, whether its summary waits to be redone ([`Grid::tidy`]): a bit each
     pub(super) stale: Vec<u64>,

@@ -12,7 +12,7 @@
 //!   together), and per resource a byte that rounds the free room down ([`room_code`]);
 //! - over nodes of [`LEAF`] servers, then nodes of [`FAN`] nodes up to one root, each node keeps
 //!   its least price per resource, its least peak prices (the group floor's inputs,
-//!   [`super::market::group_floor`]), its largest free room per resource and, per level of the
+//!   [`crate::oasis::units::group_floor`]), its largest free room per resource and, per level of the
 //!   pool's key resource ([`RoomLevels`]), the largest free rooms of its servers at that level;
 //! - servers sit in the tree by capacity vector (then index), so a node holds servers alike;
 //! - an idle server (no usage) is not in the tree: every idle server of a pool with the same
@@ -32,7 +32,7 @@
 //! The grid is derived from the breakpoints and dense in T x H, so a pool keeps it only within
 //! [`GRID_VALUES_MAX`] values (and at most [`STREAMS_MAX`] idle streams); beyond, its decisions
 //! sweep the time-major copy, with the same results.
-
+//!
 //! | module | what |
 //! |---|---|
 //! | `cells` | [`Grid`]: per slot and server the values in force (free rooms, prices, room codes) and the idle bits of the idle streams; reads and writes of one server's values |

@@ -43,7 +43,7 @@ pub(super) fn idle_flag(values: &[f64], nr: usize) -> u32 {
 /// group), least prices (R per group), least peak prices (R + 1 per group).
 pub(crate) type GroupSummaries<'a> = (&'a [u32], &'a [f64], &'a [f64], &'a [f64]);
 
-/// A time-major copy of a pool's breakpoints, kept for the sweep of [`super::fast`]: per slot t,
+/// A time-major copy of a pool's breakpoints, kept for the sweep of [`crate::oasis::fast`]: per slot t,
 /// the servers that have a breakpoint at t (by index) and its R prices, contiguous. Moving the
 /// sweep one slot on then reads one slot's changes sequentially instead of chasing each changed
 /// server's next breakpoint through the server-major arena (the cache misses that made most of

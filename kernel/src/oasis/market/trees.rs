@@ -12,7 +12,7 @@ impl Pool {
     }
 
     /// Builds the slot trees from the breakpoints (after a restore), within
-    /// [`super::grid::GRID_VALUES_MAX`].
+    /// [`crate::oasis::grid::GRID_VALUES_MAX`].
     pub(super) fn rebuild_grid(&mut self) {
         // the trees are built from the breakpoints, which hold every commit
         self.changes.touched.clear();
