@@ -51,8 +51,8 @@ pub(crate) fn fit_free(free: &[f64], dem: &ResourceVec) -> u32 {
     best
 }
 
-/// Values per group of the least peak prices ([`super::market::Pool::groups`]): one over all resources, one
-/// without each resource.
+/// Values per group of the least peak prices ([`super::market::Pool::groups`]): one over all
+/// resources, one without each resource.
 pub(crate) const PEAKS: usize = RESOURCES_MAX + 1;
 
 /// Lowers `peaks` (R + 1 values) to one entry's peak prices `v` (R values): max_r v^r, then
@@ -74,11 +74,11 @@ pub(crate) fn entry_peaks(v: &[f64], peaks: &mut [f64; PEAKS]) {
 }
 
 /// The least unit price sum_r p^r dem^r any entry of a group can have, from the group's least
-/// prices `least` (R values) and least peak prices `peaks` (R + 1, [`super::market::Pool::groups`]): the
-/// larger of sum_r least^r dem^r and (least peak over the demanded resources) x (least
-/// positive demand), the latter when every resource, or all but one, is demanded. Both are
-/// below the float unit price of every entry: float sums and products of non-negative terms
-/// are monotone, and a float sum is at least each of its terms.
+/// prices `least` (R values) and least peak prices `peaks` (R + 1,
+/// [`super::market::Pool::groups`]): the larger of sum_r least^r dem^r and (least peak over the
+/// demanded resources) x (least positive demand), the latter when every resource, or all but one,
+/// is demanded. Both are below the float unit price of every entry: float sums and products of
+/// non-negative terms are monotone, and a float sum is at least each of its terms.
 pub(crate) fn group_floor(
     least: &[f64],
     peaks: &[f64],

@@ -26,8 +26,9 @@ impl FastDp {
     }
 
     /// A lower bound of Dcap(t) ([`Self::capacity_now`]) from the pools' census of slot `t`
-    /// ([`Sweep::census_fit`]): [`wcap`] over lower bounds of both pools' total fits is at
-    /// most Wcap(t), so its chunks are at most Dcap(t). `None` without a census.
+    /// ([`Sweep::census_fit`](super::sweep::Sweep::census_fit)): [`wcap`] over lower bounds of both
+    /// pools' total fits is at most Wcap(t), so its chunks are at most Dcap(t). `None` without a
+    /// census.
     fn census_dcap(&mut self, m: &Market, job: &JobParams, t: u32) -> Option<u64> {
         let n = job.max_workers as u64;
         let w = self.wsw.census_fit(&m.workers, &job.worker_demand, t, n)?;

@@ -13,8 +13,9 @@
 //! servers likewise for z = ceil(w b_i / B_i).
 //!
 //! Scale (`docs/oasis.md`): the slots are swept forward from a_i, one at a time and only as far
-//! as the DP goes; per slot only the servers whose usage changes are touched ([`Sweep`]), and
-//! only the cheapest servers covering Wcap workers (and their parameter servers) are listed.
+//! as the DP goes; per slot only the servers whose usage changes are touched
+//! ([`Sweep`](sweep::Sweep)), and only the cheapest servers covering Wcap workers (and their
+//! parameter servers) are listed.
 //! The DP's lower cut `lo` uses an upper bound of the chunks the later slots can cover, the
 //! t_hat scan stops on the idle-price lower bound of any schedule's cost, and the choice table
 //! holds only the rows that bound lets the scan reach. Each of these computes a superset of the

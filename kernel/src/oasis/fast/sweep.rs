@@ -25,8 +25,9 @@ use alloc::vec::Vec;
 /// Servers with fit 0 add exactly 0 to every prefix sum of the greedy fill, so the walk over
 /// the index's cheapest servers reproduces the full sorted walk bit for bit.
 ///
-/// On a pool that keeps its slot trees ([`Grid`]) none of that state is used: `start` and
-/// `step` only move `now`, and each listing searches slot `now`'s tree ([`Self::list_grid`]).
+/// On a pool that keeps its slot trees ([`Grid`](crate::oasis::grid::Grid)) none of that state is
+/// used: `start` and `step` only move `now`, and each listing searches slot `now`'s tree
+/// ([`Self::list_grid`]).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Sweep {
     pub(super) n: usize,
@@ -90,7 +91,7 @@ pub(super) struct Sweep {
     pub(super) heap_len: usize,
     /// per slot-tree position (in [`LEAF`]s): the (ordered unit price, server) of an opened
     /// leaf's servers whose room codes pass, `leaf_n` of them per leaf, written by
-    /// [`Self::leaf_best`] and sorted when the leaf's turn comes ([`LEAF_NEXT`])
+    /// [`Self::leaf_best`] and sorted when the leaf's turn comes (`LEAF_NEXT` (`super::tree`))
     pub(super) leaf: Vec<(i64, u32)>,
     pub(super) leaf_n: Vec<u8>,
     /// per server (a bit each): room for one instance while idle, computed once a decision
@@ -185,10 +186,10 @@ impl Sweep {
         }
     }
 
-    /// A lower bound of the total fit of slot `t`'s servers, capped at `cap`: per kind and
-    /// level of the pool's [`crate::oasis::census::Census`], its servers times the fit of the kind's
-    /// floor capacities scaled by the level's share (cached for the decision). `None` when the
-    /// pool keeps no census.
+    /// A lower bound of the total fit of slot `t`'s servers, capped at `cap`: per kind and level of
+    /// the pool's [`crate::oasis::census::Census`], its servers times the fit of the kind's floor
+    /// capacities scaled by the level's share (cached for the decision). `None` when the pool keeps
+    /// no census.
     pub(super) fn census_fit(
         &mut self,
         pool: &Pool,

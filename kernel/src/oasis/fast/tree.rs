@@ -43,18 +43,18 @@ impl Front {
 }
 
 impl Sweep {
-    /// [`Self::list`] from the pool's slot tree at `now` ([`Grid`]): a best-first search from
-    /// the root, by (key, first server) ([`Front`]). A node enters the frontier under its
-    /// group floor ([`group_floor`] of its least prices and peaks, below every unit price
-    /// under it), unless its largest free room on some demanded resource is short of one
-    /// instance (then no server under it has room: room is monotone in each free room); a
-    /// leaf that leaves it enters again under the least (unit price, index) of its servers
-    /// whose room codes pass ([`Self::leaf_best`]); when it leaves under that key, it stands
-    /// for those servers one at a time, in (unit price, index) order ([`LEAF_NEXT`]), each
-    /// listed when it leaves if it has room. Every key is at most the (unit price, index) of
-    /// every server with room under it, so the servers leave the frontier in the order (unit price, index) of those with room, which is the order the
-    /// sweep's listing takes them in, and the list is the same; its cost follows the servers
-    /// and nodes the search opens, not the changes between slots.
+    /// [`Self::list`] from the pool's slot tree at `now` ([`Grid`]): a best-first search from the
+    /// root, by (key, first server) ([`Front`]). A node enters the frontier under its group floor
+    /// ([`group_floor`] of its least prices and peaks, below every unit price under it), unless its
+    /// largest free room on some demanded resource is short of one instance (then no server under
+    /// it has room: room is monotone in each free room); a leaf that leaves it enters again under
+    /// the least (unit price, index) of its servers whose room codes pass ([`Self::leaf_best`]);
+    /// when it leaves under that key, it stands for those servers one at a time, in (unit price,
+    /// index) order ([`LEAF_NEXT`]), each listed when it leaves if it has room. Every key is at
+    /// most the (unit price, index) of every server with room under it, so the servers leave the
+    /// frontier in the order (unit price, index) of those with room, which is the order the sweep's
+    /// listing takes them in, and the list is the same; its cost follows the servers and nodes the
+    /// search opens, not the changes between slots.
     pub(super) fn list_grid(&mut self, pool: &Pool, grid: &Grid, dem: &ResourceVec, count: u64) {
         let t = self.now;
         let nr = grid.resources();

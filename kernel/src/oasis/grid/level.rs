@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 /// One level of the summary tree: `n` nodes per slot, each over [`FAN`] nodes of the level
-/// below (or [`LEAF`] servers), [`width`] values per node and slot.
+/// below (or [`LEAF`](super::LEAF) servers), [`width`] values per node and slot.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Level {
     pub(super) n: usize,
@@ -23,7 +23,8 @@ pub(super) struct Level {
     pub(super) nr: usize,
     /// per node: the least server index under it (the tie-break of [`crate::oasis::fast`]'s order)
     pub(super) first: Vec<u32>,
-    /// per slot and node, whether its summary waits to be redone ([`Grid::tidy`]): a bit each
+    /// per slot and node, whether its summary waits to be redone
+    /// ([`Grid::tidy`](super::Grid::tidy)): a bit each
     pub(super) stale: Vec<u64>,
     /// the (slot, node) pairs whose bit is set, oldest first: a ring of `slots x n` places,
     /// from `head`, `len` of them (a node is queued once, so it never overflows)

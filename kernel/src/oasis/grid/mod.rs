@@ -12,8 +12,8 @@
 //!   together), and per resource a byte that rounds the free room down ([`room_code`]);
 //! - over nodes of [`LEAF`] servers, then nodes of [`FAN`] nodes up to one root, each node keeps
 //!   its least price per resource, its least peak prices (the group floor's inputs,
-//!   [`crate::oasis::units::group_floor`]), its largest free room per resource and, per level of the
-//!   pool's key resource ([`RoomLevels`]), the largest free rooms of its servers at that level;
+//!   [`crate::oasis::units::group_floor`]), its largest free room per resource and, per level of
+//!   the pool's key resource ([`RoomLevels`]), the largest free rooms of its servers at that level;
 //! - servers sit in the tree by capacity vector (then index), so a node holds servers alike;
 //! - an idle server (no usage) is not in the tree: every idle server of a pool with the same
 //!   idle prices (an idle stream) has the same unit price for any demand, so they are listed in

@@ -64,11 +64,11 @@ impl RoomLevels {
     }
 }
 
-/// A free room `f` rounded down to one byte, monotone in `f`: 0 up to 2^-16 (and for -inf, a
-/// server out of the tree), then 8 steps per power of two (the exponent and the top three
-/// bits of the mantissa) up to 2^16, 255 from there. A server with room for a demand `d`
-/// has f >= d (1 - 2e-9) ([`Grid::room_level`]), so its code is at least that value's: a
-/// code below it proves no room, reading a byte.
+/// A free room `f` rounded down to one byte, monotone in `f`: 0 up to 2^-16 (and for -inf, a server
+/// out of the tree), then 8 steps per power of two (the exponent and the top three bits of the
+/// mantissa) up to 2^16, 255 from there. A server with room for a demand `d` has f >= d (1 - 2e-9)
+/// ([`Grid::room_level`](super::Grid::room_level)), so its code is at least that value's: a code
+/// below it proves no room, reading a byte.
 pub(crate) fn room_code(f: f64) -> u8 {
     const LOW: f64 = 1.0 / 65536.0;
     if f.is_nan() || f < LOW {

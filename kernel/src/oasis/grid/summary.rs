@@ -100,7 +100,7 @@ impl Grid {
 
     /// The room codes of room field `k` (0: the largest free rooms, 1 + j: room level j) of
     /// the [`FAN`] children of node `i` of level `l + 1` (nodes `i` x [`FAN`].. of level `l`)
-    /// at slot `t`, R per child ([`Level::codes`]).
+    /// at slot `t`, R per child ([`Level::codes`](super::level::Level::codes)).
     pub(crate) fn child_codes(&self, t: u32, l: usize, i: usize, k: usize) -> &[u8] {
         let Some(lv) = self.levels.get(l) else {
             return &[];

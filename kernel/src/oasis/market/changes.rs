@@ -43,14 +43,14 @@ pub(super) fn idle_flag(values: &[f64], nr: usize) -> u32 {
 /// group), least prices (R per group), least peak prices (R + 1 per group).
 pub(crate) type GroupSummaries<'a> = (&'a [u32], &'a [f64], &'a [f64], &'a [f64]);
 
-/// A time-major copy of a pool's breakpoints, kept for the sweep of [`crate::oasis::fast`]: per slot t,
-/// the servers that have a breakpoint at t (by index) and its R prices, contiguous. Moving the
-/// sweep one slot on then reads one slot's changes sequentially instead of chasing each changed
-/// server's next breakpoint through the server-major arena (the cache misses that made most of
-/// a large decision's time, `docs/oasis.md` "Measured"). Only prices are copied: the unit price
-/// sum_r p^r dem^r is all the sweep needs per change; a fit is computed from the server-major
-/// usage only for the few servers the listing reaches. Kept in step by each commit's merge
-/// ([`Pool::sync`]); rebuilt on restore.
+/// A time-major copy of a pool's breakpoints, kept for the sweep of [`crate::oasis::fast`]: per
+/// slot t, the servers that have a breakpoint at t (by index) and its R prices, contiguous. Moving
+/// the sweep one slot on then reads one slot's changes sequentially instead of chasing each changed
+/// server's next breakpoint through the server-major arena (the cache misses that made most of a
+/// large decision's time, `docs/oasis.md` "Measured"). Only prices are copied: the unit price sum_r
+/// p^r dem^r is all the sweep needs per change; a fit is computed from the server-major usage only
+/// for the few servers the listing reaches. Kept in step by each commit's merge ([`Pool::sync`]);
+/// rebuilt on restore.
 #[derive(Clone, Debug, Default)]
 pub(super) struct SlotChanges {
     /// per slot: servers with a breakpoint there, increasing, each with [`IDLE`] set when
@@ -74,12 +74,13 @@ pub(super) struct SlotChanges {
     /// per slot: per group of `gid`, the least price per resource over its entries (R
     /// values): sum_r least^r dem^r is a lower bound of every entry's unit price
     pub(super) gpx: Vec<Vec<f64>>,
-    /// per slot: per group of `gid`, its least peak prices (R + 1 values, [`PEAKS`]): first
-    /// min over its entries of max_r p^r, then for each resource r0 the same over the other
-    /// resources (min max_{r != r0} p^r). A unit price sum_r p^r dem^r is at least its largest
-    /// term, so (least peak over the demanded resources) x (least demand) bounds it from
-    /// below too -- far closer than sum_r least^r dem^r when the entries' high prices sit on
-    /// different resources (eq. (22) prices span many orders of magnitude).
+    /// per slot: per group of `gid`, its least peak prices (R + 1 values,
+    /// [`PEAKS`](crate::oasis::units::PEAKS)): first min over its entries of max_r p^r, then for
+    /// each resource r0 the same over the other resources (min max_{r != r0} p^r). A unit price
+    /// sum_r p^r dem^r is at least its largest term, so (least peak over the demanded resources) x
+    /// (least demand) bounds it from below too -- far closer than sum_r least^r dem^r when the
+    /// entries' high prices sit on different resources (eq. (22) prices span many orders of
+    /// magnitude).
     pub(super) gpk: Vec<Vec<f64>>,
     /// the last slot with a change (`None`: no breakpoint anywhere)
     pub(super) last: Option<u32>,
@@ -157,7 +158,7 @@ impl Pool {
     /// server group x [`GROUP`] + i; their entries follow each other in [`Self::changes`]) and
     /// its largest free room per resource (R
     /// values), its least price per resource (R values) and its least peak prices (R + 1
-    /// values, [`PEAKS`]).
+    /// values, [`PEAKS`](crate::oasis::units::PEAKS)).
     pub(crate) fn groups(&self, t: u32) -> GroupSummaries<'_> {
         let c = &self.changes;
         let t = t as usize;
@@ -253,9 +254,9 @@ impl Pool {
         self.changes.last.is_some_and(|l| l > t)
     }
 
-    /// The time-major copy's entry of breakpoint `j` of server `s` into `out` (2R values): the
-    /// free room c^r - g^r per resource (the same subtraction [`fit_of`] makes, so a fit from
-    /// it is bit-identical and needs no capacity), then the R prices.
+    /// The time-major copy's entry of breakpoint `j` of server `s` into `out` (2R values): the free
+    /// room c^r - g^r per resource (the same subtraction [`fit_of`](crate::oasis::units::fit_of)
+    /// makes, so a fit from it is bit-identical and needs no capacity), then the R prices.
     pub(super) fn entry_of(&self, s: u32, j: usize, out: &mut [f64]) {
         let nr = self.resources as usize;
         let v = self.values(s, j);

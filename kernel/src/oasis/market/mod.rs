@@ -8,7 +8,7 @@
 //! | `books` | a commit's bookings, applied server by server: each server's block rewritten in one pass, eq. (22) through a small cache |
 //! | `changes` | the time-major copy of the breakpoints: per slot the servers with a change, their free rooms and prices, per group of servers a summary; the prices in force at the decision's slot |
 //! | `sync` | the time-major copy brought in step with a commit's cells (entries, then group summaries) |
-//! | `trees` | the pool's slot trees ([`crate::oasis::grid`]): built, dropped, brought in line with a commit's cells |
+//! | `trees` | the pool's slot trees (`super::grid`): built, dropped, brought in line with a commit's cells |
 //! | `merge` | the end of a commit: bookings applied, then the time-major copy or the slot trees in line (at once or owed) |
 //! | `snapshot` | a pool's equality, its serialised form and the checks of a restored pool or market |
 //! | `gallop` | galloping searches in sorted runs (a commit's next cell is usually near the last) |
@@ -187,9 +187,9 @@ impl Market {
         }
     }
 
-    /// Redoes up to `budget` leaves of each pool's slot trees that commits left loose, with
-    /// the nodes above them ([`Grid::tidy`]; no decision depends on it, only how many nodes
-    /// a listing opens).
+    /// Redoes up to `budget` leaves of each pool's slot trees that commits left loose, with the
+    /// nodes above them ([`Grid::tidy`](crate::oasis::grid::Grid::tidy); no decision depends on it,
+    /// only how many nodes a listing opens).
     pub(crate) fn tidy(&mut self, budget: usize) {
         self.settle();
         for p in [&mut self.workers, &mut self.ps] {

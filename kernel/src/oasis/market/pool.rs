@@ -60,7 +60,7 @@ pub struct Pool {
     pub(super) census: Census,
     /// Every server's values in force at every slot and their summary trees (derived; kept
     /// by each merge, rebuilt on restore; `None` beyond [`crate::oasis::grid::GRID_VALUES_MAX`] or
-    /// when dropped by [`Market::drop_grids`]).
+    /// when dropped by [`Market::drop_grids`](super::Market::drop_grids)).
     pub(super) grid: Option<Grid>,
     /// The slot trees' joint room test (derived from the jobs at the build).
     pub(super) room: RoomLevels,
