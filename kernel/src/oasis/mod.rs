@@ -33,6 +33,7 @@ pub mod market;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod scheduler;
+mod units;
 
 pub use fast::{Schedule, SlotPlacement};
 pub use market::{JobParams, Market};
