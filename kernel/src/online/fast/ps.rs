@@ -1,11 +1,12 @@
 //! The parameter-server path of the fast search: per job the rates and duration ranges of
 //! every (worker type, PS type), then A_mincost2 (q = 1, [`ps_q1`]) and A_mincost1 (q = 0,
 //! [`ps_q0`], only schedules strictly cheaper than the q = 1 choice) over the window.
-use super::common::*;
-use super::fast::useful;
-use super::windows::{price_cap, FastScratch, NONE};
-use super::{Ctx, Window};
+use super::prices::price_cap;
+use super::scratch::{FastScratch, NONE};
+use super::useful;
 use crate::model::online::{OnlineJob, TaskType};
+use crate::online::common::*;
+use crate::online::{Ctx, Window};
 
 /// Per (m, p) rates of the current job.
 #[derive(Clone, Copy, Debug, Default)]

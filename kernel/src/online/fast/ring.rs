@@ -1,11 +1,11 @@
 //! The Ring-AllReduce path of the fast search (A_RAmincost1/2): only the Phi whose d-hat can
 //! fit the window are evaluated, bucketed by duration; q = 1 and q = 0 in one pass over the
 //! durations that occur ([`ring_search`]), with whole-window capacity bounds.
-use super::common::*;
-use super::fast::useful;
-use super::windows::{FastScratch, NONE};
-use super::{Ctx, Window};
+use super::scratch::{FastScratch, NONE};
+use super::useful;
 use crate::model::online::{OnlineJob, OnlineScenario};
+use crate::online::common::*;
+use crate::online::{Ctx, Window};
 
 /// One ring option of a job: worker type m, Phi workers, q_j = 1 (one server) or 0.
 #[derive(Clone, Copy, Debug, Default)]
