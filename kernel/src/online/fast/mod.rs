@@ -1,6 +1,6 @@
 //! The default, exact and fast search of A_maxweight's per-job choice.
 //!
-//! It finds the same schedule as [`super::reference`] (same cost, same enumeration-order tie-break)
+//! It finds the same schedule as [`crate::online::reference`] (same cost, same enumeration-order tie-break)
 //! because costs are exact integers (see [`super::common::quantize`]): the winner is the
 //! lexicographic minimum of (cost, enumeration index), whatever order candidates are visited in.
 //! What makes it fast:

@@ -116,7 +116,7 @@ pub(super) fn ring_table(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u3
 /// The winner of each subroutine is its (cost, enumeration index) minimum, so visiting order
 /// does not matter. q = 0 only matters when strictly cheaper than the final q = 1 choice; the
 /// q = 1 best so far is at least that, so pruning q = 0 with it is safe (a kept q = 0 schedule
-/// that is not strictly cheaper than the final q = 1 choice loses in [`search`]).
+/// that is not strictly cheaper than the final q = 1 choice loses in [`super::search`]).
 pub(super) fn ring_search(
     cx: &Ctx,
     w: &Window,
