@@ -2,14 +2,65 @@
 //! each server can hold over [t-, t- + L), as fit counts of the window minima; the block and
 //! room-set bounds that skip servers which cannot hold what a pass needs, and the whole-window
 //! upper bounds ([`FastScratch::worker_ub`], [`FastScratch::possible`]).
-#[cfg(doc)]
 use super::bounds::BlockBounds;
 use super::prices::price_cap;
-#[cfg(doc)]
 use super::room::RoomSets;
 use super::scratch::{FastScratch, BLOCK};
 use crate::online::common::*;
 use crate::online::Ctx;
+use alloc::vec::Vec;
+
+/// Window capacities of the last capacity pass and the bounds kept across passes.
+#[derive(Clone, Debug)]
+pub(super) struct Capacity {
+    pub(super) caps: Vec<u32>,
+    /// The servers with a positive `caps` after the last full capacity pass ([`FastScratch::caps_for`],
+    /// [`FastScratch::caps_direct`], [`FastScratch::caps_at`]; set order), and how many:
+    /// [`FastScratch::omegas_live`] and [`FastScratch::sort_and_prefix`] without `all` visit these only, not
+    /// the whole set (in a full window a few percent of it).
+    pub(super) live: Vec<u32>,
+    pub(super) live_n: usize,
+    /// The q = 1 hosts of [`FastScratch::caps_possible`], and how many.
+    pub(super) hold: Vec<u32>,
+    pub(super) hold_n: usize,
+    /// Servers with room for a worker per (worker type, L, t-), kept across the searches of a
+    /// window ([`RoomSets`]): when few, [`FastScratch::caps_for`] visits only these.
+    pub(super) room: RoomSets,
+    /// fit(bmax) per (type, L, t-, block) kept across the searches of a window
+    /// ([`BlockBounds`]): a block recorded below what a pass needs is skipped without
+    /// computing its window minima ([`FastScratch::block_fits`]).
+    pub(super) bounds: BlockBounds,
+    /// Per worker type m: (most workers one server can hold in any slot of the window, most
+    /// the whole set can), computed on first use after `maxfree` changed ([`FastScratch::worker_ub`]).
+    pub(super) ub: Vec<Option<(u32, u64)>>,
+    /// fit(`maxfree` of server h, worker type m) at `ubfit[m * hcap + h]`, kept while
+    /// `ubfit_ok[m]` (refreshed for a server whenever its `maxfree` is rebuilt), so that after a
+    /// commit [`FastScratch::worker_ub`] recounts the touched servers only, not the whole set.
+    pub(super) ubfit: Vec<u32>,
+    pub(super) ubfit_ok: Vec<bool>,
+    /// Per type ty (worker types, then PS types), the servers of [`FastScratch::possible`] at
+    /// `poss[ty * hcap..][..poss_n[ty]]`.
+    pub(super) poss: Vec<u32>,
+    pub(super) poss_n: Vec<u32>,
+    pub(super) poss_ok: Vec<bool>,
+}
+
+/// The PS hosts of the last (L, t-) per PS type.
+#[derive(Clone, Debug)]
+pub(super) struct PsHosts {
+    pub(super) zeta: Vec<u128>,
+    /// PS capacity s-hat(0) per (PS type, server) over the (L, t-) of [`FastScratch::zetas`].
+    pub(super) pcap: Vec<u32>,
+    /// The possible PS hosts of [`FastScratch::zetas`] per PS type (set order), and how many.
+    pub(super) phost: Vec<u32>,
+    pub(super) phost_n: Vec<u32>,
+    pub(super) zmin: Vec<u128>,
+    pub(super) zdone: Vec<bool>,
+    /// The `need` each PS type's host list of [`FastScratch::zetas`] was made for.
+    pub(super) zneed: Vec<u32>,
+    /// The price cap each PS type's host list of [`FastScratch::zetas`] was made for.
+    pub(super) zcap: Vec<u128>,
+}
 
 impl FastScratch {
     /// Window capacities for (m, t-, L) by [`Self::caps_direct`] while the scan budget lasts,
@@ -38,11 +89,11 @@ impl FastScratch {
     /// `free` (cheaper than building the levels when a search needs few of them).
     pub(super) fn caps_direct(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        self.live_n = 0;
+        self.capacity.live_n = 0;
         let (a, n) = (t0 as usize, dur as usize);
         for h in 0..self.h {
             for (r, f) in free.iter_mut().enumerate().take(self.r) {
-                let row = &self.free[(h * self.r + r) * self.wcap + a..][..n];
+                let row = &self.minima.free[(h * self.r + r) * self.wcap + a..][..n];
                 let mut lo = f64::INFINITY;
                 for &x in row {
                     if x < lo {
@@ -63,11 +114,11 @@ impl FastScratch {
     pub(super) fn caps_at(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32, k: u32) {
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
         let (a, b) = (t0 as usize, (t0 + dur - (1 << k)) as usize);
-        self.live_n = 0;
+        self.capacity.live_n = 0;
         for h in 0..self.h {
             for (r, f) in free.iter_mut().enumerate().take(self.r) {
                 let row = (h * self.r + r) * self.wcap;
-                let (x, y) = (self.mins[row + a], self.mins[row + b]);
+                let (x, y) = (self.minima.mins[row + a], self.minima.mins[row + b]);
                 *f = if y < x { y } else { x };
             }
             let c = self.fit_type(cx, m, &free[..self.r]);
@@ -76,14 +127,14 @@ impl FastScratch {
     }
 
     /// Window capacity of every server of the set for worker type m over [t-, t- + L).
-    /// Blocks whose bound fits no worker get 0 without a visit ([`Self::bmax`]).
+    /// Blocks whose bound fits no worker get 0 without a visit ([`super::minima::Minima::bmax`]).
     pub(super) fn caps_for(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) {
-        self.live_n = 0;
-        let key = self.room.key(m, dur, t0);
-        if let Some(key) = key.filter(|&k| self.room.sparse(k, self.h)) {
+        self.capacity.live_n = 0;
+        let key = self.capacity.room.key(m, dur, t0);
+        if let Some(key) = key.filter(|&k| self.capacity.room.sparse(k, self.h)) {
             // Only the servers with room get a positive capacity (fits_at_least(1) holds
             // exactly when the fit is at least 1).
-            self.caps[..self.h].iter_mut().for_each(|c| *c = 0);
+            self.capacity.caps[..self.h].iter_mut().for_each(|c| *c = 0);
             let mut v = 0;
             while let Some(h) = self.next_room(cx, key, m, (t0, dur), v) {
                 v = h + 1;
@@ -95,7 +146,9 @@ impl FastScratch {
         self.caps_for_blocks(cx, m, t0, dur);
         if let Some(key) = key {
             // The servers with room are the live ones: the room set of the next pass.
-            self.room.record(key, &self.live[..self.live_n], self.h);
+            self.capacity
+                .room
+                .record(key, &self.capacity.live[..self.capacity.live_n], self.h);
         }
     }
 
@@ -105,7 +158,7 @@ impl FastScratch {
         for b in 0..self.h.div_ceil(BLOCK) {
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
             if !self.block_fits(cx, m, b, 1) {
-                self.caps[lo..hi].iter_mut().for_each(|c| *c = 0);
+                self.capacity.caps[lo..hi].iter_mut().for_each(|c| *c = 0);
                 continue;
             }
             for h in lo..hi {
@@ -123,10 +176,10 @@ impl FastScratch {
     /// [`Self::caps_for`], [`Self::caps_direct`] and [`Self::caps_at`] visit servers in set
     /// order after emptying `live`).
     pub(super) fn set_cap(&mut self, h: usize, c: u32) {
-        self.caps[h] = c;
+        self.capacity.caps[h] = c;
         if c > 0 {
-            self.live[self.live_n] = h as u32;
-            self.live_n += 1;
+            self.capacity.live[self.capacity.live_n] = h as u32;
+            self.capacity.live_n += 1;
         }
     }
 
@@ -137,16 +190,17 @@ impl FastScratch {
     /// answers false without computing them; a full block's fit(bmax) is recorded.
     pub(super) fn block_fits(&mut self, cx: &Ctx, ty: usize, b: usize, need: u32) -> bool {
         let key = self
+            .minima
             .wmin_key
-            .and_then(|(t0, dur)| self.bounds.key(ty, dur, t0));
-        if key.is_some_and(|k| !self.bounds.may_hold(k, b, need)) {
+            .and_then(|(t0, dur)| self.capacity.bounds.key(ty, dur, t0));
+        if key.is_some_and(|k| !self.capacity.bounds.may_hold(k, b, need)) {
             return false;
         }
         self.block_minima(b);
         // fit >= need exactly when fits_at_least(need) for need >= 1 ([`fits_at_least`]).
-        let f = fit(&self.bmax[b * self.r..][..self.r], self.task(cx, ty));
+        let f = fit(&self.minima.bmax[b * self.r..][..self.r], self.task(cx, ty));
         if let Some(k) = key.filter(|_| (b + 1) * BLOCK <= self.h) {
-            self.bounds.record(k, b, f);
+            self.capacity.bounds.record(k, b, f);
         }
         f >= need
     }
@@ -155,62 +209,67 @@ impl FastScratch {
     /// bound recorded for (ty, range) says no, or the block's minima describe the range
     /// already (an earlier capacity pass of this range made them).
     pub(super) fn block_bound_known(&self, ty: usize, b: usize, need: u32) -> bool {
-        if self.bgen[b] == self.wgen {
+        if self.minima.bgen[b] == self.minima.wgen {
             return true;
         }
-        self.wmin_key
-            .and_then(|(t0, dur)| self.bounds.key(ty, dur, t0))
-            .is_some_and(|k| !self.bounds.may_hold(k, b, need))
+        self.minima
+            .wmin_key
+            .and_then(|(t0, dur)| self.capacity.bounds.key(ty, dur, t0))
+            .is_some_and(|k| !self.capacity.bounds.may_hold(k, b, need))
     }
 
     /// Whether server h's window capacity for type ty over the range of `wmin` is at least
     /// `need` ([`fits_at_least`]: no floors).
     pub(super) fn wmin_fits(&self, cx: &Ctx, ty: usize, h: usize, need: u32) -> bool {
-        fits_at_least(&self.wmin[h * self.r..][..self.r], self.task(cx, ty), need)
+        fits_at_least(
+            &self.minima.wmin[h * self.r..][..self.r],
+            self.task(cx, ty),
+            need,
+        )
     }
 
     /// [`Self::fit_type`] of server h's window minima in `wmin`, read in place.
     pub(super) fn fit_wmin(&mut self, cx: &Ctx, ty: usize, h: usize) -> u32 {
-        self.fit_type(cx, ty, &self.wmin[h * self.r..][..self.r])
+        self.fit_type(cx, ty, &self.minima.wmin[h * self.r..][..self.r])
     }
 
     /// fit(`maxfree` of server h, worker type m): at least its window capacity for m.
     pub(super) fn max_fit(&self, cx: &Ctx, m: usize, h: usize) -> u32 {
         fit(
-            &self.maxfree[h * self.r..][..self.r],
+            &self.minima.maxfree[h * self.r..][..self.r],
             &cx.scn.worker_types[m],
         )
     }
 
-    /// Bounds of worker type m over the window (cached in [`Self::ub`]): (most workers one
+    /// Bounds of worker type m over the window (cached in [`Capacity::ub`]): (most workers one
     /// server can hold, most the whole set can). A server's window capacity
     /// floor(min over t of omega / e) is at most fit(max over t of omega), the fit count being
     /// non-decreasing in each free capacity. So a q = 1 schedule of more workers than the first
     /// is infeasible (Ring Phi, PS N), and so is a q = 0 schedule of more than the second (the
     /// greedy fill places at most the sum of the capacities).
     pub(super) fn worker_ub(&mut self, cx: &Ctx, m: usize) -> (u32, u64) {
-        if let Some(Some(u)) = self.ub.get(m) {
+        if let Some(Some(u)) = self.capacity.ub.get(m) {
             return *u;
         }
         // Every server of the set is built (a search runs after `prepare`), so `maxfree` and
         // the kept fits describe the window.
         debug_assert!(!self.dirty[..self.h].contains(&true));
         let at = m * self.hcap;
-        if !self.ubfit_ok[m] {
+        if !self.capacity.ubfit_ok[m] {
             for h in 0..self.h {
-                self.ubfit[at + h] = self.max_fit(cx, m, h);
+                self.capacity.ubfit[at + h] = self.max_fit(cx, m, h);
             }
-            self.ubfit_ok[m] = true;
+            self.capacity.ubfit_ok[m] = true;
         }
         // The kept counts are those of the current `maxfree` (the recount they replace).
-        debug_assert!((0..self.h).all(|h| self.ubfit[at + h] == self.max_fit(cx, m, h)));
-        let fits = &self.ubfit[at..][..self.h];
+        debug_assert!((0..self.h).all(|h| self.capacity.ubfit[at + h] == self.max_fit(cx, m, h)));
+        let fits = &self.capacity.ubfit[at..][..self.h];
         let (mut one, mut all) = (0u32, 0u64);
         for &c in fits.iter() {
             one = one.max(c);
             all = all.saturating_add(c as u64);
         }
-        if let Some(u) = self.ub.get_mut(m) {
+        if let Some(u) = self.capacity.ub.get_mut(m) {
             *u = Some((one, all));
         }
         (one, all)
@@ -224,7 +283,7 @@ impl FastScratch {
     /// a server joins the set with the next index. For a PS type these are the
     /// only possible PS hosts of A_mincost1: s-hat(g) <= s-hat(0) = fit of the window minima.
     pub(super) fn possible(&mut self, cx: &Ctx, ty: usize) {
-        if self.poss_ok[ty] {
+        if self.capacity.poss_ok[ty] {
             return;
         }
         let task = if ty < self.m {
@@ -234,13 +293,13 @@ impl FastScratch {
         };
         let mut n = 0;
         for v in 0..self.h {
-            if fit(&self.maxfree[v * self.r..(v + 1) * self.r], task) >= 1 {
-                self.poss[ty * self.hcap + n] = v as u32;
+            if fit(&self.minima.maxfree[v * self.r..(v + 1) * self.r], task) >= 1 {
+                self.capacity.poss[ty * self.hcap + n] = v as u32;
                 n += 1;
             }
         }
-        self.poss_n[ty] = n as u32;
-        self.poss_ok[ty] = true;
+        self.capacity.poss_n[ty] = n as u32;
+        self.capacity.poss_ok[ty] = true;
     }
 
     /// [`Self::caps_for`] for the servers of [`Self::possible`] only; the servers whose window
@@ -258,23 +317,23 @@ impl FastScratch {
     ) {
         self.possible(cx, m);
         self.ensure(cx, m);
-        self.hold_n = 0;
+        self.capacity.hold_n = 0;
         let Some(cap) = price_cap(|om| worth((least as u128).saturating_mul(om))) else {
             return;
         };
         // Most of the set: the shared window minima (one pass for every worker type).
-        let shared = 2 * self.poss_n[m] as usize >= self.h;
+        let shared = 2 * self.capacity.poss_n[m] as usize >= self.h;
         if shared {
             self.window_minima(t0, dur);
         }
         let mut free = [0.0; crate::limits::RESOURCES_MAX];
-        let (at, n) = (m * self.hcap, self.poss_n[m] as usize);
+        let (at, n) = (m * self.hcap, self.capacity.poss_n[m] as usize);
         let mut blk = (usize::MAX, true);
         let mut cheap = (usize::MAX, true);
         let floors = self.block_floors(cx, m);
         let mut i = 0;
         while i < n {
-            let h = self.poss[at + i] as usize;
+            let h = self.capacity.poss[at + i] as usize;
             // Price first, a block at a time: contiguous reads of the prefix rows, against the
             // window minima and fit tests of a capacity (in the late rounds' full windows
             // about 1% of the servers with room for `least` workers are worth listing).
@@ -286,7 +345,7 @@ impl FastScratch {
             }
             if !cheap.1 {
                 let next = (h / BLOCK + 1) * BLOCK;
-                i += self.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
+                i += self.capacity.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
                 continue;
             }
             i += 1;
@@ -303,7 +362,8 @@ impl FastScratch {
                 }
                 if !blk.1 {
                     let next = (h / BLOCK + 1) * BLOCK;
-                    i += self.poss[at + i..at + n].partition_point(|&x| (x as usize) < next);
+                    i += self.capacity.poss[at + i..at + n]
+                        .partition_point(|&x| (x as usize) < next);
                     continue;
                 }
                 if !self.wmin_fits(cx, m, h, least.max(1)) {
@@ -314,11 +374,11 @@ impl FastScratch {
                 self.min_free(h, t0, dur, &mut free[..self.r]);
                 self.fit_type(cx, m, &free[..self.r])
             };
-            self.caps[h] = c;
+            self.capacity.caps[h] = c;
             if c >= least {
                 self.omega[h] = om;
-                self.hold[self.hold_n] = h as u32;
-                self.hold_n += 1;
+                self.capacity.hold[self.capacity.hold_n] = h as u32;
+                self.capacity.hold_n += 1;
             }
         }
     }
@@ -335,16 +395,16 @@ impl FastScratch {
         from: usize,
     ) -> Option<usize> {
         let mut v = from;
-        while let Some(h) = self.room.next(key, v, self.h) {
+        while let Some(h) = self.capacity.room.next(key, v, self.h) {
             self.wmin_at(h, t0, dur);
             let ok = self.wmin_fits(cx, ty, h, 1);
-            self.room.set(key, h, ok);
+            self.capacity.room.set(key, h, ok);
             if ok {
                 return Some(h);
             }
             v = h + 1;
         }
-        self.room.done(key, self.h);
+        self.capacity.room.done(key, self.h);
         None
     }
 
@@ -366,14 +426,14 @@ impl FastScratch {
     ) -> u128 {
         let need = need.max(1);
         let mut cap = cap;
-        if self.zdone[p] && self.zneed[p] <= need && self.zcap[p] < cap {
+        if self.hosts.zdone[p] && self.hosts.zneed[p] <= need && self.hosts.zcap[p] < cap {
             // A list made for a smaller cap (a cheaper fill of another worker type): made
             // again without a cap, so one (L, t-) makes at most two lists per PS type
             // (rebuilding for every larger cap cost 12,500 servers / 5,000 jobs 14.2-15.5 s
             // user against 13.9-14.3 s this way; `docs/online.md`, "Priced passes").
             cap = u128::MAX;
         }
-        if !self.zdone[p] || self.zneed[p] > need || self.zcap[p] < cap {
+        if !self.hosts.zdone[p] || self.hosts.zneed[p] > need || self.hosts.zcap[p] < cap {
             let ty = self.m + p;
             self.ensure(cx, ty);
             let mut lo = u128::MAX;
@@ -412,21 +472,21 @@ impl FastScratch {
                     if c < need {
                         continue;
                     }
-                    self.pcap[p * self.hcap + h] = c;
-                    self.phost[p * self.hcap + n] = h as u32;
+                    self.hosts.pcap[p * self.hcap + h] = c;
+                    self.hosts.phost[p * self.hcap + n] = h as u32;
                     n += 1;
-                    self.zeta[p * self.hcap + h] = z;
+                    self.hosts.zeta[p * self.hcap + h] = z;
                     lo = lo.min(z);
                 }
             }
             // Set order, unsorted: every listed host can hold `need` PSs, and the host loop
             // skips the few below a larger `need` of a reused list.
-            self.phost_n[p] = n as u32;
-            self.zmin[p] = lo;
-            self.zdone[p] = true;
-            self.zneed[p] = need;
-            self.zcap[p] = cap;
+            self.hosts.phost_n[p] = n as u32;
+            self.hosts.zmin[p] = lo;
+            self.hosts.zdone[p] = true;
+            self.hosts.zneed[p] = need;
+            self.hosts.zcap[p] = cap;
         }
-        self.zmin[p]
+        self.hosts.zmin[p]
     }
 }

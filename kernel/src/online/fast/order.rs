@@ -4,6 +4,29 @@
 use super::scratch::{FastScratch, NONE};
 use crate::online::common::{ps_fit, ps_needed, Cand};
 use crate::online::{Ctx, Placed, Placement};
+use alloc::vec::Vec;
+
+/// The server order by (Omega, index) and its prefix sums.
+#[derive(Clone, Debug)]
+pub(super) struct ServerOrder {
+    /// (Omega_h, real server) of the ordered servers, the first `nord` sorted.
+    pub(super) keys: Vec<(u128, u32)>,
+    /// Servers in the order ([`FastScratch::sort_and_prefix`]).
+    pub(super) nord: usize,
+    /// Position in the order of each server of the set (NONE beyond the sorted prefix).
+    pub(super) posof: Vec<u32>,
+    /// Window capacity per position.
+    pub(super) ocap: Vec<u64>,
+    /// The largest window capacity of any server [`FastScratch::sort_and_prefix`] ordered (also
+    /// beyond the sorted prefix).
+    pub(super) omax: u32,
+    /// Omega_h per position.
+    pub(super) oom: Vec<u128>,
+    /// Prefix sums of `ocap`: `pc[i]` over the positions before i.
+    pub(super) pc: Vec<u64>,
+    /// Prefix sums of capacity x Omega_h, likewise.
+    pub(super) po: Vec<u128>,
+}
 
 impl FastScratch {
     /// Orders servers by (Omega, index) and builds the prefix sums of caps and cap x Omega.
@@ -14,7 +37,7 @@ impl FastScratch {
     ///
     /// Only a prefix of the order is sorted when fills ask for at most `fill_max` workers: the
     /// shortest prefix tried (64, 128, ... servers) whose capacity is at least `fill_max` plus
-    /// the largest capacity [`Self::omax`] (all of it when the total is less). A fill of
+    /// the largest capacity [`ServerOrder::omax`] (all of it when the total is less). A fill of
     /// x <= `fill_max` workers, skipping any one position of the prefix, ends inside it, so
     /// it reads the same prefix sums; a server beyond the prefix (`posof` NONE) has at least
     /// `fill_max` workers' capacity before it, so as a PS host it takes y_k = 0 workers and
@@ -25,33 +48,33 @@ impl FastScratch {
         let mut most = 0;
         if all {
             for v in 0..self.h {
-                self.posof[v] = NONE;
-                self.order[k] = (self.omega[v], self.real[v]);
+                self.order.posof[v] = NONE;
+                self.order.keys[k] = (self.omega[v], self.set.real[v]);
                 k += 1;
-                most = most.max(self.caps[v]);
+                most = most.max(self.capacity.caps[v]);
             }
         } else {
             // The `live` list of the last full capacity pass (caps_for, caps_direct, caps_at):
             // the servers with caps > 0. `posof` of the
             // others is stale; it is only read for servers with caps > 0.
-            for i in 0..self.live_n {
-                let v = self.live[i] as usize;
-                self.posof[v] = NONE;
-                self.order[k] = (self.omega[v], self.real[v]);
+            for i in 0..self.capacity.live_n {
+                let v = self.capacity.live[i] as usize;
+                self.order.posof[v] = NONE;
+                self.order.keys[k] = (self.omega[v], self.set.real[v]);
                 k += 1;
-                most = most.max(self.caps[v]);
+                most = most.max(self.capacity.caps[v]);
             }
         }
-        self.omax = most;
+        self.order.omax = most;
         let upto = fill_max.saturating_add(most as u64);
         let mut g = k.min(64);
         loop {
             if g < k {
-                self.order[..k].select_nth_unstable(g);
+                self.order.keys[..k].select_nth_unstable(g);
             }
-            self.order[..g].sort_unstable();
-            let held = self.order[..g].iter().fold(0u64, |a, &(_, h)| {
-                a.saturating_add(self.caps[self.virt[h as usize] as usize] as u64)
+            self.order.keys[..g].sort_unstable();
+            let held = self.order.keys[..g].iter().fold(0u64, |a, &(_, h)| {
+                a.saturating_add(self.capacity.caps[self.set.virt[h as usize] as usize] as u64)
             });
             if held >= upto || g == k {
                 break;
@@ -59,15 +82,15 @@ impl FastScratch {
             g = (2 * g).min(k);
         }
         let k = g;
-        self.nord = k;
-        for (i, &(om, h)) in self.order[..k].iter().enumerate() {
-            let v = self.virt[h as usize] as usize;
-            self.posof[v] = i as u32;
-            let c = self.caps[v] as u64;
-            self.ocap[i] = c;
-            self.oom[i] = om;
-            self.pc[i + 1] = self.pc[i] + c;
-            self.po[i + 1] = self.po[i].saturating_add((c as u128).saturating_mul(om));
+        self.order.nord = k;
+        for (i, &(om, h)) in self.order.keys[..k].iter().enumerate() {
+            let v = self.set.virt[h as usize] as usize;
+            self.order.posof[v] = i as u32;
+            let c = self.capacity.caps[v] as u64;
+            self.order.ocap[i] = c;
+            self.order.oom[i] = om;
+            self.order.pc[i + 1] = self.order.pc[i] + c;
+            self.order.po[i + 1] = self.order.po[i].saturating_add((c as u128).saturating_mul(om));
         }
     }
 
@@ -79,17 +102,17 @@ impl FastScratch {
         }
         let (qc, qo) = match excl {
             Some(q) => (
-                self.ocap[q],
-                (self.ocap[q] as u128).saturating_mul(self.oom[q]),
+                self.order.ocap[q],
+                (self.order.ocap[q] as u128).saturating_mul(self.order.oom[q]),
             ),
             None => (0, 0),
         };
         let before = |i: usize| excl.is_some_and(|q| q < i);
-        let pcx = |i: usize| self.pc[i] - if before(i) { qc } else { 0 };
-        if pcx(self.nord) < x {
+        let pcx = |i: usize| self.order.pc[i] - if before(i) { qc } else { 0 };
+        if pcx(self.order.nord) < x {
             return None;
         }
-        let (mut lo, mut hi) = (1usize, self.nord);
+        let (mut lo, mut hi) = (1usize, self.order.nord);
         while lo < hi {
             let mid = (lo + hi) / 2;
             if pcx(mid) >= x {
@@ -99,8 +122,8 @@ impl FastScratch {
             }
         }
         let j = lo - 1;
-        let pox = self.po[j] - if before(j) { qo } else { 0 };
-        Some(pox.saturating_add(((x - pcx(j)) as u128).saturating_mul(self.oom[j])))
+        let pox = self.order.po[j] - if before(j) { qo } else { 0 };
+        Some(pox.saturating_add(((x - pcx(j)) as u128).saturating_mul(self.order.oom[j])))
     }
 }
 
@@ -117,13 +140,13 @@ pub(super) fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placem
     let mut y_host = 0;
     out.clear();
     let host = if c.p != NONE {
-        s.virt.get(c.host as usize).copied().unwrap_or(NONE)
+        s.set.virt.get(c.host as usize).copied().unwrap_or(NONE)
     } else {
         NONE
     } as usize;
     for i in 0..s.h {
-        let k = s.virt[s.order[i].1 as usize] as usize;
-        let yk = s.caps[k].min(left);
+        let k = s.set.virt[s.order.keys[i].1 as usize] as usize;
+        let yk = s.capacity.caps[k].min(left);
         let mut y = yk;
         if k == host {
             let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[c.p as usize]);
@@ -144,14 +167,18 @@ pub(super) fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placem
             y_host = g;
         }
         left -= y;
-        s.caps[k] = y; // reuse as the per-server worker count
+        s.capacity.caps[k] = y; // reuse as the per-server worker count
     }
     for h in 0..s.h {
         let ps = if h == host { ps_on_host } else { 0 };
-        let y = if h == host { y_host } else { s.caps[h] };
+        let y = if h == host {
+            y_host
+        } else {
+            s.capacity.caps[h]
+        };
         if y > 0 || ps > 0 {
             out.push(Placed {
-                server: s.real[h],
+                server: s.set.real[h],
                 workers: y,
                 ps,
             });

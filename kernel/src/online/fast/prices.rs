@@ -5,6 +5,44 @@
 use super::scratch::{FastScratch, BLOCK, SLIDE_WINDOW_MAX};
 use crate::online::common::unit_price;
 use crate::online::{Ctx, Window};
+use alloc::vec::Vec;
+
+/// Prices of the cached window and their prefix sums and minima.
+#[derive(Clone, Debug)]
+pub(super) struct Prices {
+    /// pre[(ty * (wcap + 1) + t) * H + h]: sum of unit prices of type ty on server h over
+    /// slots [0, t). Slot-major, so a pass over the servers (Omega_h, Zeta_h of every h) reads
+    /// two contiguous rows.
+    pub(super) pre: Vec<u128>,
+    /// delta_h^r(t) at `(h * wcap + t) * R + r`.
+    pub(super) dl: Vec<f64>,
+    /// `fresh[h * wcap + t]`: the prices of slot t on h differ from slot t - 1's (or t = 0).
+    pub(super) fresh: Vec<bool>,
+    /// `row_ok[ty * H + h]`: the prefix row of type ty on server h describes the window.
+    pub(super) row_ok: Vec<bool>,
+    /// `type_ok[ty]`: every row of type ty does.
+    pub(super) type_ok: Vec<bool>,
+    /// Slot-minimum prefix sums: `smin[ty * (wcap + 1) + t]` = sum over slots [0, t) of the
+    /// smallest unit price of type ty on any server of the set in that slot
+    /// ([`FastScratch::slot_lb`]).
+    pub(super) smin: Vec<u128>,
+    /// `smin_ok[ty]`: the slot minima of type ty describe the current rows.
+    pub(super) smin_ok: Vec<bool>,
+    /// Per (type, block of [`BLOCK`] servers) the smallest unit price of the block's servers in
+    /// every slot, at `bsmin[(ty * SLIDE_WINDOW_MAX + t) * blocks + b]` (a slot's blocks side
+    /// by side, for the minimum over the blocks), and whether it is stale
+    /// (a member's prefix row was rebuilt): after a commit only the touched servers' blocks
+    /// are recomputed before the minimum over the blocks ([`FastScratch::slot_lb`]).
+    pub(super) bsmin: Vec<u128>,
+    pub(super) bstale: Vec<bool>,
+    /// Prefix sums over the slots of `bsmin`, at `bspre[(ty * (SLIDE_WINDOW_MAX + 1) + t) *
+    /// blocks + b]` (built with it): a lower bound of every member's window sum in O(1)
+    /// ([`FastScratch::block_floor`]). A slot's blocks side by side, so that a pass over the blocks
+    /// for one (t-, L) reads two contiguous rows, not two lines per block.
+    pub(super) bspre: Vec<u128>,
+    /// delta_h^r at zero usage, at `h * R + r` (filled on first use).
+    pub(super) price0: Vec<Option<f64>>,
+}
 
 impl FastScratch {
     /// Rebuilds the free capacities and prices of server `h` for window `w`; its prefix rows
@@ -16,11 +54,11 @@ impl FastScratch {
     pub(super) fn build_server(&mut self, cx: &Ctx, w: &Window, v: usize) {
         let (rr, wcap) = (self.r, self.wcap);
         let len = (w.len as usize).min(wcap);
-        let h = self.real[v] as usize;
+        let h = self.set.real[v] as usize;
         let caps = cx.scn.servers.get(h);
         for r in 0..rr {
             let cap = caps.map_or(0.0, |c| c.get(r));
-            let free = &mut self.free[(v * rr + r) * wcap..][..len];
+            let free = &mut self.minima.free[(v * rr + r) * wcap..][..len];
             let mut last = 0u64;
             let mut delta = 0.0;
             let mut most = f64::NEG_INFINITY;
@@ -38,37 +76,37 @@ impl FastScratch {
                 let fresh = t == 0 || u.to_bits() != last;
                 if fresh {
                     last = u.to_bits();
-                    delta = price(&mut self.price0, cx.lambda, h * rr + r, u, cap);
+                    delta = price(&mut self.prices.price0, cx.lambda, h * rr + r, u, cap);
                 }
-                self.dl[(v * wcap + t) * rr + r] = delta;
+                self.prices.dl[(v * wcap + t) * rr + r] = delta;
                 // A slot is fresh when any of its R prices changed.
                 if r == 0 {
-                    self.fresh[v * wcap + t] = fresh;
+                    self.prices.fresh[v * wcap + t] = fresh;
                 } else if fresh {
-                    self.fresh[v * wcap + t] = true;
+                    self.prices.fresh[v * wcap + t] = true;
                 }
             }
-            self.maxfree[v * rr + r] = most;
+            self.minima.maxfree[v * rr + r] = most;
         }
         self.build_sparse(v, len);
         let mut k = 0;
         for t in 0..len {
-            if self.fresh[v * wcap + t] {
-                self.runs[v * wcap + k] = t as u32;
+            if self.prices.fresh[v * wcap + t] {
+                self.minima.runs[v * wcap + k] = t as u32;
                 k += 1;
             }
-            self.run_of[v * wcap + t] = k.saturating_sub(1) as u32;
+            self.minima.run_of[v * wcap + t] = k.saturating_sub(1) as u32;
         }
         for ty in 0..self.m + self.p {
-            self.row_ok[ty * self.hcap + v] = false;
-            self.type_ok[ty] = false;
+            self.prices.row_ok[ty * self.hcap + v] = false;
+            self.prices.type_ok[ty] = false;
         }
         // The ring bounds read `maxfree`. The possible-host lists are kept as supersets: free
         // capacity only falls within a window, so a rebuilt server can only leave them.
-        self.ub.iter_mut().for_each(|u| *u = None);
+        self.capacity.ub.iter_mut().for_each(|u| *u = None);
         for m in 0..self.m {
-            if self.ubfit_ok[m] {
-                self.ubfit[m * self.hcap + v] = self.max_fit(cx, m, v);
+            if self.capacity.ubfit_ok[m] {
+                self.capacity.ubfit[m * self.hcap + v] = self.max_fit(cx, m, v);
             }
         }
     }
@@ -77,7 +115,7 @@ impl FastScratch {
     /// (ty, h) at t + 1 = sum of the unit prices of slots [0, t]. A slot whose prices repeat the
     /// previous slot's repeats its unit price.
     pub(super) fn ensure(&mut self, cx: &Ctx, ty: usize) {
-        if self.type_ok.get(ty) != Some(&false) {
+        if self.prices.type_ok.get(ty) != Some(&false) {
             return;
         }
         let len = self.cached.map_or(0, |c| c.1) as usize;
@@ -88,15 +126,15 @@ impl FastScratch {
             &cx.scn.ps_types[ty - self.m]
         };
         for h in 0..self.h {
-            if self.row_ok[ty * self.hcap + h] {
+            if self.prices.row_ok[ty * self.hcap + h] {
                 continue;
             }
-            let fresh = &self.fresh[h * self.wcap..][..len];
-            let dl = &self.dl[h * self.wcap * self.r..][..len * self.r];
+            let fresh = &self.prices.fresh[h * self.wcap..][..len];
+            let dl = &self.prices.dl[h * self.wcap * self.r..][..len * self.r];
             let mut unit = 0u128;
             let mut acc = 0u128;
             // Column h of the slot-major table: entry t + 1 is H entries after entry t.
-            let col = self.pre[(ty * stride + 1) * self.hcap + h..].iter_mut();
+            let col = self.prices.pre[(ty * stride + 1) * self.hcap + h..].iter_mut();
             for ((p, &f), d) in col
                 .step_by(self.hcap)
                 .zip(fresh)
@@ -108,11 +146,11 @@ impl FastScratch {
                 acc = acc.saturating_add(unit);
                 *p = acc;
             }
-            self.row_ok[ty * self.hcap + h] = true;
-            self.bstale[ty * self.hcap.div_ceil(BLOCK) + h / BLOCK] = true;
+            self.prices.row_ok[ty * self.hcap + h] = true;
+            self.prices.bstale[ty * self.hcap.div_ceil(BLOCK) + h / BLOCK] = true;
         }
-        self.type_ok[ty] = true;
-        self.smin_ok[ty] = false;
+        self.prices.type_ok[ty] = true;
+        self.prices.smin_ok[ty] = false;
     }
 
     /// A lower bound of min over the set's servers of the window sum of type ty's unit price
@@ -124,10 +162,10 @@ impl FastScratch {
     pub(super) fn slot_lb(&mut self, cx: &Ctx, ty: usize, t0: u32, dur: u32) -> u128 {
         self.ensure(cx, ty);
         let stride = self.wcap + 1;
-        if !self.smin_ok[ty] {
+        if !self.prices.smin_ok[ty] {
             self.build_slot_minima(ty);
         }
-        let row = &self.smin[ty * stride..][..stride];
+        let row = &self.prices.smin[ty * stride..][..stride];
         row[(t0 + dur) as usize] - row[t0 as usize]
     }
 
@@ -140,14 +178,14 @@ impl FastScratch {
             self.build_slot_minima_blocks(ty, len);
             return;
         }
-        let row = &mut self.smin[ty * stride..][..stride];
+        let row = &mut self.prices.smin[ty * stride..][..stride];
         // Per-slot minima first (row[t + 1] = min unit price in slot t), then prefix sums.
         row[1..=len].iter_mut().for_each(|x| *x = u128::MAX);
         for (t, x) in row[1..=len].iter_mut().enumerate() {
             let at = (ty * stride + t) * self.hcap;
             let (a, b) = (
-                &self.pre[at..][..self.h],
-                &self.pre[at + self.hcap..][..self.h],
+                &self.prices.pre[at..][..self.h],
+                &self.prices.pre[at + self.hcap..][..self.h],
             );
             for (lo, hi) in a.iter().zip(b) {
                 let u = hi - lo;
@@ -163,7 +201,7 @@ impl FastScratch {
         for t in 1..=len {
             row[t] = row[t - 1].saturating_add(row[t]);
         }
-        self.smin_ok[ty] = true;
+        self.prices.smin_ok[ty] = true;
     }
 
     /// [`Self::build_slot_minima`] through the per-block slot minima (`bsmin`): the stale
@@ -177,35 +215,35 @@ impl FastScratch {
         );
         let used = self.h.div_ceil(BLOCK);
         for b in 0..used {
-            if !self.bstale[ty * nb + b] {
+            if !self.prices.bstale[ty * nb + b] {
                 continue;
             }
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
             let mut acc = 0u128;
-            self.bspre[ty * (bs + 1) * nb + b] = 0;
+            self.prices.bspre[ty * (bs + 1) * nb + b] = 0;
             for t in 0..len {
                 let at = (ty * stride + t) * self.hcap;
                 let (a, c) = (
-                    &self.pre[at + lo..at + hi],
-                    &self.pre[at + self.hcap + lo..],
+                    &self.prices.pre[at + lo..at + hi],
+                    &self.prices.pre[at + self.hcap + lo..],
                 );
                 let x = a.iter().zip(c).fold(u128::MAX, |m, (p, q)| m.min(q - p));
-                self.bsmin[(ty * bs + t) * nb + b] = x;
+                self.prices.bsmin[(ty * bs + t) * nb + b] = x;
                 acc = acc.saturating_add(x);
-                self.bspre[(ty * (bs + 1) + t + 1) * nb + b] = acc;
+                self.prices.bspre[(ty * (bs + 1) + t + 1) * nb + b] = acc;
             }
-            self.bstale[ty * nb + b] = false;
+            self.prices.bstale[ty * nb + b] = false;
         }
-        let row = &mut self.smin[ty * stride..][..stride];
+        let row = &mut self.prices.smin[ty * stride..][..stride];
         row[0] = 0;
         for t in 0..len {
-            let blocks = &self.bsmin[(ty * bs + t) * nb..][..used];
+            let blocks = &self.prices.bsmin[(ty * bs + t) * nb..][..used];
             let lo = blocks.iter().fold(u128::MAX, |m, &x| m.min(x));
             // No server at all: nothing to bound (the search has no candidate anyway).
             let lo = if used == 0 { 0 } else { lo };
             row[t + 1] = row[t].saturating_add(lo);
         }
-        self.smin_ok[ty] = true;
+        self.prices.smin_ok[ty] = true;
     }
 
     /// Whether [`Self::block_floor`] answers for type ty: the window is short enough for the
@@ -217,7 +255,7 @@ impl FastScratch {
         if len > SLIDE_WINDOW_MAX.min(self.wcap as u32) {
             return false;
         }
-        if !self.smin_ok[ty] {
+        if !self.prices.smin_ok[ty] {
             self.build_slot_minima(ty);
         }
         true
@@ -232,7 +270,7 @@ impl FastScratch {
             self.hcap.div_ceil(BLOCK),
         );
         let at = |t: u32| (ty * (bs + 1) + t as usize) * nb + b;
-        self.bspre[at(t0 + dur)] - self.bspre[at(t0)]
+        self.prices.bspre[at(t0 + dur)] - self.prices.bspre[at(t0)]
     }
 
     /// Where the prefix rows of type ty at t- and t- + L start in `pre` (a server's window
@@ -247,7 +285,7 @@ impl FastScratch {
 
     pub(super) fn win_sum(&self, ty: usize, h: usize, t0: u32, dur: u32) -> u128 {
         let (a, b) = self.pre_rows(ty, t0, dur);
-        self.pre[b + h] - self.pre[a + h]
+        self.prices.pre[b + h] - self.prices.pre[a + h]
     }
 
     /// Omega_h (type m) for every server; returns min_h Omega_h.
@@ -270,7 +308,10 @@ impl FastScratch {
     pub(super) fn omega_floor(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
         let floors = self.block_floors(cx, m);
         let (a, b) = self.pre_rows(m, t0, dur);
-        let (lo, hi) = (&self.pre[a..a + self.h], &self.pre[b..b + self.h]);
+        let (lo, hi) = (
+            &self.prices.pre[a..a + self.h],
+            &self.prices.pre[b..b + self.h],
+        );
         let mut best = u128::MAX;
         for (blk, (x, y)) in lo.chunks(BLOCK).zip(hi.chunks(BLOCK)).enumerate() {
             if floors && self.block_floor(m, blk, t0, dur) >= best {
@@ -289,8 +330,8 @@ impl FastScratch {
     pub(super) fn omegas_live(&mut self, cx: &Ctx, m: usize, t0: u32, dur: u32) -> u128 {
         self.ensure(cx, m);
         let mut lo = u128::MAX;
-        for i in 0..self.live_n {
-            let h = self.live[i] as usize;
+        for i in 0..self.capacity.live_n {
+            let h = self.capacity.live[i] as usize;
             let o = self.win_sum(m, h, t0, dur);
             self.omega[h] = o;
             lo = lo.min(o);
@@ -313,9 +354,9 @@ impl FastScratch {
         }
         let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(self.h));
         let (a, c) = self.pre_rows(ty, t0, dur);
-        self.pre[a + lo..a + hi]
+        self.prices.pre[a + lo..a + hi]
             .iter()
-            .zip(&self.pre[c + lo..c + hi])
+            .zip(&self.prices.pre[c + lo..c + hi])
             .any(|(x, y)| y - x <= cap)
     }
 }

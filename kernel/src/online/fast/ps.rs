@@ -142,7 +142,7 @@ pub(super) fn ps_q1(
     let mut best: Option<Cand> = None;
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
     // Short windows: sliding minima, rebuilt per search (free capacities changed since).
-    s.mins_len = 0;
+    s.minima.mins_len = 0;
     let slides = s.slides(w);
     for dur in 1..=top {
         if !may_beat(0, idx_ps(0, 0, dur, 0, 0), &best) {
@@ -186,8 +186,8 @@ pub(super) fn ps_q1(
                         let worth = |lb: u128| may_beat(lb, idx0, &best);
                         s.caps_possible(cx, (m, t0, dur), least, worth);
                         om_min = u128::MAX;
-                        for i in 0..s.hold_n {
-                            om_min = om_min.min(s.omega[s.hold[i] as usize]);
+                        for i in 0..s.capacity.hold_n {
+                            om_min = om_min.min(s.omega[s.capacity.hold[i] as usize]);
                         }
                         caps_done = true;
                     }
@@ -200,12 +200,12 @@ pub(super) fn ps_q1(
                     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
                     // Only servers that can hold the fewest workers of any PS type over the
                     // range (the others have window capacity < n).
-                    for i in 0..s.hold_n {
-                        let h = s.hold[i] as usize;
-                        if n > s.caps[h] {
+                    for i in 0..s.capacity.hold_n {
+                        let h = s.capacity.hold[i] as usize;
+                        if n > s.capacity.caps[h] {
                             continue;
                         }
-                        let idx = idx_ps(m, p, dur, t0, s.real[h] as usize);
+                        let idx = idx_ps(m, p, dur, t0, s.set.real[h] as usize);
                         let workers = (n as u128).saturating_mul(s.omega[h]);
                         if !may_beat(workers, idx, &best) {
                             continue;
@@ -226,7 +226,7 @@ pub(super) fn ps_q1(
                             p: p as u32,
                             dur,
                             tminus: t0,
-                            host: s.real[h],
+                            host: s.set.real[h],
                             workers: n,
                         });
                     }
@@ -261,7 +261,7 @@ pub(super) fn ps_q0(
             if !useful(0, idx_ps(0, 0, dur, t0, 0), bound, &best) {
                 break;
             }
-            s.zdone.iter_mut().for_each(|z| *z = false);
+            s.hosts.zdone.iter_mut().for_each(|z| *z = false);
             // With an incumbent (or a q = 1 bound) blocks are first checked against the
             // slot-minimum bound, which needs no pass over the servers.
             // Only against a positive bound (a cost-0 one already stops every loop by index),
@@ -310,7 +310,7 @@ impl Q0At {
     /// The slot-minimum bound of PS type p's Zeta over the range (0 unless pruning and the
     /// type's host list of this (L, t-) is not made yet).
     fn zeta_lb(&self, cx: &Ctx, s: &mut FastScratch, p: usize) -> u128 {
-        if self.prune && !s.zdone[p] {
+        if self.prune && !s.hosts.zdone[p] {
             s.slot_lb(cx, s.m + p, self.t0, self.dur)
         } else {
             0
@@ -413,7 +413,7 @@ fn q0_ps_type(
     // Every host needs at least `need` PSs over the whole range (y_k <= the
     // largest window capacity), so [`FastScratch::zetas`] lists only servers
     // with that much room: in a full window, a few.
-    let most = s.omax;
+    let most = s.order.omax;
     let need = ps_needed(nn - most.min(nn - 1), wt, pt).max(1);
     // Hosts whose Zeta_h alone, beside the cheapest fill, cannot be useful
     // (the host loop below would skip them) are not listed at all.
@@ -431,8 +431,8 @@ fn q0_ps_type(
         need,
         fill_n,
     };
-    for i in 0..s.phost_n[p] as usize {
-        let n = s.phost[p * s.hcap + i] as usize;
+    for i in 0..s.hosts.phost_n[p] as usize {
+        let n = s.hosts.phost[p * s.hcap + i] as usize;
         if let Some(c) = q0_host(cx, s, at, &fill, n, best) {
             *best = Some(c);
         }
@@ -463,11 +463,11 @@ fn q0_host(
     let (m, dur, t0, bound) = (at.m, at.dur, at.t0, at.bound);
     let (p, nn, need, fill_n) = (f.p, f.nn, f.need, f.fill_n);
     let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[p]);
-    if s.pcap[p * s.hcap + n] < need {
+    if s.hosts.pcap[p * s.hcap + n] < need {
         return None;
     }
-    let zn = s.zeta[p * s.hcap + n];
-    let idx = idx_ps(m, p, dur, t0, s.real[n] as usize);
+    let zn = s.hosts.zeta[p * s.hcap + n];
+    let idx = idx_ps(m, p, dur, t0, s.set.real[n] as usize);
     if !useful(fill_n.saturating_add(zn), idx, bound, best) {
         return None;
     }
@@ -475,9 +475,10 @@ fn q0_host(
     // worker (y_k = 0) and the fill of the rest is the plain fill.
     // Nor is one beyond the sorted prefix ([`FastScratch::sort_and_prefix`]):
     // it takes no worker either.
-    let pos = (s.caps[n] > 0 && s.posof[n] != NONE).then(|| s.posof[n] as usize);
+    let pos =
+        (s.capacity.caps[n] > 0 && s.order.posof[n] != NONE).then(|| s.order.posof[n] as usize);
     let yk = match pos {
-        Some(pos) => s.caps[n].min(nn - (nn as u64).min(s.pc[pos]) as u32),
+        Some(pos) => s.capacity.caps[n].min(nn - (nn as u64).min(s.order.pc[pos]) as u32),
         None => 0,
     };
     // g* <= min(y_k, N - 1) and the PSs needed grow with the workers away
@@ -489,7 +490,7 @@ fn q0_host(
     }
     // s-hat(g) <= s-hat(0) and the PSs needed are at least ps_lo for every
     // g the loop below tries: no g* when s-hat(0) < ps_lo.
-    if s.pcap[p * s.hcap + n] < ps_lo {
+    if s.hosts.pcap[p * s.hcap + n] < ps_lo {
         return None;
     }
     let mut free = [0.0; crate::limits::RESOURCES_MAX];
@@ -529,7 +530,7 @@ fn q0_host(
         p: p as u32,
         dur,
         tminus: t0,
-        host: s.real[n],
+        host: s.set.real[n],
         workers: nn,
     })
 }

@@ -8,6 +8,28 @@ use crate::online::Ctx;
 use alloc::vec;
 use alloc::vec::Vec;
 
+/// The virtual server set of the cached window.
+#[derive(Clone, Debug)]
+pub(super) struct ServerSet {
+    /// Virtual server v is real server `real[v]`.
+    pub(super) real: Vec<u32>,
+    /// Real server h is virtual `virt[h]` (NONE when not in the set).
+    pub(super) virt: Vec<u32>,
+    /// Real server h has a reservation in the cached window (it is in the set).
+    pub(super) busy: Vec<bool>,
+    /// Shape (capacity bits) of every real server.
+    pub(super) shape_of: Vec<u32>,
+    /// Servers grouped by shape, index order: shape s is `members[shape_at[s]..shape_at[s + 1]]`.
+    pub(super) members: Vec<u32>,
+    pub(super) shape_at: Vec<u32>,
+    /// Idle servers of shape s the set keeps (see [`FastScratch::init_shapes`]).
+    pub(super) shape_k: Vec<u32>,
+    /// Next position in `members` of shape s not yet considered for the set.
+    pub(super) cursor: Vec<u32>,
+    /// Idle servers of shape s in the set.
+    pub(super) idle_in: Vec<u32>,
+}
+
 impl FastScratch {
     /// Groups the servers by shape (identical capacity bits) and sets how many idle servers
     /// of each shape the virtual set keeps: K_s = ceil((N_max + 1) / c_s) + 1 with c_s the
@@ -33,13 +55,13 @@ impl FastScratch {
         crate::order::sort_indices_by(&mut ids, &|a, b| {
             (key(a as usize), a).cmp(&(key(b as usize), b))
         });
-        self.members.clear();
-        self.shape_at.clear();
-        self.shape_k.clear();
+        self.set.members.clear();
+        self.set.shape_at.clear();
+        self.set.shape_k.clear();
         for (i, &h) in ids.iter().enumerate() {
             let h = h as usize;
             if i == 0 || key(ids[i - 1] as usize) != key(h) {
-                self.shape_at.push(i as u32);
+                self.set.shape_at.push(i as u32);
                 let c = &scn.servers[h];
                 let cmin = scn
                     .worker_types
@@ -51,15 +73,15 @@ impl FastScratch {
                     Some(c) => (nmax as u64 + 1).div_ceil(c as u64) + 1,
                     None => 1,
                 };
-                self.shape_k.push(k.min(u32::MAX as u64) as u32);
+                self.set.shape_k.push(k.min(u32::MAX as u64) as u32);
             }
-            self.shape_of[h] = (self.shape_at.len() - 1) as u32;
-            self.members.push(h as u32);
+            self.set.shape_of[h] = (self.set.shape_at.len() - 1) as u32;
+            self.set.members.push(h as u32);
         }
-        self.shape_at.push(hn as u32);
-        let g = self.shape_k.len();
-        self.cursor = vec![0; g];
-        self.idle_in = vec![0; g];
+        self.set.shape_at.push(hn as u32);
+        let g = self.set.shape_k.len();
+        self.set.cursor = vec![0; g];
+        self.set.idle_in = vec![0; g];
         self.cached = None;
     }
 
@@ -67,33 +89,35 @@ impl FastScratch {
     pub(super) fn add(&mut self, h: u32) {
         let v = self.h;
         self.h += 1;
-        self.real[v] = h;
-        self.virt[h as usize] = v as u32;
+        self.set.real[v] = h;
+        self.set.virt[h as usize] = v as u32;
         self.dirty[v] = true;
         for ty in 0..self.m + self.p {
-            self.row_ok[ty * self.hcap + v] = false;
-            self.type_ok[ty] = false;
+            self.prices.row_ok[ty * self.hcap + v] = false;
+            self.prices.type_ok[ty] = false;
         }
-        self.ub.iter_mut().for_each(|u| *u = None);
+        self.capacity.ub.iter_mut().for_each(|u| *u = None);
         // A new server joins every possible-host list (a superset stays exact).
         for ty in 0..self.m + self.p {
-            if self.poss_ok[ty] {
-                let n = self.poss_n[ty] as usize;
-                self.poss[ty * self.hcap + n] = v as u32;
-                self.poss_n[ty] += 1;
+            if self.capacity.poss_ok[ty] {
+                let n = self.capacity.poss_n[ty] as usize;
+                self.capacity.poss[ty * self.hcap + n] = v as u32;
+                self.capacity.poss_n[ty] += 1;
             }
         }
     }
 
     /// Tops shape s up to K_s idle servers in the set (lowest indices first).
     pub(super) fn top_up(&mut self, s: usize) {
-        let end = self.shape_at[s + 1];
-        while self.idle_in[s] < self.shape_k[s] && self.shape_at[s] + self.cursor[s] < end {
-            let h = self.members[(self.shape_at[s] + self.cursor[s]) as usize];
-            self.cursor[s] += 1;
-            if !self.busy[h as usize] {
+        let end = self.set.shape_at[s + 1];
+        while self.set.idle_in[s] < self.set.shape_k[s]
+            && self.set.shape_at[s] + self.set.cursor[s] < end
+        {
+            let h = self.set.members[(self.set.shape_at[s] + self.set.cursor[s]) as usize];
+            self.set.cursor[s] += 1;
+            if !self.set.busy[h as usize] {
                 self.add(h);
-                self.idle_in[s] += 1;
+                self.set.idle_in[s] += 1;
             }
         }
     }
@@ -101,18 +125,18 @@ impl FastScratch {
     /// The virtual set of a new window: every server with a reservation in it, then K_s idle
     /// servers of every shape s.
     pub(super) fn reset_set(&mut self, cx: &Ctx) {
-        self.poss_ok.iter_mut().for_each(|u| *u = false);
-        self.ubfit_ok.iter_mut().for_each(|u| *u = false);
-        self.room.reset();
-        self.bounds.reset();
+        self.capacity.poss_ok.iter_mut().for_each(|u| *u = false);
+        self.capacity.ubfit_ok.iter_mut().for_each(|u| *u = false);
+        self.capacity.room.reset();
+        self.capacity.bounds.reset();
         for v in 0..self.h {
-            let h = self.real[v] as usize;
-            self.virt[h] = NONE;
-            self.busy[h] = false;
+            let h = self.set.real[v] as usize;
+            self.set.virt[h] = NONE;
+            self.set.busy[h] = false;
         }
         self.h = 0;
         for &h in &cx.win.busy {
-            if let Some(b) = self.busy.get_mut(h as usize) {
+            if let Some(b) = self.set.busy.get_mut(h as usize) {
                 *b = true;
             }
         }
@@ -122,9 +146,9 @@ impl FastScratch {
                 self.add(h);
             }
         }
-        for s in 0..self.shape_k.len() {
-            self.cursor[s] = 0;
-            self.idle_in[s] = 0;
+        for s in 0..self.set.shape_k.len() {
+            self.set.cursor[s] = 0;
+            self.set.idle_in[s] = 0;
             self.top_up(s);
         }
     }
