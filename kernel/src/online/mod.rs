@@ -25,19 +25,14 @@
 //! the same schedule, cost and tie-break; the enumeration order of `docs/online.md` breaks
 //! cost ties. `independent` (feature `reference`) is a whole second A_online that shares only
 //! the model types with this module: its own driver, usage, eq. (11) prices, rho and listings.
-mod bounds;
 pub mod common;
 pub mod fast;
 #[cfg(any(test, feature = "reference"))]
 pub mod independent;
-mod ps;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
-mod ring;
-mod room;
 mod sched;
 pub mod usage;
-mod windows;
 
 pub use sched::{
     log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,

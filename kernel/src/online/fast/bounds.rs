@@ -1,5 +1,5 @@
 //! Block bounds kept across the searches of one A_dual window: per (type, L, t-) and per block
-//! of [`super::windows::BLOCK`] servers of the virtual set, the fit count of the block's
+//! of [`super::scratch::BLOCK`] servers of the virtual set, the fit count of the block's
 //! largest window-minimum free capacities, fit(bmax) (an upper bound of every member's window
 //! capacity over [t-, t- + L), the fit count being non-decreasing in each free capacity).
 //!

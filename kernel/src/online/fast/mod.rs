@@ -1,6 +1,6 @@
 //! The default, exact and fast search of A_maxweight's per-job choice.
 //!
-//! It finds the same schedule as [`super::reference`] (same cost, same enumeration-order tie-break)
+//! It finds the same schedule as [`crate::online::reference`] (same cost, same enumeration-order tie-break)
 //! because costs are exact integers (see [`super::common::quantize`]): the winner is the
 //! lexicographic minimum of (cost, enumeration index), whatever order candidates are visited in.
 //! What makes it fast:
@@ -33,75 +33,39 @@
 //!   set skip blocks that cannot hold what they need; the server order is sorted only as far
 //!   as the greedy fills reach.
 //!
-//! The parts: `windows` (the scratch and its window machinery), `ps` (the
-//! parameter-server path), `ring` (the Ring-AllReduce path); here the per-job entry
-//! [`search`] and the rebuild of a q = 0 winner's placement.
+//! | file | what |
+//! |---|---|
+//! | `scratch` | [`FastScratch`]: every table of the search, allocated once; the per-window entry (`prepare`, [`FastScratch::touched`]) |
+//! | `servers` | the virtual server set: busy servers plus K_s idle servers per shape |
+//! | `prices` | delta_h^r(t) of eq. (11) per run of equal usage; prefix sums of unit prices (Omega_h, Zeta_h); per-slot and per-block price minima (lower bounds) |
+//! | `minima` | window minima of free capacity: sparse table, sliding minima, power-of-two levels, runs of equal usage, per-block minima |
+//! | `capacity` | window capacities (fit counts of the minima) of worker and PS types; block, room-set and whole-window bounds |
+//! | `bounds` | `BlockBounds`: fit(bmax) per (type, L, t-, block) kept across the searches of a window |
+//! | `room` | `RoomSets`: servers with room per (type, L, t-) kept across the searches of a window |
+//! | `order` | the server order by Omega_h, prefix sums, the greedy fill by binary search, a q = 0 winner's placement |
+//! | `ps` | the parameter-server path: A_mincost2 (q = 1) and A_mincost1 (q = 0), rho of eq. (1) |
+//! | `ring` | the Ring-AllReduce path: A_RAmincost1/2, rho of eq. (14) |
+//! | here | the per-job entry [`search`] (A_maxweight's choice, Algorithm 3) |
+mod bounds;
+mod capacity;
+mod minima;
+mod order;
+mod prices;
+mod ps;
+mod ring;
+mod room;
+mod scratch;
+mod servers;
+
 use super::common::*;
-use super::ps::{job_rates, ps_q0, ps_q1};
-use super::ring::{ring_search, ring_table};
-use super::windows::NONE;
 use super::{Ctx, Placed, Placement, Window};
 use crate::model::online::OnlineJob;
+use order::place_q0;
+use ps::{job_rates, ps_q0, ps_q1};
+use ring::{ring_search, ring_table};
 
-pub use super::ring::ring_options_max;
-pub use super::windows::FastScratch;
-
-/// Rebuilds the greedy placement of a q = 0 winner (literal inner loop over the order).
-fn place_q0(cx: &Ctx, s: &mut FastScratch, c: &Cand, out: &mut Placement) {
-    let (m, t0, dur) = (c.m as usize, c.tminus, c.dur);
-    s.omegas(cx, m, t0, dur);
-    s.caps_for(cx, m, t0, dur);
-    // Every server, so the PS host is visited even with no room for a worker.
-    s.sort_and_prefix(true, u64::MAX);
-    let mut free = [0.0; crate::limits::RESOURCES_MAX];
-    let mut left = c.workers;
-    let mut ps_on_host = 0;
-    let mut y_host = 0;
-    out.clear();
-    let host = if c.p != NONE {
-        s.virt.get(c.host as usize).copied().unwrap_or(NONE)
-    } else {
-        NONE
-    } as usize;
-    for i in 0..s.h {
-        let k = s.virt[s.order[i].1 as usize] as usize;
-        let yk = s.caps[k].min(left);
-        let mut y = yk;
-        if k == host {
-            let (wt, pt) = (&cx.scn.worker_types[m], &cx.scn.ps_types[c.p as usize]);
-            s.min_free(k, t0, dur, &mut free[..s.r]);
-            let mut g = yk.min(c.workers - 1);
-            loop {
-                let need = ps_needed(c.workers - g, wt, pt);
-                if ps_fit(&free[..s.r], g, wt, pt) >= need {
-                    ps_on_host = need;
-                    break;
-                }
-                if g == 0 {
-                    break;
-                }
-                g -= 1;
-            }
-            y = g;
-            y_host = g;
-        }
-        left -= y;
-        s.caps[k] = y; // reuse as the per-server worker count
-    }
-    for h in 0..s.h {
-        let ps = if h == host { ps_on_host } else { 0 };
-        let y = if h == host { y_host } else { s.caps[h] };
-        if y > 0 || ps > 0 {
-            out.push(Placed {
-                server: s.real[h],
-                workers: y,
-                ps,
-            });
-        }
-    }
-    // Servers in index order (the virtual set is in insertion order).
-    out.sort_unstable_by_key(|p| p.server);
-}
+pub use ring::ring_options_max;
+pub use scratch::FastScratch;
 
 /// A_maxweight's choice for one job: the q = 1 subroutine, then the q = 0 one if strictly
 /// cheaper. Writes the placement of the choice.

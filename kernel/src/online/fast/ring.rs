@@ -1,11 +1,25 @@
 //! The Ring-AllReduce path of the fast search (A_RAmincost1/2): only the Phi whose d-hat can
 //! fit the window are evaluated, bucketed by duration; q = 1 and q = 0 in one pass over the
 //! durations that occur ([`ring_search`]), with whole-window capacity bounds.
-use super::common::*;
-use super::fast::useful;
-use super::windows::{FastScratch, NONE};
-use super::{Ctx, Window};
+use super::scratch::{FastScratch, NONE};
+use super::useful;
 use crate::model::online::{OnlineJob, OnlineScenario};
+use crate::online::common::*;
+use crate::online::{Ctx, Window};
+use alloc::vec::Vec;
+
+/// The ring options of the current job, bucketed by duration.
+#[derive(Clone, Debug)]
+pub(super) struct RingTable {
+    /// Ring: the (m, Phi, q) whose duration fits the window, bucketed by duration
+    /// (`ring[ring_at[d]..ring_at[d + 1]]`), in (m, Phi, q = 1 first) order within a bucket.
+    pub(super) ents: Vec<RingEnt>,
+    /// Ring: the same entries with their durations, in (m, Phi, q) order (bucket sort input).
+    pub(super) tmp: Vec<(u32, RingEnt)>,
+    pub(super) at: Vec<u32>,
+    pub(super) fill: Vec<u32>,
+    pub(super) phis: usize,
+}
 
 /// One ring option of a job: worker type m, Phi workers, q_j = 1 (one server) or 0.
 #[derive(Clone, Copy, Debug, Default)]
@@ -59,11 +73,11 @@ pub fn ring_options_max(scn: &OnlineScenario, phi_max: &[u32], wcap: u32, phis: 
 pub(super) fn ring_table(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u32) -> u32 {
     let mut n = 0;
     let mut longest = 0;
-    let buckets = (len as usize + 1).min(s.ring_at.len());
-    s.ring_at[..buckets].iter_mut().for_each(|c| *c = 0);
+    let buckets = (len as usize + 1).min(s.ring.at.len());
+    s.ring.at[..buckets].iter_mut().for_each(|c| *c = 0);
     let work = edk(job);
     for m in 0..s.m {
-        let top = job.chunks.min(cx.phi_max(m)).min(s.phis as u32);
+        let top = job.chunks.min(cx.phi_max(m)).min(s.ring.phis as u32);
         let first = ring_phi_first(job, work, m, len);
         if first > top {
             continue;
@@ -72,7 +86,7 @@ pub(super) fn ring_table(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u3
         for phi in first..=top {
             for one in [true, false] {
                 let d = ring_duration(job, phi, rho_ring(job, m, phi, wt, one));
-                let (Some(c), Some(slot)) = (s.ring_at.get_mut(d as usize), s.ring_tmp.get_mut(n))
+                let (Some(c), Some(slot)) = (s.ring.at.get_mut(d as usize), s.ring.tmp.get_mut(n))
                 else {
                     continue;
                 };
@@ -90,16 +104,16 @@ pub(super) fn ring_table(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u3
     // Counting sort: bucket d is ring[ring_at[d]..ring_at[d + 1]].
     let mut acc = 0;
     for d in 0..buckets {
-        let c = s.ring_at[d];
-        s.ring_at[d] = acc;
-        s.ring_fill[d] = acc;
+        let c = s.ring.at[d];
+        s.ring.at[d] = acc;
+        s.ring.fill[d] = acc;
         acc += c;
     }
-    s.ring_at[buckets] = acc;
+    s.ring.at[buckets] = acc;
     for i in 0..n {
-        let (d, e) = s.ring_tmp[i];
-        let at = &mut s.ring_fill[d as usize];
-        s.ring[*at as usize] = e;
+        let (d, e) = s.ring.tmp[i];
+        let at = &mut s.ring.fill[d as usize];
+        s.ring.ents[*at as usize] = e;
         *at += 1;
     }
     longest
@@ -116,7 +130,7 @@ pub(super) fn ring_table(cx: &Ctx, job: &OnlineJob, s: &mut FastScratch, len: u3
 /// The winner of each subroutine is its (cost, enumeration index) minimum, so visiting order
 /// does not matter. q = 0 only matters when strictly cheaper than the final q = 1 choice; the
 /// q = 1 best so far is at least that, so pruning q = 0 with it is safe (a kept q = 0 schedule
-/// that is not strictly cheaper than the final q = 1 choice loses in [`search`]).
+/// that is not strictly cheaper than the final q = 1 choice loses in [`super::search`]).
 pub(super) fn ring_search(
     cx: &Ctx,
     w: &Window,
@@ -131,7 +145,7 @@ pub(super) fn ring_search(
     let mut have = None;
     let mut budget = w.len as u64 * 4;
     for dur in 1..=top {
-        let (a, b) = (s.ring_at[dur as usize], s.ring_at[dur as usize + 1]);
+        let (a, b) = (s.ring.at[dur as usize], s.ring.at[dur as usize + 1]);
         if a == b {
             continue;
         }
@@ -140,7 +154,7 @@ pub(super) fn ring_search(
             let mut cur = NONE;
             let (mut caps_done, mut om_min, mut sorted) = (false, None, false);
             for e in a..b {
-                let RingEnt { m, phi, one } = s.ring[e as usize];
+                let RingEnt { m, phi, one } = s.ring.ents[e as usize];
                 if m != cur {
                     cur = m;
                     (caps_done, om_min, sorted) = (false, None, false);
@@ -206,11 +220,11 @@ pub(super) fn ring_q1_at(
     best: &mut Option<Cand>,
 ) {
     for h in 0..s.h {
-        if phi > s.caps[h] {
+        if phi > s.capacity.caps[h] {
             continue;
         }
         let cost = (phi as u128).saturating_mul(s.win_sum(m, h, t0, dur));
-        let idx = [m as u32, phi, t0, s.real[h], 0];
+        let idx = [m as u32, phi, t0, s.set.real[h], 0];
         if may_beat(cost, idx, best) {
             *best = Some(Cand {
                 cost,
@@ -220,7 +234,7 @@ pub(super) fn ring_q1_at(
                 p: NONE,
                 dur,
                 tminus: t0,
-                host: s.real[h],
+                host: s.set.real[h],
                 workers: phi,
             });
         }

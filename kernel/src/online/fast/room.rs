@@ -6,7 +6,7 @@
 //! reservations, nothing releases one before the window changes), so a server without room for
 //! a task over a range never regains it; and a server's index in the set is fixed until the
 //! window changes (the set only appends servers, and [`RoomSets::reset`] runs when it is
-//! rebuilt). The q = 0 capacity pass ([`super::windows::FastScratch::caps_for`]) then visits
+//! rebuilt). The q = 0 capacity pass ([`super::scratch::FastScratch::caps_for`]) then visits
 //! the set bits only, plus the servers appended since the bitset was last brought up to date,
 //! and runs the same tests on them as the pass over the whole set: the same servers get the
 //! same capacities, in the same (set) order, so every answer is the same bit for bit. It does
