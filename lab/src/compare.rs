@@ -24,9 +24,9 @@
 //!   averaged over the busy horizon, slots 0 up to the last slot anything runs ([`usage`]).
 //! - Seconds: when the slot length is known (imported scenarios), JCT and makespan are also
 //!   shown in seconds = slots x slot length.
-use crate::doc::{self, ScenarioDoc};
-use crate::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::{HashSink, LogError, LogHash, LogSink};
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -432,8 +432,8 @@ pub fn set_slot_seconds(reports: &mut [PolicyReport], seconds: Option<f64>) {
 /// edge worker of the scenario listed (0 for an idle one), in server and worker order; the
 /// cloud's workers are one bar (`cloud-id (all)`): it has as many as it needs.
 fn worker_queues(
-    d: &crate::doc::preempt::PreemptDoc,
-    res: &crate::doc::preempt::PreemptResult,
+    d: &mlsched_scenario::doc::preempt::PreemptDoc,
+    res: &mlsched_scenario::doc::preempt::PreemptResult,
 ) -> Vec<(String, f64)> {
     let mut count: BTreeMap<(u32, u32), f64> = BTreeMap::new();
     for (s, srv) in d.servers.iter().enumerate() {
@@ -468,8 +468,8 @@ pub fn compare(doc: &ScenarioDoc, policies: &[String]) -> Vec<PolicyReport> {
 pub fn parse_policies(
     doc: &ScenarioDoc,
     list: Option<&str>,
-) -> Result<Vec<String>, crate::RunError> {
-    let accepted = crate::run::policies(doc.kind());
+) -> Result<Vec<String>, mlsched_scenario::RunError> {
+    let accepted = mlsched_scenario::run::policies(doc.kind());
     let names: Vec<String> = match list {
         None | Some("all") => accepted.iter().map(|s| s.to_string()).collect(),
         Some(l) => l
@@ -480,10 +480,14 @@ pub fn parse_policies(
     };
     for (i, n) in names.iter().enumerate() {
         if !accepted.contains(&n.as_str()) {
-            return Err(crate::run::unknown_policy(doc.kind(), n, accepted));
+            return Err(mlsched_scenario::run::unknown_policy(
+                doc.kind(),
+                n,
+                accepted,
+            ));
         }
         if names[..i].contains(n) {
-            return Err(crate::InputError::new(
+            return Err(mlsched_scenario::InputError::new(
                 "option",
                 "policies",
                 format!("`{n}` is listed twice"),
@@ -492,38 +496,40 @@ pub fn parse_policies(
         }
     }
     if names.is_empty() {
-        return Err(crate::InputError::new("option", "policies", "no policy given").into());
+        return Err(
+            mlsched_scenario::InputError::new("option", "policies", "no policy given").into(),
+        );
     }
     Ok(names)
 }
 
 /// Parses and validates `text` (errors name the job or server and the field), so that bad
 /// input is refused once (exit code 2) instead of once per policy.
-pub fn parse(text: &str) -> Result<ScenarioDoc, crate::InputError> {
+pub fn parse(text: &str) -> Result<ScenarioDoc, mlsched_scenario::InputError> {
     let d = doc::parse(text)?;
     validate(&d)?;
     Ok(d)
 }
 
 /// Validates a parsed document of any kind.
-pub fn validate(d: &ScenarioDoc) -> Result<(), crate::InputError> {
+pub fn validate(d: &ScenarioDoc) -> Result<(), mlsched_scenario::InputError> {
     d.validate()
 }
 
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub mod html;
 // Plain number formatting, no dependencies: also for the benches' scale plots.
 pub mod number;
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub mod output;
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub mod plot;
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub mod shard;
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub mod sweep;
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub mod table;
 pub mod usage;
-#[cfg(feature = "app")]
+#[cfg(feature = "reports")]
 pub use table::table;

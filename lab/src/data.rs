@@ -11,7 +11,7 @@
 //!    ([`BUILD_DATA_DIR`]), if it still exists.
 //!
 //! Nothing found is an input error that lists what was looked at and says `--data DIR`.
-use crate::error::InputError;
+use mlsched_scenario::error::InputError;
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming a data folder.

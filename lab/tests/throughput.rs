@@ -2,11 +2,11 @@
 //! step times, the interpolation on hand-made points, a one-job scenario whose progress is
 //! checked by hand (consolidated vs spread), the linear default unchanged, refusals of bad
 //! tables naming the field, and the `pollux` importer's determinism.
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::import::pollux::{self, ModelTable, MODELS, TABLE_GPUS, TABLE_NODES};
-use mlsched_cli::import::{self, ImportOptions, Source};
-use mlsched_cli::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::HashSink;
+use mlsched_lab::import::pollux::{self, ModelTable, MODELS, TABLE_GPUS, TABLE_NODES};
+use mlsched_lab::import::{self, ImportOptions, Source};
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 

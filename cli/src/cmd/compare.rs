@@ -1,141 +1,15 @@
-//! `mlsched import` and `mlsched compare` (argument parsing, progress bars, files).
+//! `mlsched compare SCENARIO`: several policies on one scenario (or a seed sweep, or one
+//! shard of it), as a table and report files.
+use super::map::MapArgs;
 use crate::progress::Progress;
 use clap::Args;
-use mlsched_cli::compare::html::{self, Info};
-use mlsched_cli::compare::shard::{self, Shard, ShardFile};
-use mlsched_cli::compare::{self, sweep, PolicyReport};
-use mlsched_cli::doc::ScenarioDoc;
-use mlsched_cli::import::{self, ImportOptions, Source};
-use mlsched_cli::{InputError, RunError};
+use mlsched_lab::compare::html::{self, Info};
+use mlsched_lab::compare::shard::{self, Shard, ShardFile};
+use mlsched_lab::compare::{self, sweep, PolicyReport};
+use mlsched_lab::import::{self, Source};
+use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::{InputError, RunError};
 use std::path::{Path, PathBuf};
-
-/// The trace-to-scenario mapping knobs (shared by `import` and `compare import:SOURCE`).
-#[derive(Args, Clone, Debug)]
-pub struct MapArgs {
-    /// Scenario kind to build: oasis or online.
-    #[arg(long, default_value = "oasis")]
-    kind: String,
-    /// The traces folder. Default: $MLSCHED_DATA, else a data/ folder (with the bundled layout)
-    /// in the current directory or a parent, else the data/ folder of the source tree built from.
-    #[arg(long)]
-    data: Option<PathBuf>,
-    /// Jobs to take (consecutive by submit time), or `all`: the whole trace.
-    #[arg(long, default_value = "100", value_parser = count)]
-    jobs: usize,
-    /// First job (row after sorting by submit time); absent: drawn from --seed.
-    #[arg(long)]
-    start: Option<usize>,
-    /// PRNG seed (job window when --start is absent, utilities, weights, Gavel job types).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Horizon T in slots. Default: 200, or with --slot-seconds the horizon that holds every
-    /// arrival (2 x the arrival span for kind oasis, 2 alpha x for kind online).
-    #[arg(long)]
-    slots: Option<u32>,
-    /// Seconds per slot (0: arrivals span half the horizon for kind oasis, T/(2 alpha) for kind
-    /// online, the window A_online can reach).
-    #[arg(long, default_value_t = 0.0)]
-    slot_seconds: f64,
-    /// Kind online: ps (parameter servers) or ring (Ring-AllReduce).
-    #[arg(long, default_value = "ps")]
-    architecture: String,
-    /// Worker (GPU) servers, or `all`: every GPU node of the node list (openb, pai-nodes).
-    #[arg(long, default_value = "8", value_parser = count)]
-    servers: usize,
-    /// Parameter-server (CPU) servers, or `all`: every CPU-only node of the node list. Default:
-    /// sized with the worker servers, one PS server per 4 worker servers (rounded up; the first
-    /// CPU-only nodes of the node list, all it has if fewer), every CPU-only node with
-    /// `--servers all`.
-    #[arg(long, value_parser = count)]
-    ps_servers: Option<usize>,
-    /// Most workers of a job = its traced GPUs x this.
-    #[arg(long, default_value_t = 2)]
-    max_scale: u32,
-    /// Communication time as a fraction of compute time per mini-batch.
-    #[arg(long, default_value_t = 0.1)]
-    comm_ratio: f64,
-    /// Utility target (oasis) = this x the traced duration.
-    #[arg(long, default_value_t = 1.5)]
-    target_factor: f64,
-    /// Epochs E_j (kind online).
-    #[arg(long, default_value_t = 10)]
-    epochs: u32,
-    /// pai-nodes / gavel: where the jobs come from (philly or openb).
-    #[arg(long, default_value = "philly")]
-    jobs_from: String,
-    /// Kind oasis: the cost of preemption, in seconds: a job whose allocation changes, or that
-    /// resumes after a pause, makes no progress for this long (written as the scenario's
-    /// restart_slots). Default 30, the Pollux/AdaptDL simulator's; 0 turns it off (no field
-    /// written: today's model). See docs/restart.md.
-    #[arg(long, default_value_t = import::RESTART_SECONDS_DEFAULT)]
-    restart_seconds: f64,
-    /// linear (a job's speed is its worker count) or pollux (the measured speed-up of its model
-    /// family for its GPUs and the servers they span, used by the baselines of kinds oasis and
-    /// online; docs/throughput.md). Source pollux always uses pollux.
-    #[arg(long, default_value = "linear")]
-    throughput: String,
-}
-
-/// A count option: a whole number, or `all` ([`import::ALL`]).
-fn count(s: &str) -> Result<usize, String> {
-    if s == "all" {
-        return Ok(import::ALL);
-    }
-    s.parse::<usize>()
-        .map_err(|_| format!("`{s}` is not a whole number >= 0 nor `all`"))
-}
-
-impl MapArgs {
-    fn options(&self) -> Result<ImportOptions, RunError> {
-        let data = mlsched_cli::data::data_dir(self.data.as_deref())?;
-        let slots = match self.slots {
-            Some(0) => {
-                return Err(InputError::new("option", "slots", "must be at least 1").into());
-            }
-            Some(t) => t,
-            None if self.slot_seconds > 0.0 => 0,
-            None => 200,
-        };
-        let ps_servers = self.ps_servers.unwrap_or(import::PS_AUTO);
-        Ok(ImportOptions {
-            kind: self.kind.clone(),
-            data_dir: data,
-            jobs: self.jobs,
-            start: self.start,
-            seed: self.seed,
-            slots,
-            slot_seconds: self.slot_seconds,
-            architecture: self.architecture.clone(),
-            servers: self.servers,
-            ps_servers,
-            max_scale: self.max_scale,
-            comm_ratio: self.comm_ratio,
-            target_factor: self.target_factor,
-            epochs: self.epochs,
-            jobs_from: Source::parse(&self.jobs_from)?,
-            restart_seconds: self.restart_seconds,
-            throughput: import::pollux::ThroughputModel::parse(&self.throughput)?,
-            ..ImportOptions::default()
-        })
-    }
-}
-
-/// `mlsched import SOURCE`.
-#[derive(Args, Clone, Debug)]
-pub struct ImportArgs {
-    /// philly, openb, pai-nodes, gavel or pollux.
-    source: String,
-    #[command(flatten)]
-    map: MapArgs,
-    /// Output file (default stdout).
-    #[arg(short, long)]
-    out: Option<PathBuf>,
-    /// Do not print what the import took and chose (jobs, servers, slot length, horizon) on
-    /// stderr, nor the warning naming a binding resource: a resource type of a server pool
-    /// that a fifo run uses most, at >= 90% of capacity, in more than half the busy slots.
-    #[arg(long)]
-    quiet: bool,
-}
 
 /// `mlsched compare SCENARIO`.
 #[derive(Args, Clone, Debug)]
@@ -168,37 +42,6 @@ pub struct CompareArgs {
     shard: Option<String>,
     #[command(flatten)]
     map: MapArgs,
-}
-
-/// `mlsched merge DIR... --out DIR`.
-#[derive(Args, Clone, Debug)]
-pub struct MergeArgs {
-    /// Shard files, or directories holding shard-I-of-N.json files (written by
-    /// `compare --seeds A..B --shard I/N --out DIR`).
-    #[arg(required = true)]
-    inputs: Vec<PathBuf>,
-    /// Directory for sweep.json and sweep.csv (byte-identical to the unsharded run's).
-    #[arg(long)]
-    out: PathBuf,
-}
-
-pub fn import(a: &ImportArgs, quiet: bool) -> Result<(), RunError> {
-    let src = Source::parse(&a.source)?;
-    let pb = Progress::spinner(format!("importing {}", a.source), quiet || a.quiet);
-    let imported = import::import_json_with_report(src, &a.map.options()?);
-    pb.finish();
-    let (text, report) = imported?;
-    if !a.quiet {
-        eprintln!("imported {}: {report}", a.source);
-    }
-    match &a.out {
-        Some(p) => std::fs::write(p, text)
-            .map_err(|e| RunError::runtime(format!("cannot write {}: {e}", p.display()))),
-        None => {
-            out!("{text}");
-            Ok(())
-        }
-    }
 }
 
 /// The scenario text `import:SOURCE` gives for `seed`, and its slot length in seconds.
@@ -243,7 +86,7 @@ fn load_with_slot(
     }
     let file = seeded_path(scenario, seed);
     let path = Path::new(&file);
-    let text = mlsched_cli::input::read_text(path, mlsched_cli::input::Input::Scenario)?;
+    let text = mlsched_scenario::input::read_text(path, mlsched_scenario::input::Input::Scenario)?;
     let d = compare::parse(&text).map_err(|e| {
         RunError::Input(InputError::new(
             format!("{}: {}", path.display(), e.subject),
@@ -268,7 +111,8 @@ fn seeded_path(scenario: &str, seed: Option<u64>) -> String {
 /// The placeholder of [`seeded_path`].
 const SEED_PLACEHOLDER: &str = "{seed}";
 
-pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
+/// Runs `mlsched compare` (a sweep with `--seeds`).
+pub fn run(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
     if let Some(seeds) = &a.seeds {
         return run_sweep(a, &sweep::parse_seeds(seeds)?, quiet);
     }
@@ -293,7 +137,7 @@ pub fn compare(a: &CompareArgs, quiet: bool) -> Result<(), RunError> {
     compare::set_slot_seconds(&mut reports, slot_seconds);
     outln!(
         "scenario {} (kind {})",
-        mlsched_cli::text::terminal_safe(&a.scenario),
+        mlsched_scenario::text::terminal_safe(&a.scenario),
         d.kind()
     );
     out!("{}", compare::table(d.kind(), &reports));
@@ -348,8 +192,10 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     let src = a.scenario.trim_start_matches("import:");
     let (first_text, slot_seconds) = if files {
         let path = seeded_path(&a.scenario, seeds.first().copied());
-        let text =
-            mlsched_cli::input::read_text(Path::new(&path), mlsched_cli::input::Input::Scenario)?;
+        let text = mlsched_scenario::input::read_text(
+            Path::new(&path),
+            mlsched_scenario::input::Input::Scenario,
+        )?;
         (text, 0.0)
     } else {
         import_text(src, &a.map, seeds.first().copied())?
@@ -436,63 +282,13 @@ fn run_sweep(a: &CompareArgs, seeds: &[u64], quiet: bool) -> Result<(), RunError
     Ok(())
 }
 
-fn write_sweep_files(dir: &Path, info: &Info, sw: &sweep::Sweep) -> Result<(), RunError> {
+/// Writes sweep.json and sweep.csv into `dir` and says so (also `mlsched merge`).
+pub(super) fn write_sweep_files(
+    dir: &Path,
+    info: &Info,
+    sw: &sweep::Sweep,
+) -> Result<(), RunError> {
     let files = compare::output::write_sweep(dir, info, sw)?;
     outln!("wrote {}/{{{}}}", dir.display(), files.join(","));
     Ok(())
-}
-
-/// `mlsched merge`: shard files (or directories of them) into sweep.json and sweep.csv.
-pub fn merge(a: &MergeArgs) -> Result<(), RunError> {
-    let mut files: Vec<PathBuf> = Vec::new();
-    for p in &a.inputs {
-        if p.is_dir() {
-            let rd = std::fs::read_dir(p)
-                .map_err(|e| RunError::runtime(format!("cannot read {}: {e}", p.display())))?;
-            let mut found: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
-                })
-                .collect();
-            found.sort();
-            if found.is_empty() {
-                return Err(InputError::new(
-                    p.display().to_string(),
-                    "",
-                    "no shard-I-of-N.json file in this directory",
-                )
-                .into());
-            }
-            files.extend(found);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    let mut shards = Vec::new();
-    for f in &files {
-        let name = f.display().to_string();
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| RunError::runtime(format!("cannot read {name}: {e}")))?;
-        shards.push((name.clone(), ShardFile::parse(&name, &text)?));
-    }
-    let sw = shard::merge(&shards)?;
-    let f = &shards[0].1;
-    outln!(
-        "sweep {} over seeds {}..{} (kind {}): mean ± 95% CI (merged from {} shards)",
-        f.scenario,
-        f.seeds.first().copied().unwrap_or(0),
-        f.seeds.last().copied().unwrap_or(0),
-        f.kind,
-        f.shard.count
-    );
-    out!("{}", sweep::table(&f.kind, &sw));
-    let info = f.report.clone().unwrap_or_else(|| Info {
-        kind: f.kind.clone(),
-        source: f.scenario.clone(),
-        ..Info::default()
-    });
-    write_sweep_files(&a.out, &info, &sw)
 }

@@ -1,10 +1,10 @@
 //! `mlsched demo`: every bundled scenario with its algorithm against the baselines its kind
 //! accepts (`policies(kind)`), printed as compare tables. A policy that is not available in this
 //! build gets a row saying so; the demo itself still succeeds.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::compare;
-use mlsched_cli::run::policies;
-use mlsched_cli::{doc, RunError};
+use mlsched_lab::compare;
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::run::policies;
+use mlsched_scenario::{doc, RunError};
 use std::time::Instant;
 
 /// Runs the bundled scenarios and prints one table each.

@@ -8,8 +8,8 @@ use super::output::Plot;
 use super::sweep::Sweep;
 use super::table;
 use super::PolicyReport;
-use crate::doc::ScenarioDoc;
-use crate::error::RunError;
+use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::error::RunError;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -65,7 +65,7 @@ impl Info {
                 )
             }
             ScenarioDoc::Route(d) => {
-                use crate::doc::route::NodeKindDoc as K;
+                use mlsched_scenario::doc::route::NodeKindDoc as K;
                 let n = |k: K| d.topology.nodes.iter().filter(|x| x.kind == k).count();
                 (
                     format!(

@@ -17,7 +17,7 @@ use super::plot::{self, BarSeries, Labels, Line};
 use super::sweep::{Stat, Sweep};
 use super::table::jct_unit;
 use super::PolicyReport;
-use crate::error::RunError;
+use mlsched_scenario::error::RunError;
 use std::path::Path;
 
 fn io(path: &Path, e: impl std::fmt::Display) -> RunError {

@@ -6,7 +6,7 @@
 //! A chart is drawn only from data: the callers ([`super::output`]) skip a plot that would have
 //! nothing to show rather than write an empty file.
 use super::number::tick;
-use crate::error::RunError;
+use mlsched_scenario::error::RunError;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;

@@ -18,7 +18,7 @@
 //!   reads back the exact bits the shard computed.
 use super::sweep::{summarize, SeedRow, Sweep};
 use super::Metrics;
-use crate::error::{InputError, RunError};
+use mlsched_scenario::error::{InputError, RunError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

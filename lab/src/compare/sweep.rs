@@ -2,8 +2,8 @@
 //! mean and 95% confidence interval per policy and metric. Results are collected in seed order,
 //! so they are identical whatever the thread count; wall-clock latency is left out.
 use super::{run_policy, Metrics};
-use crate::doc::ScenarioDoc;
-use crate::error::{InputError, RunError};
+use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::error::{InputError, RunError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

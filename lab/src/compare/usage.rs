@@ -8,8 +8,8 @@
 //! - binding: in a slot, the (pool, resource) with the highest use / capacity, if that is at
 //!   least [`BINDING_LEVEL`]; a resource binds "most of the run" when it does so in more than
 //!   half the busy slots.
-use crate::doc::oasis::{OasisDoc, OasisResult};
-use crate::doc::online::{OnlineDoc, OnlineResult};
+use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
+use mlsched_scenario::doc::online::{OnlineDoc, OnlineResult};
 
 /// A slot's most used resource binds when it is used at least this much (fraction).
 pub const BINDING_LEVEL: f64 = 0.9;

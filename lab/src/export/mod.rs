@@ -17,9 +17,9 @@
 //! Time: one slot is `slot_seconds` seconds (default 1, so the viewer's seconds read as slots);
 //! placement scenarios have no slots and are drawn in their own seconds. What each kind draws
 //! is in `docs/formats.md` ("Chrome trace export").
-use crate::{doc, InputError, RunError};
 use mlsched_kernel::logfile::LogReader;
 use mlsched_scenario::records::{decode, Decoded};
+use mlsched_scenario::{doc, InputError, RunError};
 use serde_json::{Map, Value};
 
 mod oasis;

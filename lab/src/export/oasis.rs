@@ -5,10 +5,10 @@
 //! job and slot but not which server, so their slices sit on one `cluster` process.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, runs, Input, Rec};
-use crate::doc::oasis::OasisDoc;
-use crate::RunError;
 use mlsched_kernel::log::{TAG_BASELINE, TAG_OASIS};
 use mlsched_kernel::oasis::Reason;
+use mlsched_scenario::doc::oasis::OasisDoc;
+use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 
 /// Process of the baselines' per-job slices.

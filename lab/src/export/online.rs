@@ -4,9 +4,9 @@
 //! cost). The baselines log workers per job, not servers: their slices sit on `cluster`.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{events, Input, Rec};
-use crate::doc::online::OnlineDoc;
-use crate::RunError;
 use mlsched_kernel::log::{TAG_BASELINE, TAG_ONLINE};
+use mlsched_scenario::doc::online::OnlineDoc;
+use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 
 /// Process of the baselines' per-job slices.

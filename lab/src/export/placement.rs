@@ -6,9 +6,9 @@
 //! greedy steps, JPS window and exhaustive improvements are instants on `search`.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, Input};
-use crate::doc::placement::PlacementDoc;
-use crate::RunError;
 use mlsched_kernel::log::TAG_PLACEMENT;
+use mlsched_scenario::doc::placement::PlacementDoc;
+use mlsched_scenario::RunError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -7,10 +7,10 @@
 //! come from the PS records; dispatches, candidates and PS misses are instants.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, runs, Input};
-use crate::doc::preempt::PreemptDoc;
-use crate::run::{run_doc, ResultDoc};
-use crate::RunError;
 use mlsched_kernel::log::{VecSink, TAG_PREEMPT};
+use mlsched_scenario::doc::preempt::PreemptDoc;
+use mlsched_scenario::run::{run_doc, ResultDoc};
+use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 
 /// Thread order of the parameter servers, after every worker.
@@ -130,7 +130,7 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
 
 /// The chunks' slices from a re-run that wrote exactly the log's records.
 fn chunks(x: &PreemptDoc, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
-    let d = crate::doc::ScenarioDoc::Preempt(x.clone());
+    let d = mlsched_scenario::doc::ScenarioDoc::Preempt(x.clone());
     let mut sink = VecSink::new();
     let result = run_doc(&d, inp.opts, &mut sink)?;
     let same = sink.records.len() == inp.raw.len()

@@ -6,9 +6,9 @@
 //! instants too.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, Input};
-use crate::doc::route::RouteDoc;
-use crate::RunError;
 use mlsched_kernel::log::TAG_ROUTE;
+use mlsched_scenario::doc::route::RouteDoc;
+use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 
 /// Exports a CSRP (or baseline) run of `x`.

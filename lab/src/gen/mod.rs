@@ -23,7 +23,7 @@ pub struct GenOptions {
 /// Refuses option values no generator can honour, naming the option (never clamps them).
 fn check_options(kind: &str, opts: &GenOptions) -> Result<(), RunError> {
     let bad = |field: &str, problem: String| {
-        Err(RunError::Input(crate::error::InputError::new(
+        Err(RunError::Input(mlsched_scenario::error::InputError::new(
             "option", field, problem,
         )))
     };
@@ -100,8 +100,8 @@ pub mod preempt;
 pub mod route;
 pub mod throughput;
 
-use crate::error::RunError;
 use crate::import::pollux::ThroughputModel;
+use mlsched_scenario::error::RunError;
 
 /// Generates a scenario of `kind` as pretty JSON text.
 pub fn generate_json(kind: &str, opts: &GenOptions) -> Result<String, RunError> {
@@ -137,7 +137,7 @@ pub fn generate_json_with(
     extras: &GenExtras,
 ) -> Result<String, RunError> {
     let bad = |field: &str, problem: String| {
-        Err(RunError::Input(crate::error::InputError::new(
+        Err(RunError::Input(mlsched_scenario::error::InputError::new(
             "option", field, problem,
         )))
     };
@@ -155,7 +155,7 @@ pub fn generate_json_with(
             );
         }
     }
-    if crate::doc::KINDS.contains(&kind) {
+    if mlsched_scenario::doc::KINDS.contains(&kind) {
         check_options(kind, opts)?;
     }
     if extras.rounds_past_horizon && kind != "online" {
@@ -165,7 +165,7 @@ pub fn generate_json_with(
         );
     }
     // An unknown kind is reported as such below, not as a misplaced `--throughput`.
-    let table = if crate::doc::KINDS.contains(&kind) {
+    let table = if mlsched_scenario::doc::KINDS.contains(&kind) {
         gen_table(kind, extras)?
     } else {
         None
@@ -193,7 +193,7 @@ pub fn generate_json_with(
                 "kind",
                 format!(
                     "unknown kind `{other}`; expected one of {}",
-                    crate::doc::KINDS.join(", ")
+                    mlsched_scenario::doc::KINDS.join(", ")
                 ),
             )
         }
@@ -214,7 +214,7 @@ pub fn generate_json_with(
 /// error naming it.
 fn gen_table(kind: &str, extras: &GenExtras) -> Result<Option<throughput::GenTable>, RunError> {
     let bad = |field: &str, problem: String| {
-        Err(RunError::Input(crate::error::InputError::new(
+        Err(RunError::Input(mlsched_scenario::error::InputError::new(
             "option", field, problem,
         )))
     };
@@ -239,9 +239,9 @@ fn gen_table(kind: &str, extras: &GenExtras) -> Result<Option<throughput::GenTab
 /// goes through the same parser and validator first; a refusal is an input error (the
 /// options asked for something the build cannot hold), naming what `run` would name.
 pub(crate) fn refuse_what_run_refuses(text: &str) -> Result<(), RunError> {
-    let check = crate::doc::parse(text).and_then(|d| d.validate());
+    let check = mlsched_scenario::doc::parse(text).and_then(|d| d.validate());
     check.map_err(|e| {
-        RunError::Input(crate::error::InputError::new(
+        RunError::Input(mlsched_scenario::error::InputError::new(
             "options",
             e.field.clone(),
             format!("the scenario they produce would be refused by `mlsched run`: {e}"),

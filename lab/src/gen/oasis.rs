@@ -21,9 +21,9 @@
 //!   GPU (one data-parallel replica, as the measured table has); its GPU count is still drawn
 //!   and discarded, so every other value is the one the seed gives without the option.
 use super::GenOptions;
-use crate::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
-use crate::error::RunError;
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
+use mlsched_scenario::error::RunError;
 
 /// One generated slot, in seconds (the paper's hour).
 pub const SLOT_SECONDS: f64 = 3600.0;

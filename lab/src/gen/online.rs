@@ -32,10 +32,10 @@
 //!   types differ in vCPUs and bandwidth), and the cluster is scaled to the same 0.2-0.5 of
 //!   the jobs' (now one-GPU-per-worker) ideal demand.
 use super::GenOptions;
-use crate::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
-use crate::error::{InputError, RunError};
 use crate::import::{read_openb_jobs, read_philly};
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
+use mlsched_scenario::error::{InputError, RunError};
 use std::path::Path;
 
 const SLOT_SECONDS: f64 = 3600.0;

@@ -19,11 +19,11 @@
 //! ([`model_bytes`]; estimates, not Gavel data). The method is `has` while abs(Psi) <= 10,000,
 //! else `jps`.
 use super::GenOptions;
-use crate::doc::placement::{
+use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::placement::{
     JpsDoc, LinkRateDoc, MethodDoc, PlacementDoc, PlacementJobDoc, WorkerDoc,
 };
-use crate::error::{InputError, RunError};
-use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::error::{InputError, RunError};
 use std::path::{Path, PathBuf};
 
 /// GPU types of the Gavel matrix, in the column order used here.

@@ -14,9 +14,9 @@
 //! evenly spaced in that order, arrival slot = whole hours since the first one. Without a trace:
 //! Poisson with 2 jobs per slot.
 use super::GenOptions;
-use crate::doc::preempt::{PreemptDoc, PreemptJobDoc, PreemptServerDoc};
-use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::preempt::{PreemptDoc, PreemptJobDoc, PreemptServerDoc};
+use mlsched_scenario::error::{InputError, RunError};
 use std::path::{Path, PathBuf};
 
 /// Workers per edge server.

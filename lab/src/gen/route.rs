@@ -22,13 +22,13 @@
 //! - PSO as the paper's Algorithm 1 defaults (30 particles, 100 iterations, w 0.9 -> 0.4,
 //!   c1 = c2 = 2), f = 3 and beta = 4 (section 5.1), `aggregate: true` (Aggregated CSRP).
 use super::GenOptions;
-use crate::doc::route::{
-    LinkDoc, NodeDoc, NodeKindDoc, PsoDoc, RouteDoc, RouteJobDoc, TopologyDoc,
-};
-use crate::error::{InputError, RunError};
 use mlsched_kernel::model::route::NodeKind;
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{clos, ClosShape, TopoParams};
+use mlsched_scenario::doc::route::{
+    LinkDoc, NodeDoc, NodeKindDoc, PsoDoc, RouteDoc, RouteJobDoc, TopologyDoc,
+};
+use mlsched_scenario::error::{InputError, RunError};
 use std::path::{Path, PathBuf};
 
 /// Compute nodes without `--nodes`.

@@ -2,10 +2,10 @@
 //! (the same `throughput` document `mlsched import --throughput pollux` writes, derived by
 //! [`crate::import::pollux`]) and one model family per generated job. `docs/throughput.md`
 //! describes the option and how the generators set their workers in that mode.
-use crate::doc::throughput::ThroughputDoc;
-use crate::error::RunError;
 use crate::import::pollux;
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::throughput::ThroughputDoc;
+use mlsched_scenario::error::RunError;
 use std::path::Path;
 
 /// Seed offset of the stream that draws the families: a stream of its own, so every other value

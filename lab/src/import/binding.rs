@@ -8,9 +8,9 @@
 //! is reported: the results on this scenario then mostly measure that resource, which is worth
 //! knowing before comparing policies on it (for example PS bandwidth with too few PS servers).
 use crate::compare::usage::{self, Usage};
-use crate::doc::ScenarioDoc;
-use crate::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::HashSink;
+use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
 
 /// The policy the check runs.
 pub const CHECK_POLICY: &str = "fifo";

@@ -48,8 +48,8 @@
 //!   machines grow with the worker servers ([`PS_AUTO`]): K = ceil(H / [`WORKERS_PER_PS`])
 //!   (the first K CPU-only nodes of the node list, all of them if it has fewer; synthetic
 //!   96-core servers for `philly`), and every CPU-only node with `--servers all`.
-use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::error::{InputError, RunError};
 use std::path::{Path, PathBuf};
 
 pub mod binding;
@@ -223,7 +223,7 @@ pub fn import_json_with_report(
     opts: &ImportOptions,
 ) -> Result<(String, ImportReport), RunError> {
     let (s, mut report) = pretty(source, opts)?;
-    let doc = crate::doc::parse(&s)?;
+    let doc = mlsched_scenario::doc::parse(&s)?;
     report.binding = Some(binding::check(&doc));
     Ok((s, report))
 }

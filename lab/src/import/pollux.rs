@@ -11,9 +11,9 @@
 //! interpolated linearly in n between the two measured rows around it.
 use super::read::{num, read_text, rows};
 use super::TraceJob;
-use crate::doc::throughput::{ModelSpeedupDoc, ThroughputDoc};
-use crate::error::{InputError, RunError};
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::throughput::{ModelSpeedupDoc, ThroughputDoc};
+use mlsched_scenario::error::{InputError, RunError};
 use std::collections::BTreeMap;
 use std::path::Path;
 

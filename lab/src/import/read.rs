@@ -1,18 +1,20 @@
 //! Readers of the trace files (plain comma-separated, no quoting in any of them). Errors name
 //! the file, the row (1-based, header = row 1) and the column.
 use super::{bad, GavelType, ImportOptions, Server, TraceJob};
-use crate::error::InputError;
+use mlsched_scenario::error::InputError;
 use std::path::Path;
 
 pub(super) fn read_text(path: &Path) -> Result<String, InputError> {
-    crate::input::read_text(path, crate::input::Input::Trace).map_err(|mut e| {
-        if e.problem.starts_with("cannot read") {
-            e.problem.push_str(
-                " (the traces live in the repository's data/ folder; see data/README.md)",
-            );
-        }
-        e
-    })
+    mlsched_scenario::input::read_text(path, mlsched_scenario::input::Input::Trace).map_err(
+        |mut e| {
+            if e.problem.starts_with("cannot read") {
+                e.problem.push_str(
+                    " (the traces live in the repository's data/ folder; see data/README.md)",
+                );
+            }
+            e
+        },
+    )
 }
 
 /// Rows as (row number, fields); `header` rows are checked against `expect` and skipped.
