@@ -19,15 +19,15 @@
 //! `cargo bench -p mlsched-benches --bench oasis -- --warm-up-time 1 --measurement-time 3`
 use criterion::{black_box, Criterion};
 use mlsched_benches::thread_cpu_ms;
-use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, Utility};
 use mlsched_kernel::oasis::fast::{DpSize, FastDp};
 use mlsched_kernel::oasis::{reference, JobParams, OasisScheduler};
+use mlsched_lab::gen::GenOptions;
 use std::time::Instant;
 
 fn generated(seed: u64, jobs: u32, slots: u32) -> OasisScenario {
-    let mut doc = mlsched_cli::gen::oasis::generate(&GenOptions {
+    let mut doc = mlsched_lab::gen::oasis::generate(&GenOptions {
         seed,
         jobs: Some(jobs),
         ..GenOptions::default()
@@ -358,7 +358,7 @@ fn scale_case() {
         timed_run(&path, &d.validate().expect("valid"));
         return;
     }
-    let mut doc = mlsched_cli::gen::oasis::generate(&GenOptions {
+    let mut doc = mlsched_lab::gen::oasis::generate(&GenOptions {
         seed: 1,
         jobs: Some(2000),
         nodes: Some(12_500),
@@ -371,7 +371,7 @@ fn scale_case() {
     // of cells at T = 2,000, once refused by OASIS_DP_CELLS_MAX); the scale case keeps every
     // utility falling, as it always has, so its figures compare across builds.
     for j in &mut doc.jobs {
-        if let mlsched_cli::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
+        if let mlsched_scenario::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
             g.decay = g.decay.max(0.1);
         }
     }

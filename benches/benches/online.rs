@@ -5,12 +5,12 @@
 //! openb slice with hour-long slots, windows of thousands of slots) with FIFO beside it.
 //! Per-decision p50 / p99 on big scenario files: `examples/online_scale.rs`.
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use mlsched_cli::gen::{online as gen, GenOptions};
 use mlsched_kernel::baseline::online::OnlineBaseline;
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{run_scenario, Search};
+use mlsched_lab::gen::{online as gen, GenOptions};
 use std::time::Duration;
 
 fn scenario(jobs: u32, nodes: u32, ring: bool) -> OnlineScenario {
@@ -91,7 +91,7 @@ fn scale(c: &mut Criterion) {
 /// windows of up to 4,096 slots; docs/online.md "Long windows"), A_online PS and FIFO. Took
 /// 32 s before the long-window work, about as long as FIFO after it.
 fn long_windows(c: &mut Criterion) {
-    use mlsched_cli::import::{import_json, ImportOptions, Source};
+    use mlsched_lab::import::{import_json, ImportOptions, Source};
     let o = ImportOptions {
         kind: "online".into(),
         jobs: 1500,

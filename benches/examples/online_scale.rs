@@ -16,8 +16,8 @@
 //! number, CPU ms, round i, iota, feasible, scheduled, q (colocated), duration and job, to
 //! see which rounds the slowest decisions fall in (`docs/online.md`, "Contiguous block floors").
 use mlsched_benches::thread_cpu_ms;
-use mlsched_cli::gen::online as gen;
 use mlsched_kernel::online::{run_scenario, Search};
+use mlsched_lab::gen::online as gen;
 use mlsched_scenario::doc::online::OnlineDoc;
 use std::time::Instant;
 

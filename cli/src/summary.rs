@@ -2,26 +2,26 @@
 //! for kinds oasis and online, one table row per job, laid out by comfy-table like compare's
 //! tables. The other kinds' summaries are one line already and print as the document layer
 //! writes them.
-use crate::compare::Metrics;
-use crate::doc::oasis::OasisResult;
-use crate::doc::online::OnlineResult;
-use crate::doc::ScenarioDoc;
-use crate::run::ResultDoc;
-use crate::text::terminal_safe;
 use comfy_table::{presets, CellAlignment, Table};
+use mlsched_lab::compare::Metrics;
+use mlsched_scenario::doc::oasis::OasisResult;
+use mlsched_scenario::doc::online::OnlineResult;
+use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::run::ResultDoc;
+use mlsched_scenario::text::terminal_safe;
 
 /// The text `mlsched run` prints for `r` of `doc`: [`text`], then (every kind but route, whose
 /// jobs have deadlines, not completions) one line of compare's metrics ([`metrics_line`]).
 pub fn text_for(doc: &ScenarioDoc, r: &ResultDoc) -> String {
     let mut out = text(r);
     if !matches!(r, ResultDoc::Route(_)) {
-        let m = crate::compare::report(doc, r).metrics;
+        let m = mlsched_lab::compare::report(doc, r).metrics;
         if !out.ends_with('\n') {
             out.push('\n');
         }
         out.push_str(&metrics_line(
             &m,
-            crate::compare::table::jct_unit(doc.kind()),
+            mlsched_lab::compare::table::jct_unit(doc.kind()),
         ));
     }
     out
@@ -64,7 +64,7 @@ pub fn text(r: &ResultDoc) -> String {
         ResultDoc::Oasis(o) => match &o.summary.dorm {
             Some(d) => format!(
                 "{first}\n{}\n{}",
-                crate::exec::oasis::dorm_line(d),
+                mlsched_scenario::exec::oasis::dorm_line(d),
                 oasis(o)
             ),
             None => format!("{first}\n{}", oasis(o)),
@@ -116,7 +116,7 @@ fn oasis(r: &OasisResult) -> String {
             t.add_row(row);
             continue;
         }
-        let sum = |f: fn(&crate::doc::oasis::OasisPlacement) -> u32| -> u32 {
+        let sum = |f: fn(&mlsched_scenario::doc::oasis::OasisPlacement) -> u32| -> u32 {
             j.placements.iter().map(f).sum()
         };
         t.add_row(vec![

@@ -2,9 +2,9 @@
 //! kind exports a Chrome trace that parses, names a track for every server the run used, has
 //! non-negative slices and decision instants, and is byte-identical on a second export; bad
 //! logs are clear input errors; garbage never panics.
-use mlsched_cli::export::{chrome_trace, Options};
-use mlsched_cli::replay::record;
-use mlsched_cli::run::{policies, RunOptions};
+use mlsched_lab::export::{chrome_trace, Options};
+use mlsched_scenario::replay::record;
+use mlsched_scenario::run::{policies, RunOptions};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

@@ -3,11 +3,11 @@
 //! of its kind, is the same bytes for the same seed, differs from the linear scenario only where
 //! the option says, changes the baselines' results (the kind's own algorithm ignores the
 //! table), and bad option values are refused naming the option.
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::gen::{generate_json, generate_json_with, GenExtras, GenOptions};
-use mlsched_cli::import::pollux::{ThroughputModel, MODELS};
-use mlsched_cli::run::{policies, run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::HashSink;
+use mlsched_lab::gen::{generate_json, generate_json_with, GenExtras, GenOptions};
+use mlsched_lab::import::pollux::{ThroughputModel, MODELS};
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{policies, run_doc, ResultDoc, RunOptions};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;

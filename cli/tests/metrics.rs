@@ -3,10 +3,10 @@
 //! p99), makespan, mean utilisation per resource over the busy horizon, and the columns that
 //! show them (table, CSV, the JCT CDF legend); and `import`'s default PS servers and its
 //! binding-resource warning.
-use mlsched_cli::compare::{self, PolicyReport};
-use mlsched_cli::doc::ScenarioDoc;
-use mlsched_cli::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::HashSink;
+use mlsched_lab::compare::{self, PolicyReport};
+use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
 use std::process::Command;
 
 fn scenario(name: &str) -> ScenarioDoc {

@@ -9,7 +9,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         None => (data, &[][..]),
     };
     if let Ok(text) = std::str::from_utf8(scenario) {
-        if let Ok(doc) = mlsched_cli::doc::parse(text) {
+        if let Ok(doc) = mlsched_scenario::doc::parse(text) {
             if !matches!(mlsched_tests::fuzz::too_large_to_fuzz(&doc), Ok(false)) {
                 return;
             }
@@ -25,7 +25,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         String::from_utf8_lossy(&out)
     );
     if code == 0 {
-        let opts = mlsched_cli::run::RunOptions {
+        let opts = mlsched_scenario::run::RunOptions {
             policy: std::str::from_utf8(policy)
                 .ok()
                 .filter(|p| !p.is_empty())
@@ -33,7 +33,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             all_categories: false,
         };
         let text = std::str::from_utf8(scenario).expect("accepted input is UTF-8");
-        let direct = mlsched_cli::run::run_json(text, &opts).expect("run_json agrees");
+        let direct = mlsched_scenario::run::run_json(text, &opts).expect("run_json agrees");
         assert_eq!(out, direct.into_bytes());
     }
 });

@@ -6,8 +6,8 @@
 //! replay of a freshly written log that does not reproduce it, a corrupted log accepted, or a
 //! snapshot/restore that changes a decision.
 use crate::actions;
-use mlsched_cli::replay;
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_scenario::replay;
+use mlsched_scenario::run::{run_json, RunOptions};
 use std::sync::OnceLock;
 
 /// Fuzz target names, as directories of `fuzz/fuzz_targets/` and `tests/fuzz-regressions/`.
@@ -39,7 +39,7 @@ pub fn scenario_json(data: &[u8]) {
         return;
     };
     // Parsing and validation run on every input, whatever its size.
-    let Ok(doc) = mlsched_cli::doc::parse(text) else {
+    let Ok(doc) = mlsched_scenario::doc::parse(text) else {
         return;
     };
     match too_large_to_fuzz(&doc) {
@@ -87,9 +87,9 @@ pub const FUZZ_ROUTE_STEPS_MAX: u128 = 1 << 12;
 /// of exploring; big scenarios are covered by the golden and property tests instead.
 /// `Err` is the validation error (the input does not run either way).
 pub fn too_large_to_fuzz(
-    doc: &mlsched_cli::doc::ScenarioDoc,
-) -> Result<bool, mlsched_cli::error::InputError> {
-    use mlsched_cli::doc::ScenarioDoc;
+    doc: &mlsched_scenario::doc::ScenarioDoc,
+) -> Result<bool, mlsched_scenario::error::InputError> {
+    use mlsched_scenario::doc::ScenarioDoc;
     Ok(match doc {
         ScenarioDoc::Oasis(d) => oasis_cells(&d.validate()?) > FUZZ_OASIS_CELLS_MAX,
         ScenarioDoc::Online(d) => online_steps(&d.validate()?) > FUZZ_ONLINE_STEPS_MAX,
@@ -167,7 +167,7 @@ fn placement_too_large(p: &mlsched_kernel::model::placement::PlacementScenario) 
 fn seed_log() -> Option<&'static [u8]> {
     static LOG: OnceLock<Option<Vec<u8>>> = OnceLock::new();
     LOG.get_or_init(|| {
-        mlsched_cli::bundled::SCENARIOS
+        mlsched_scenario::bundled::SCENARIOS
             .iter()
             .find_map(|(_, text)| replay::record(text, &RunOptions::default()).ok())
             .map(|(_, log)| log)
@@ -235,15 +235,15 @@ pub fn engine_events(data: &[u8]) {
     let [pick, pol, rest @ ..] = data else {
         return;
     };
-    let scenarios = mlsched_cli::bundled::SCENARIOS;
+    let scenarios = mlsched_scenario::bundled::SCENARIOS;
     let (_, text) = scenarios[*pick as usize % scenarios.len()];
-    let Ok(doc) = mlsched_cli::doc::parse(text) else {
+    let Ok(doc) = mlsched_scenario::doc::parse(text) else {
         return;
     };
     if too_large_to_fuzz(&doc) != Ok(false) {
         return;
     }
-    let policies = mlsched_cli::run::policies(doc.kind());
+    let policies = mlsched_scenario::run::policies(doc.kind());
     let k = *pol as usize % policies.len();
     let opts = RunOptions {
         policy: (k > 0).then(|| policies[k].to_string()),
@@ -264,7 +264,7 @@ pub fn engine_events(data: &[u8]) {
         match e.feed(now, event) {
             Ok(_) => {}
             // A refused event leaves the engine as it was: keep feeding.
-            Err(mlsched_cli::RunError::Input(_)) => {}
+            Err(mlsched_scenario::RunError::Input(_)) => {}
             // The scheduler failed: the engine refuses everything after.
             Err(err) => {
                 assert!(e.failure().is_some(), "{err}");
@@ -336,9 +336,9 @@ fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
 /// that neither ever writes a document `mlsched run` refuses — and a small one runs
 /// (`check_generated`).
 pub fn gen_options(data: &[u8]) {
-    use mlsched_cli::gen::{generate_json_with, GenExtras, GenOptions};
-    use mlsched_cli::import::pollux::ThroughputModel;
-    use mlsched_cli::import::{import_json, ImportOptions, Source};
+    use mlsched_lab::gen::{generate_json_with, GenExtras, GenOptions};
+    use mlsched_lab::import::pollux::ThroughputModel;
+    use mlsched_lab::import::{import_json, ImportOptions, Source};
     let mut b = data.iter().copied();
     let mut byte = || b.next().unwrap_or(0);
     let count = |x: u8, y: u8| -> u32 {
@@ -369,7 +369,7 @@ pub fn gen_options(data: &[u8]) {
         ThroughputModel::Linear
     };
     let result = if what % 2 == 0 {
-        let kind = mlsched_cli::doc::KINDS[which as usize % 5];
+        let kind = mlsched_scenario::doc::KINDS[which as usize % 5];
         // Placement and route read a trace by default (Gavel, openb pods): the cut-down copy
         // keeps an execution in microseconds.
         let trace = match kind {
@@ -436,7 +436,7 @@ pub fn gen_options(data: &[u8]) {
         import_json(sources[which as usize % 5], &opts)
     };
     match result {
-        Err(mlsched_cli::RunError::Input(_)) => {}
+        Err(mlsched_scenario::RunError::Input(_)) => {}
         Err(e) => panic!("options gave a runtime error, not an input error: {e}"),
         Ok(text) => check_generated(&text),
     }
@@ -460,7 +460,8 @@ fn check_generated(text: &str) {
     if text.len() > FUZZ_RECHECK_BYTES_MAX {
         return;
     }
-    let doc = mlsched_cli::doc::parse(text).unwrap_or_else(|e| panic!("wrote unparsable: {e}"));
+    let doc =
+        mlsched_scenario::doc::parse(text).unwrap_or_else(|e| panic!("wrote unparsable: {e}"));
     let large =
         too_large_to_fuzz(&doc).unwrap_or_else(|e| panic!("wrote a document run refuses: {e}"));
     if large {
@@ -468,7 +469,7 @@ fn check_generated(text: &str) {
     }
     // A runtime error is an answer (e.g. a capacity limit of the scheduler); an input error
     // would mean the validator passed a document the run path refuses.
-    if let Err(mlsched_cli::RunError::Input(e)) = run_json(text, &RunOptions::default()) {
+    if let Err(mlsched_scenario::RunError::Input(e)) = run_json(text, &RunOptions::default()) {
         panic!("run refused a written document: {e}");
     }
 }
@@ -491,13 +492,13 @@ mod tests {
         let mut kinds = BTreeSet::new();
         for f in &files {
             let text = std::fs::read_to_string(f).unwrap();
-            let doc = mlsched_cli::doc::parse(&text).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            let doc = mlsched_scenario::doc::parse(&text).unwrap_or_else(|e| panic!("{f:?}: {e}"));
             let large = too_large_to_fuzz(&doc).unwrap_or_else(|e| panic!("{f:?}: {e}"));
             assert!(!large, "{f:?} is above the harness bound: it would not run");
             run_json(&text, &RunOptions::default()).unwrap_or_else(|e| panic!("{f:?}: {e}"));
             scenario_json(text.as_bytes());
             kinds.insert(doc.kind());
         }
-        assert_eq!(kinds.len(), mlsched_cli::doc::KINDS.len(), "{kinds:?}");
+        assert_eq!(kinds.len(), mlsched_scenario::doc::KINDS.len(), "{kinds:?}");
     }
 }

@@ -1,11 +1,11 @@
 //! A baseline slot decision (FIFO, DRF, LAS, Optimus; kinds "oasis" and "online") on a built
 //! runner allocates nothing: a counting global allocator, armed only on this thread around each
 //! `step`, must see zero allocations.
-use mlsched_cli::doc::{self, ScenarioDoc};
 use mlsched_kernel::baseline::oasis::OasisBaseline;
 use mlsched_kernel::baseline::online::OnlineBaseline;
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::log::HashSink;
+use mlsched_scenario::doc::{self, ScenarioDoc};
 use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
@@ -16,7 +16,7 @@ fn counted<F: FnOnce()>(f: F) -> u64 {
 }
 
 fn bundled(name: &str) -> ScenarioDoc {
-    let (_, text) = mlsched_cli::bundled::SCENARIOS
+    let (_, text) = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .expect("bundled");
@@ -70,7 +70,7 @@ fn online_baseline_slots_allocate_nothing() {
 /// the per-job server spans are scratch sized when the runner is built.
 #[test]
 fn baseline_slots_with_a_speedup_table_allocate_nothing() {
-    use mlsched_cli::import::{import_json, ImportOptions, Source};
+    use mlsched_lab::import::{import_json, ImportOptions, Source};
     for kind in ["oasis", "online"] {
         let o = ImportOptions {
             kind: kind.into(),

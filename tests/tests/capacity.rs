@@ -1,8 +1,8 @@
 //! Exceeding a build's fixed capacity (`kernel/src/limits.rs`) through `run_json`: a typed
 //! error naming the limit and the value, never a panic and never a truncated run.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::run::{run_json, RunOptions};
 use mlsched_kernel::limits;
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::{json, Value};
 
 fn bundled(name: &str) -> Value {

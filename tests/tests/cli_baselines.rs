@@ -3,14 +3,14 @@
 //! PS counts, progress accounting, determinism).
 // Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::run::{run_json, RunOptions};
 use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::OasisScenario;
 use mlsched_kernel::model::online::OnlineScenario;
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{run_json, RunOptions};
 use proptest::prelude::*;
 
 fn oasis(text: &str) -> OasisScenario {
@@ -87,7 +87,7 @@ fn oasis_result_document_utilities() {
 
 #[test]
 fn other_kinds_answer_a_clear_error() {
-    let (_, text) = mlsched_cli::bundled::SCENARIOS
+    let (_, text) = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == "preempt-small")
         .unwrap();

@@ -1,6 +1,6 @@
 //! Trace importers: readers on the real files of the bundled `data/` folder (read in place; a
 //! missing folder is a failure), the documented mapping, determinism, and errors naming file/row/field.
-use mlsched_cli::import::{
+use mlsched_lab::import::{
     import_json, read_gavel, read_openb_jobs, read_openb_nodes, read_pai_nodes, read_philly,
     ImportOptions, Source, TraceJob,
 };
@@ -23,8 +23,8 @@ fn readers_see_every_documented_row() {
     assert_eq!(openb.len(), 6989 + 16 + 15 + 44);
     assert_eq!(openb.iter().filter(|j| j.gpu < 1.0).count(), 3078);
     let big = ImportOptions {
-        servers: mlsched_cli::import::ALL,
-        ps_servers: mlsched_cli::import::ALL,
+        servers: mlsched_lab::import::ALL,
+        ps_servers: mlsched_lab::import::ALL,
         ..ImportOptions::default()
     };
     let (w, p) = read_openb_nodes(
@@ -109,7 +109,7 @@ fn every_source_builds_a_valid_scenario() {
         };
         let text = import_json(src, &o).unwrap();
         let doc =
-            mlsched_cli::compare::parse(&text).unwrap_or_else(|e| panic!("{src:?} {kind}: {e}"));
+            mlsched_lab::compare::parse(&text).unwrap_or_else(|e| panic!("{src:?} {kind}: {e}"));
         assert_eq!(doc.kind(), kind);
     }
 }
@@ -234,7 +234,7 @@ fn chunk_time_split_never_exceeds_the_traced_chunk_time() {
 
 /// Every job of the bundled openb trace on every node of its cluster, at `slot_seconds`.
 fn whole_openb(slot_seconds: f64) -> ImportOptions {
-    use mlsched_cli::import::ALL;
+    use mlsched_lab::import::ALL;
     ImportOptions {
         data_dir: data(),
         jobs: ALL,
@@ -250,7 +250,7 @@ fn whole_openb(slot_seconds: f64) -> ImportOptions {
 /// server, every CPU-only node as a PS server; the report says the slot length and horizon.
 #[test]
 fn whole_openb_on_the_whole_cluster() {
-    use mlsched_cli::import::import_with_report;
+    use mlsched_lab::import::import_with_report;
     let opts = whole_openb(600.0);
     let (v, r) = import_with_report(Source::Openb, &opts).unwrap();
     assert_eq!(v["jobs"].as_array().unwrap().len(), 7064);
@@ -290,9 +290,9 @@ fn whole_openb_on_the_whole_cluster() {
 /// to be, and the scheduler builds.
 #[test]
 fn whole_openb_at_one_hour_slots_builds_for_oasis() {
-    use mlsched_cli::import::import_with_report;
     use mlsched_kernel::oasis::fast::FastDp;
     use mlsched_kernel::oasis::{JobParams, OasisScheduler};
+    use mlsched_lab::import::import_with_report;
     let opts = whole_openb(3600.0);
     let (v, r) = import_with_report(Source::Openb, &opts).unwrap();
     assert_eq!((r.jobs, r.horizon.slots), (7064, 7168));
@@ -320,7 +320,7 @@ fn whole_openb_at_one_hour_slots_builds_for_oasis() {
 /// build's horizon, and an architecture the kind does not have are errors naming the option.
 #[test]
 fn horizons_and_architectures_are_checked_not_clamped() {
-    use mlsched_cli::import::ALL;
+    use mlsched_lab::import::ALL;
     let base = ImportOptions {
         data_dir: data(),
         jobs: ALL,

@@ -6,14 +6,14 @@
 //! solved to proven optimality within the node budget), and the budget as an anytime limit.
 // Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::run::{policies, run_json, RunOptions};
 use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::OnlineBaseline;
 use mlsched_kernel::baseline::{BaselineError, Policy, DORM_ADJUST_MAX, DORM_FAIRNESS_LOSS_MAX};
 use mlsched_kernel::limits::DORM_EVENT_NODES;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario};
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{policies, run_json, RunOptions};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
@@ -26,7 +26,7 @@ fn oasis(text: &str) -> OasisScenario {
 }
 
 fn bundled(name: &str) -> &'static str {
-    mlsched_cli::bundled::SCENARIOS
+    mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
@@ -182,7 +182,7 @@ proptest! {
 #[test]
 fn bundled_oasis_scenarios_keep_the_invariants() {
     let mut n = 0;
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
         if let ScenarioDoc::Oasis(_) = doc::parse(text).unwrap() {
             check_dorm(&oasis(text)).unwrap();
             let a = run_json(text, &opts("dorm")).unwrap();
@@ -533,7 +533,7 @@ fn dorm_is_an_oasis_policy_everywhere() {
     ));
     let e = run_json(bundled("online-ps-small"), &opts("dorm")).unwrap_err();
     assert_eq!(e.exit_code(), 2);
-    use mlsched_cli::compare::{compare, parse_policies};
+    use mlsched_lab::compare::{compare, parse_policies};
     let d = doc::parse(text).unwrap();
     let all = parse_policies(&d, None).unwrap();
     assert!(all.iter().any(|p| p == "dorm"), "{all:?}");

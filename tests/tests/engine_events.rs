@@ -4,9 +4,6 @@
 //! min(next arrival, `next_wakeup`); then `finish`) — writes the same log as the CLI
 //! (`run_doc` with a `VecSink`, what `mlsched run --log` writes): byte-identical records
 //! (events and decisions) and the same `log_hash`, for every bundled scenario.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::run::{policies, run_doc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::oasis::OasisBaseline;
 use mlsched_kernel::baseline::online::OnlineBaseline;
@@ -16,6 +13,9 @@ use mlsched_kernel::oasis::OasisScheduler;
 use mlsched_kernel::online::{OnlineScheduler, Search};
 use mlsched_kernel::placement::{PlacementScheduler, Placer};
 use mlsched_kernel::{preempt, route};
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{policies, run_doc, RunOptions};
 
 fn earliest(a: Option<u32>, b: Option<u32>) -> Option<u32> {
     a.into_iter().chain(b).min()
@@ -65,7 +65,7 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
         ScenarioDoc::Oasis(d) => {
             let scn = d.validate().ok()?;
             let arr: Vec<u32> = scn.jobs.iter().map(|j| j.arrival).collect();
-            match mlsched_cli::exec::baseline::policy_from_name(policy) {
+            match mlsched_scenario::exec::baseline::policy_from_name(policy) {
                 None => drive(OasisScheduler::new(&scn).ok()?, &arr),
                 Some(p) => drive(OasisBaseline::new(p, &scn).ok()?, &arr),
             }
@@ -78,14 +78,14 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
             } else {
                 Search::Fast
             };
-            match mlsched_cli::exec::baseline::policy_from_name(policy) {
+            match mlsched_scenario::exec::baseline::policy_from_name(policy) {
                 None => drive(OnlineScheduler::new(&scn, mode).ok()?, &arr),
                 Some(p) => drive(OnlineBaseline::new(p, &scn).ok()?, &arr),
             }
         }
         ScenarioDoc::Placement(d) => {
             let scn = d.validate().ok()?;
-            let method = mlsched_cli::exec::placement::METHODS
+            let method = mlsched_scenario::exec::placement::METHODS
                 .iter()
                 .find(|(n, _)| *n == policy)
                 .map_or(scn.method, |(_, m)| *m);
@@ -175,7 +175,7 @@ fn every_kind_and_policy_from_events_alone_logs_what_the_cli_logs() {
 #[test]
 fn the_log_file_holds_the_events_and_replays() {
     for (name, text) in SCENARIOS {
-        let Ok((_, log)) = mlsched_cli::replay::record(text, &RunOptions::default()) else {
+        let Ok((_, log)) = mlsched_scenario::replay::record(text, &RunOptions::default()) else {
             continue;
         };
         let mut r = mlsched_kernel::logfile::LogReader::open(&log).unwrap();
@@ -190,6 +190,6 @@ fn the_log_file_holds_the_events_and_replays() {
         assert!(events > 0, "{name}: no events in the log");
         assert_eq!(r.hash().records(), decisions, "{name}");
         assert_eq!(r.frames(), events + decisions, "{name}");
-        mlsched_cli::replay::replay(&log).unwrap_or_else(|e| panic!("{name}: {e}"));
+        mlsched_scenario::replay::replay(&log).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

@@ -2,12 +2,12 @@
 //! from events alone by a host loop, gives the result document and the log of `mlsched run`
 //! byte for byte; snapshots taken anywhere restore to the same run; bad events are typed errors
 //! naming the field.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::doc;
-use mlsched_cli::run::{policies, run_doc, run_json, RunOptions};
 use mlsched_kernel::api::Event;
 use mlsched_kernel::log::{HashSink, LogSink, VecSink};
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::doc;
 use mlsched_scenario::engine::{Decision, Engine};
+use mlsched_scenario::run::{policies, run_doc, run_json, RunOptions};
 use mlsched_scenario::RunError;
 
 fn opts(k: usize, policy: &str) -> RunOptions {

@@ -26,7 +26,7 @@ fn every_kept_input_runs_clean() {
 /// The fuzz bodies themselves on a few built-in inputs (so they run even with no kept files).
 #[test]
 fn fuzz_bodies_accept_builtin_inputs() {
-    for (_, text) in mlsched_cli::bundled::SCENARIOS {
+    for (_, text) in mlsched_scenario::bundled::SCENARIOS {
         run_target("scenario_json", text.as_bytes());
     }
     run_target("scenario_json", b"{\"kind\": \"oasis\"");

@@ -11,10 +11,10 @@
 //! Re-record deliberately (after an intended change of decisions or records) with
 //! `MLSCHED_RECORD_GOLDEN=1 cargo test -p mlsched-tests --test golden`, and commit
 //! `tests/golden/`.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::gen::{generate_json, GenOptions};
-use mlsched_cli::run::{run_doc, RunOptions};
 use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_lab::gen::{generate_json, GenOptions};
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::run::{run_doc, RunOptions};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ fn golden_dir() -> PathBuf {
 
 /// Runs `text` and returns its golden entry (without `file`).
 fn outcome(text: &str) -> Value {
-    let run = mlsched_cli::doc::parse(text)
+    let run = mlsched_scenario::doc::parse(text)
         .map_err(Into::into)
         .and_then(|d| {
             let mut sink = HashSink::new();
@@ -118,7 +118,7 @@ fn write_corpus() -> Vec<(String, String)> {
             files.push((n.clone(), format!("tests/golden/{n}.json")));
         }
     }
-    for kind in mlsched_cli::doc::KINDS {
+    for kind in mlsched_scenario::doc::KINDS {
         for (jobs, seed) in GEN_SIZES {
             let opts = GenOptions {
                 seed,
@@ -196,7 +196,7 @@ fn scaled_scenarios_parse() {
         let v: Value = serde_json::from_str(text).unwrap();
         for k in SCALES {
             let s = scaled(&v, k).to_string();
-            let d = mlsched_cli::doc::parse(&s).unwrap_or_else(|e| panic!("{name} x{k}: {e}"));
+            let d = mlsched_scenario::doc::parse(&s).unwrap_or_else(|e| panic!("{name} x{k}: {e}"));
             assert_eq!(d.kind(), v["kind"].as_str().unwrap());
         }
     }
@@ -205,9 +205,9 @@ fn scaled_scenarios_parse() {
 #[test]
 fn hash_sink_agrees_with_log_file_writer() {
     for (name, text) in SCENARIOS {
-        if let Ok((_, log)) = mlsched_cli::replay::record(text, &RunOptions::default()) {
+        if let Ok((_, log)) = mlsched_scenario::replay::record(text, &RunOptions::default()) {
             let mut sink = HashSink::new();
-            let d = mlsched_cli::doc::parse(text).unwrap();
+            let d = mlsched_scenario::doc::parse(text).unwrap();
             let r = run_doc(&d, &RunOptions::default(), &mut sink).unwrap();
             let (_, h) = mlsched_kernel::logfile::verify(&log).unwrap();
             assert_eq!(h, sink.hash(), "{name}");

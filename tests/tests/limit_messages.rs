@@ -4,11 +4,11 @@
 //! limit, each on the smallest input that exceeds it. Limits that only a huge input could reach
 //! are checked on the kernel error's `Display` instead (said at each case). The table of
 //! `docs/semantics.md` ("Limits") lists the same messages.
-use mlsched_cli::gen::{generate_json, GenOptions};
-use mlsched_cli::import::{import_json, ImportOptions, Source};
-use mlsched_cli::run::{run_json, RunOptions};
-use mlsched_cli::RunError;
 use mlsched_kernel::limits as l;
+use mlsched_lab::gen::{generate_json, GenOptions};
+use mlsched_lab::import::{import_json, ImportOptions, Source};
+use mlsched_scenario::run::{run_json, RunOptions};
+use mlsched_scenario::RunError;
 use serde_json::{json, Value};
 
 /// One small scenario of `kind` (the fuzz seeds: every one runs).

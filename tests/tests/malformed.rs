@@ -1,11 +1,11 @@
 //! Malformed scenario documents, at least ten per kind: each must fail with the exact error
 //! (subject with the job/server id, and the field) — never a panic.
-use mlsched_cli::doc;
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_scenario::doc;
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::{json, Value};
 
 fn bundled(name: &str) -> Value {
-    let text = mlsched_cli::bundled::SCENARIOS
+    let text = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
@@ -48,7 +48,7 @@ fn case(base: &Value, edit: impl FnOnce(&mut Value), expected: &str) {
 
 #[test]
 fn the_bundled_scenarios_are_valid() {
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
         let d = doc::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let ok = match &d {
             doc::ScenarioDoc::Oasis(x) => x.validate().map(|_| ()),

@@ -10,17 +10,17 @@ use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn bundled_small() -> mlsched_kernel::model::oasis::OasisScenario {
-    let (_, text) = mlsched_cli::bundled::SCENARIOS
+    let (_, text) = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == "oasis-small")
         .expect("bundled");
-    let doc: mlsched_cli::doc::oasis::OasisDoc = serde_json::from_str(text).expect("parses");
+    let doc: mlsched_scenario::doc::oasis::OasisDoc = serde_json::from_str(text).expect("parses");
     doc.validate().expect("valid")
 }
 
 /// A generated cluster (H = K = 50, R = 5) shortened to 40 slots, so the DP runs on big rows.
 fn generated() -> mlsched_kernel::model::oasis::OasisScenario {
-    let mut doc = mlsched_cli::gen::oasis::generate(&mlsched_cli::gen::GenOptions {
+    let mut doc = mlsched_lab::gen::oasis::generate(&mlsched_lab::gen::GenOptions {
         seed: 3,
         jobs: Some(60),
         ..Default::default()
@@ -31,7 +31,7 @@ fn generated() -> mlsched_kernel::model::oasis::OasisScenario {
         j.arrival = j.arrival.min(30.0);
         j.epochs = j.epochs.min(60.0);
         j.minibatch_time = j.minibatch_time.min(0.01);
-        if let mlsched_cli::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
+        if let mlsched_scenario::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
             g.decay = g.decay.min(0.5);
         }
     }

@@ -1,13 +1,13 @@
 //! OASiS invariants on every admitted schedule of generated (section V-A) and bundled
 //! scenarios, and the CLI result document: docs/formats.md fields, determinism of `log_hash`.
 mod oasis_common;
-use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::model::oasis::OasisScenario;
 use mlsched_kernel::oasis::{OasisScheduler, Reason};
+use mlsched_lab::gen::GenOptions;
 use oasis_common::{check_market, check_schedule};
 
 fn bundled(name: &str) -> &'static str {
-    mlsched_cli::bundled::SCENARIOS
+    mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
@@ -16,7 +16,7 @@ fn bundled(name: &str) -> &'static str {
 
 /// A generated scenario shortened to `slots` with jobs scaled down so that many are feasible.
 fn generated(seed: u64, jobs: u32, slots: u32) -> OasisScenario {
-    let mut doc = mlsched_cli::gen::oasis::generate(&GenOptions {
+    let mut doc = mlsched_lab::gen::oasis::generate(&GenOptions {
         seed,
         jobs: Some(jobs),
         ..GenOptions::default()
@@ -82,7 +82,7 @@ fn derived_price_bounds_are_valid_and_used() {
 
 #[test]
 fn bundled_small_is_an_interesting_demo() {
-    let doc: mlsched_cli::doc::oasis::OasisDoc =
+    let doc: mlsched_scenario::doc::oasis::OasisDoc =
         serde_json::from_str(bundled("oasis-small")).unwrap();
     let (a, p, i) = run_checked(&doc.validate().unwrap());
     assert!(
@@ -94,11 +94,11 @@ fn bundled_small_is_an_interesting_demo() {
 #[test]
 fn cli_result_document_follows_formats_md() {
     let text = bundled("oasis-small");
-    let opts = mlsched_cli::run::RunOptions::default();
-    let out = mlsched_cli::run::run_json(text, &opts).expect("runs");
+    let opts = mlsched_scenario::run::RunOptions::default();
+    let out = mlsched_scenario::run::run_json(text, &opts).expect("runs");
     assert_eq!(
         out,
-        mlsched_cli::run::run_json(text, &opts).unwrap(),
+        mlsched_scenario::run::run_json(text, &opts).unwrap(),
         "deterministic bytes"
     );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -150,8 +150,8 @@ fn cli_result_document_follows_formats_md() {
     }
     assert_eq!(v["summary"]["admitted"].as_u64().unwrap(), admitted);
     assert!((v["summary"]["total_utility"].as_f64().unwrap() - total).abs() < 1e-9);
-    let summary = mlsched_cli::run::run_doc(
-        &mlsched_cli::doc::parse(text).unwrap(),
+    let summary = mlsched_scenario::run::run_doc(
+        &mlsched_scenario::doc::parse(text).unwrap(),
         &opts,
         &mut mlsched_kernel::log::HashSink::new(),
     )
@@ -170,9 +170,9 @@ fn gen_is_deterministic_and_valid() {
         jobs: Some(50),
         ..GenOptions::default()
     };
-    let a = mlsched_cli::gen::generate_json("oasis", &o).unwrap();
-    assert_eq!(a, mlsched_cli::gen::generate_json("oasis", &o).unwrap());
-    let doc: mlsched_cli::doc::oasis::OasisDoc = serde_json::from_str(&a).unwrap();
+    let a = mlsched_lab::gen::generate_json("oasis", &o).unwrap();
+    assert_eq!(a, mlsched_lab::gen::generate_json("oasis", &o).unwrap());
+    let doc: mlsched_scenario::doc::oasis::OasisDoc = serde_json::from_str(&a).unwrap();
     let scn = doc.validate().unwrap();
     assert_eq!(
         (
@@ -204,7 +204,7 @@ fn gen_reads_trace_arrivals() {
             trace: Some(data.join(f)),
             ..GenOptions::default()
         };
-        let doc = mlsched_cli::gen::oasis::generate(&o).unwrap();
+        let doc = mlsched_lab::gen::oasis::generate(&o).unwrap();
         let scn = doc.validate().unwrap();
         let arr: Vec<u32> = scn.jobs.iter().map(|j| j.arrival).collect();
         assert!(arr.windows(2).all(|w| w[0] <= w[1]), "{f}: sorted arrivals");

@@ -102,9 +102,9 @@ fn a_cluster_of_12500_servers_and_100000_slots_runs_sparse() {
 /// path must keep each decision and schedule bit for bit.
 #[test]
 fn a_generated_2000_node_cluster_keeps_its_decision_log() {
-    use mlsched_cli::gen::GenOptions;
     use mlsched_kernel::log::{HashSink, LogSink};
-    let doc = mlsched_cli::gen::oasis::generate(&GenOptions {
+    use mlsched_lab::gen::GenOptions;
+    let doc = mlsched_lab::gen::oasis::generate(&GenOptions {
         seed: 1,
         jobs: Some(1000),
         nodes: Some(2000),

@@ -1,8 +1,8 @@
 //! Zhou et al.: once built, the scheduler allocates nothing while deciding (a counting global
 //! allocator watches every `on_event` of a whole generated run, both architectures).
-use mlsched_cli::gen::{online as gen, GenOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::online::{OnlineScheduler, Search};
+use mlsched_lab::gen::{online as gen, GenOptions};
 use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]

@@ -116,7 +116,7 @@ fn instances_exercise_both_branches() {
 /// shrunk to 6 servers so the literal listings stay affordable.
 #[test]
 fn fast_equals_literal_on_generated_scenarios() {
-    use mlsched_cli::gen::{online as gen, GenOptions};
+    use mlsched_lab::gen::{online as gen, GenOptions};
     let mut scheduled = 0;
     for seed in 1..=3 {
         for ring in [false, true] {

@@ -8,10 +8,10 @@
 //!   leaves every other value as without a trace.
 //! - A_online never schedules a job whose shortest possible duration exceeds every A_dual window
 //!   it can reach (what `scripts/online-eval.py` counts as "short-window").
-use mlsched_cli::doc::online::{OnlineDoc, OnlineJobDoc};
-use mlsched_cli::gen::{online, GenOptions};
-use mlsched_cli::import::{import_json, ImportOptions, Source};
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_lab::gen::{online, GenOptions};
+use mlsched_lab::import::{import_json, ImportOptions, Source};
+use mlsched_scenario::doc::online::{OnlineDoc, OnlineJobDoc};
+use mlsched_scenario::run::{run_json, RunOptions};
 use mlsched_tests::data_dir as data;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -68,7 +68,7 @@ fn openb_online_import_puts_arrivals_where_a_online_can_reach_them() {
     assert_eq!(last, 100.0);
 }
 
-fn gen(seed: u64, trace: Option<PathBuf>) -> Result<OnlineDoc, mlsched_cli::RunError> {
+fn gen(seed: u64, trace: Option<PathBuf>) -> Result<OnlineDoc, mlsched_scenario::RunError> {
     online::generate(&GenOptions {
         seed,
         jobs: Some(40),

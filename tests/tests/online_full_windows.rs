@@ -3,8 +3,8 @@
 //! every busy server (docs/online.md, "Production scale", "Full windows"). The decision-log
 //! hash was recorded before the full-window pruning existed (commit ecf9730), so any change of
 //! a decision, a cost, a tie-break or a rejected job's best schedule fails here.
-use mlsched_cli::gen::{generate_json, GenOptions};
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_lab::gen::{generate_json, GenOptions};
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::Value;
 
 /// `mlsched gen online --nodes 500 --jobs 500` (seed 1): servers scaled to 20-50% of the

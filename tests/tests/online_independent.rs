@@ -189,7 +189,7 @@ fn instances_are_not_trivial() {
 /// 6 servers and 6 jobs. The paper gives no worked numerical example of A_online to replay.
 #[test]
 fn fast_equals_independent_on_generated_scenarios() {
-    use mlsched_cli::gen::{online as gen, GenOptions};
+    use mlsched_lab::gen::{online as gen, GenOptions};
     let mut scheduled = 0;
     for seed in 1..=3 {
         for ring in [false, true] {

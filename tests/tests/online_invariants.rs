@@ -4,11 +4,11 @@
 //! rho >= E D K (2f); at most D_j workers (2g); (13d) bandwidth and (13e) at least one PS; q_j
 //! matches the placement; no start before arrival; completion = start + duration <= T.
 mod online_common;
-use mlsched_cli::doc::online::OnlineDoc;
-use mlsched_cli::gen::{online as gen, GenOptions};
 use mlsched_kernel::model::online::{Architecture, OnlineScenario};
 use mlsched_kernel::online::common::{edk, rho_ps, rho_ring};
 use mlsched_kernel::online::{OnlineDecision, Search};
+use mlsched_lab::gen::{online as gen, GenOptions};
+use mlsched_scenario::doc::online::OnlineDoc;
 use online_common::{decisions, small_instance};
 
 fn check_run(scn: &OnlineScenario, ds: &[OnlineDecision], what: &str) -> usize {
@@ -144,7 +144,7 @@ fn result_documents_are_consistent() {
     for name in ["online-ps-small", "online-ring-small"] {
         let path = mlsched_tests::repo_root().join(format!("scenarios/{name}.json"));
         let text = std::fs::read_to_string(path).unwrap();
-        let out = mlsched_cli::run::run_json(&text, &Default::default()).unwrap();
+        let out = mlsched_scenario::run::run_json(&text, &Default::default()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let jobs = v["jobs"].as_array().unwrap();
         let mut n = 0;
@@ -162,7 +162,7 @@ fn result_documents_are_consistent() {
         // Same scenario, same bytes (log_hash included).
         assert_eq!(
             out,
-            mlsched_cli::run::run_json(&text, &Default::default()).unwrap()
+            mlsched_scenario::run::run_json(&text, &Default::default()).unwrap()
         );
     }
 }

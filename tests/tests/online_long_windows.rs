@@ -2,8 +2,8 @@
 //! thousands of slots long, the case the fast search's pruning targets (docs/online.md,
 //! "Long windows"). The decision-log hash was recorded before that pruning existed, so any
 //! change of a decision, a cost or a tie-break fails here.
-use mlsched_cli::import::{import_json, ImportOptions, Source};
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_lab::import::{import_json, ImportOptions, Source};
+use mlsched_scenario::run::{run_json, RunOptions};
 use mlsched_tests::data_dir as data;
 use serde_json::Value;
 

@@ -1,10 +1,10 @@
 //! Liu et al. (kind "placement"): `Placer::run` allocates nothing once the placer is built —
 //! every method on the bundled placement scenarios, under a counting global allocator.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::doc::{parse, ScenarioDoc};
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::placement::Placer;
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::doc::{parse, ScenarioDoc};
 use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]

@@ -2,9 +2,9 @@
 //! (`data/gavel/`, 26 job types on K80/P100/V100, steps/s converted to samples/s with
 //! the batch size) and run through `run_json`, the path `mlsched run` takes. The data is part of
 //! the repository: a missing folder is a failure.
-use mlsched_cli::gen::placement::{generate, parse_gavel_isolated, GPUS};
-use mlsched_cli::gen::GenOptions;
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_lab::gen::placement::{generate, parse_gavel_isolated, GPUS};
+use mlsched_lab::gen::GenOptions;
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::Value;
 
 fn gavel_dir() -> std::path::PathBuf {

@@ -1,13 +1,13 @@
 //! Liu et al. 2024 paper reproductions: Table II (HAS per category, exhaustive optimum, LAS),
 //! Algorithm 1's K = 5, S = 3 order, abs(Psi) = C(K-1, S-1), the literal market's cycling, and
 //! the refusals (exhaustive search on large inputs, K < S).
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::run::{run_json, RunOptions};
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::placement::{
     JpsParams, Method, PlacementJob, PlacementScenario, Worker,
 };
 use mlsched_kernel::placement::{category, reference, Instance, PlacementError, Placer};
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::Value;
 
 fn table2_text() -> &'static str {

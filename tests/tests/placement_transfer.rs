@@ -4,8 +4,6 @@
 //! whole HAS/JPS runs give category by category the same assignment, values and records as the
 //! market run (only the 0x30 records' rounds differ); the scenario field is parsed and refused
 //! as documented.
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::run::{run_json, RunOptions};
 use mlsched_kernel::log::{HashSink, LogError, LogHash, LogSink, TAG_PLACEMENT};
 use mlsched_kernel::model::placement::{
     CategorySolver, JpsParams, Method, PlacementJob, PlacementScenario, Worker,
@@ -15,6 +13,8 @@ use mlsched_kernel::placement::{
     MARKET_CAP,
 };
 use mlsched_kernel::rng::SplitMix64;
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{run_json, RunOptions};
 use mlsched_tests::placement_instances::distinct_scenario;
 use serde_json::{json, Value};
 
@@ -349,7 +349,7 @@ fn random_runs_equal_the_market() {
 }
 
 fn table2() -> Value {
-    let text = mlsched_cli::bundled::SCENARIOS
+    let text = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == "placement-table2")
         .map(|(_, t)| *t)

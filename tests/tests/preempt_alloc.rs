@@ -10,15 +10,15 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn decisions_allocate_nothing() {
-    let opts = mlsched_cli::gen::GenOptions {
+    let opts = mlsched_lab::gen::GenOptions {
         seed: 4,
         jobs: Some(120),
         nodes: Some(6),
         trace: None,
         slots: None,
     };
-    let text = mlsched_cli::gen::generate_json("preempt", &opts).unwrap();
-    let doc: mlsched_cli::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
+    let text = mlsched_lab::gen::generate_json("preempt", &opts).unwrap();
+    let doc: mlsched_scenario::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
     let scn = doc.validate().unwrap();
     let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
     order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));

@@ -1,9 +1,9 @@
 //! Wang et al. (kind "preempt"): invariants of every policy's schedule on random scenarios,
 //! the embedding API, the CLI run / gen paths and determinism.
-use mlsched_cli::gen::{generate_json, GenOptions};
-use mlsched_cli::run::{run_json, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::model::preempt::PreemptScenario;
+use mlsched_lab::gen::{generate_json, GenOptions};
+use mlsched_scenario::run::{run_json, RunOptions};
 
 use mlsched_kernel::preempt::{run_all, Policy, PreemptDecision, PreemptError, PreemptScheduler};
 use proptest::prelude::*;
@@ -170,7 +170,7 @@ fn bundled() -> String {
 #[test]
 fn cli_runs_every_policy() {
     let text = bundled();
-    for p in mlsched_cli::run::policies("preempt") {
+    for p in mlsched_scenario::run::policies("preempt") {
         let opts = RunOptions {
             policy: Some(p.to_string()),
             ..Default::default()
@@ -253,7 +253,7 @@ fn gen_poisson_runs() {
     };
     let text = generate_json("preempt", &opts).unwrap();
     assert_eq!(text, generate_json("preempt", &opts).unwrap());
-    for p in mlsched_cli::run::policies("preempt") {
+    for p in mlsched_scenario::run::policies("preempt") {
         let o = RunOptions {
             policy: Some(p.to_string()),
             ..Default::default()

@@ -110,15 +110,15 @@ fn fast_dispatch_equals_reference_fixed_seeds() {
 /// A paper-like generated scenario, large enough for the pool compaction between slots to run.
 #[test]
 fn fast_dispatch_equals_reference_generated() {
-    let opts = mlsched_cli::gen::GenOptions {
+    let opts = mlsched_lab::gen::GenOptions {
         seed: 9,
         jobs: Some(60),
         nodes: Some(6),
         trace: None,
         slots: None,
     };
-    let text = mlsched_cli::gen::generate_json("preempt", &opts).unwrap();
-    let doc: mlsched_cli::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
+    let text = mlsched_lab::gen::generate_json("preempt", &opts).unwrap();
+    let doc: mlsched_scenario::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
     let scn = doc.validate().unwrap();
     let mut s = PreemptScheduler::new(&scn, Policy::Greedy).unwrap();
     run_all(&mut s, &mut |_| {}).unwrap();

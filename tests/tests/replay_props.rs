@@ -1,10 +1,10 @@
 //! Decision logs: the same scenario gives the same log bytes on every run and thread count;
 //! replaying a generated log reproduces every decision; a changed, truncated or corrupted log
 //! is refused with a typed error and never reported as a successful replay.
-use mlsched_cli::bundled::SCENARIOS;
-use mlsched_cli::replay::{self, ReplayError};
-use mlsched_cli::run::RunOptions;
 use mlsched_kernel::logfile::{LogFileWriter, LogReader};
+use mlsched_scenario::bundled::SCENARIOS;
+use mlsched_scenario::replay::{self, ReplayError};
+use mlsched_scenario::run::RunOptions;
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -2,18 +2,18 @@
 //! every baseline. A restart time of 0 reproduces the decision logs of a scenario without the
 //! field; hand-checked scenarios give the exact lost progress; OASiS plans never finish earlier
 //! under the cost; capacity and arrivals still hold.
-use mlsched_cli::gen::{generate_json, GenOptions};
-use mlsched_cli::import::{import_json, ImportOptions, Source};
-use mlsched_cli::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::log::{HashSink, LogSink};
+use mlsched_lab::gen::{generate_json, GenOptions};
+use mlsched_lab::import::{import_json, ImportOptions, Source};
 use mlsched_scenario::doc::oasis::OasisResult;
+use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
 use serde_json::{json, Value};
 
 const POLICIES: [&str; 6] = ["oasis", "fifo", "drf", "las", "optimus", "rrh"];
 
 /// Runs `v` under `policy`: the result document and the decision-log hash.
 fn run(v: &Value, policy: &str) -> (OasisResult, String) {
-    let d = mlsched_cli::doc::parse(&v.to_string()).expect("scenario parses");
+    let d = mlsched_scenario::doc::parse(&v.to_string()).expect("scenario parses");
     let mut sink = HashSink::new();
     let opts = RunOptions {
         policy: Some(policy.into()),
@@ -252,7 +252,7 @@ fn bad_restart_times_are_refused_naming_the_field() {
     for bad in [json!(-1.0), json!("30"), json!([1]), json!(-1e-300)] {
         let mut v = bundled();
         v["restart_slots"] = bad.clone();
-        let err = match mlsched_cli::doc::parse(&v.to_string()) {
+        let err = match mlsched_scenario::doc::parse(&v.to_string()) {
             Err(e) => e.to_string(),
             Ok(d) => {
                 let mut sink = HashSink::new();
@@ -324,7 +324,7 @@ mod preempt {
     const POLICIES: [&str; 4] = ["preempt", "all-cloud", "edge-fifo", "random"];
 
     fn run(v: &Value, policy: &str) -> (PreemptResult, String) {
-        let d = mlsched_cli::doc::parse(&v.to_string()).expect("scenario parses");
+        let d = mlsched_scenario::doc::parse(&v.to_string()).expect("scenario parses");
         let mut sink = HashSink::new();
         let opts = RunOptions {
             policy: Some(policy.into()),
@@ -392,7 +392,7 @@ mod preempt {
         for bad in [json!(0.5), json!(-1.0), json!("2")] {
             let mut v = small();
             v["restart_slots"] = bad.clone();
-            let err = match mlsched_cli::doc::parse(&v.to_string()) {
+            let err = match mlsched_scenario::doc::parse(&v.to_string()) {
                 Err(e) => e.to_string(),
                 Ok(d) => match run_doc(&d, &RunOptions::default(), &mut HashSink::new()) {
                     Err(e) => e.to_string(),
@@ -480,7 +480,8 @@ mod preempt_snapshot {
     fn restored_runs_keep_the_restart_time() {
         let p = mlsched_tests::repo_root().join("scenarios/preempt-small.json");
         let text = std::fs::read_to_string(p).unwrap();
-        let mlsched_cli::doc::ScenarioDoc::Preempt(d) = mlsched_cli::doc::parse(&text).unwrap()
+        let mlsched_scenario::doc::ScenarioDoc::Preempt(d) =
+            mlsched_scenario::doc::parse(&text).unwrap()
         else {
             unreachable!()
         };

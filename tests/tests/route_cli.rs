@@ -1,8 +1,8 @@
 //! Kind "route" through the document layer: the bundled scenario with every policy, the
 //! generator (synthetic pods and, when present, the real Alibaba trace), and bad input.
-use mlsched_cli::doc::route::{RouteDoc, BETA_DEFAULT};
-use mlsched_cli::gen::route::{build, parse_pods, Pod};
-use mlsched_cli::run::{run_json, RunOptions};
+use mlsched_lab::gen::route::{build, parse_pods, Pod};
+use mlsched_scenario::doc::route::{RouteDoc, BETA_DEFAULT};
+use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::Value;
 
 const SMALL: &str = include_str!("../../scenarios/route-small.json");
@@ -17,7 +17,7 @@ fn run(text: &str, policy: Option<&str>) -> Value {
 
 #[test]
 fn bundled_scenario_runs_with_every_policy() {
-    for p in mlsched_cli::exec::route::policies() {
+    for p in mlsched_scenario::exec::route::policies() {
         let r = run(SMALL, Some(p));
         assert_eq!(r["kind"], "route");
         let jobs = r["jobs"].as_array().unwrap();
@@ -137,7 +137,7 @@ fn generator_builds_a_valid_scenario() {
 fn generator_reads_the_alibaba_trace() {
     let data = mlsched_tests::data_dir();
     let f = data.join("alibaba-openb-gpu-2023/openb_pod_list_default.csv");
-    let pods = mlsched_cli::gen::route::read_pods(&f).unwrap();
+    let pods = mlsched_lab::gen::route::read_pods(&f).unwrap();
     assert_eq!(pods.len(), 8152);
     let doc = build(1, 1500, 300, &pods);
     let scn = doc.validate().unwrap();

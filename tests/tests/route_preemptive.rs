@@ -175,14 +175,14 @@ fn preemptive_deadline_keeps_invariants_on_random_instances() {
 
 #[test]
 fn bundled_route_scenarios_run_preemptive_deadline() {
-    use mlsched_cli::doc::{self, ScenarioDoc};
-    use mlsched_cli::run::{policies, run_json, RunOptions};
+    use mlsched_scenario::doc::{self, ScenarioDoc};
+    use mlsched_scenario::run::{policies, run_json, RunOptions};
     let o = RunOptions {
         policy: Some("deadline-preemptive".into()),
         all_categories: false,
     };
     let mut n = 0;
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
         let Ok(ScenarioDoc::Route(d)) = doc::parse(text) else {
             continue;
         };

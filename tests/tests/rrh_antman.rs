@@ -6,14 +6,14 @@
 //! rejected jobs never run, one run per job), and determinism (same scenario, same log hash).
 // Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::run::{policies, run_json, RunOptions};
 use mlsched_kernel::baseline::oasis::{fixed_workers, ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
 use mlsched_kernel::baseline::{BaselineError, Policy, ANTMAN_QUEUE_SLOTS, FIXED_WORKERS};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::OasisScenario;
 use mlsched_kernel::model::online::OnlineScenario;
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{policies, run_json, RunOptions};
 use proptest::prelude::*;
 
 fn oasis(text: &str) -> OasisScenario {
@@ -31,7 +31,7 @@ fn online(text: &str) -> OnlineScenario {
 }
 
 fn bundled(name: &str) -> &'static str {
-    mlsched_cli::bundled::SCENARIOS
+    mlsched_scenario::bundled::SCENARIOS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
@@ -313,7 +313,7 @@ proptest! {
 #[test]
 fn bundled_scenarios_keep_the_invariants_and_hashes() {
     let (mut n_oasis, mut n_online) = (0, 0);
-    for (name, text) in mlsched_cli::bundled::SCENARIOS {
+    for (name, text) in mlsched_scenario::bundled::SCENARIOS {
         let policy = match doc::parse(text).unwrap() {
             ScenarioDoc::Oasis(_) => {
                 check_rrh(&oasis(text)).unwrap();
@@ -335,7 +335,7 @@ fn bundled_scenarios_keep_the_invariants_and_hashes() {
 
 #[test]
 fn compare_lists_and_runs_them() {
-    use mlsched_cli::compare::{compare, parse_policies};
+    use mlsched_lab::compare::{compare, parse_policies};
     for (name, want) in [
         ("oasis-small", "rrh"),
         ("online-ps-small", "antman"),

@@ -9,8 +9,6 @@
 //! `Snapshot`, a one-shot run: restored before the run and compared after it). Whole scheduler
 //! values have no raw restore (`snapshot::restore` needs `RawRestore`). Every algorithm (OASiS
 //! and CSRP routing included) with crafted and mutated snapshots: `snapshot_cuts.rs`.
-use mlsched_cli::doc::{self, ScenarioDoc};
-use mlsched_cli::gen::{generate_json, GenOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::log::{HashSink, LogSink, TAG_ONLINE, TAG_PLACEMENT};
 use mlsched_kernel::model::online::OnlineScenario;
@@ -20,6 +18,8 @@ use mlsched_kernel::online::{OnlineDecision, OnlineOutput, OnlineScheduler, Onli
 use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{run_all, Policy, PreemptDecision, PreemptScheduler};
 use mlsched_kernel::snapshot::{self, Snapshot, SnapshotError};
+use mlsched_lab::gen::{generate_json, GenOptions};
+use mlsched_scenario::doc::{self, ScenarioDoc};
 use proptest::prelude::*;
 
 fn text_of(kind: &str, seed: u64, jobs: u32) -> Option<String> {
@@ -28,7 +28,7 @@ fn text_of(kind: &str, seed: u64, jobs: u32) -> Option<String> {
             "preempt" => "preempt-small",
             _ => "online-ps-small",
         };
-        return mlsched_cli::bundled::SCENARIOS
+        return mlsched_scenario::bundled::SCENARIOS
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, t)| t.to_string());
@@ -141,7 +141,7 @@ fn drivers_match_the_kernel_drivers() {
 
 #[test]
 fn placer_snapshot_restores_to_the_same_run() {
-    let scenarios: Vec<String> = mlsched_cli::bundled::SCENARIOS
+    let scenarios: Vec<String> = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .filter(|(n, _)| n.starts_with("placement"))
         .map(|(_, t)| t.to_string())

@@ -9,7 +9,6 @@
 //! - random byte mutations of a valid snapshot (checksum re-sealed, so they reach the decoder
 //!   and the validation) either fail with a typed error or restore into a scheduler whose
 //!   later decisions do not panic.
-use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::log::{HashSink, LogHash, LogSink, TAG_OASIS, TAG_ONLINE, TAG_ROUTE};
 use mlsched_kernel::model::oasis::OasisScenario;
@@ -29,6 +28,7 @@ use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{fat_tree, TopoParams};
 use mlsched_kernel::route::{self, RouteDecision, RouteOutcome, Router, RouterState};
 use mlsched_kernel::snapshot::{self, Snapshot, SnapshotError, SNAPSHOT_HEADER_BYTES};
+use mlsched_lab::gen::GenOptions;
 use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
 use proptest::prelude::*;
 
@@ -107,7 +107,7 @@ fn opts(seed: u64, jobs: u32, nodes: Option<u32>) -> GenOptions {
 // OASiS (Bao et al.)
 
 fn oasis_scn(seed: u64, jobs: u32) -> Option<OasisScenario> {
-    let doc = mlsched_cli::gen::oasis::generate(&opts(seed, jobs, Some(4))).ok()?;
+    let doc = mlsched_lab::gen::oasis::generate(&opts(seed, jobs, Some(4))).ok()?;
     let scn = doc.validate().ok()?;
     // Some tiny generated job lists derive no valid price bounds (eqs. 23-26): skipped.
     OasisScheduler::new(&scn).is_ok().then_some(scn)
@@ -163,9 +163,9 @@ fn oasis_mid(scn: &OasisScenario, k: usize) -> OasisScheduler {
 // Zhou et al. (A_online, PS and ring-all-reduce)
 
 fn online_scn(seed: u64, jobs: u32, ring: bool) -> Option<OnlineScenario> {
-    let mut doc = mlsched_cli::gen::online::generate(&opts(seed, jobs, Some(4))).ok()?;
+    let mut doc = mlsched_lab::gen::online::generate(&opts(seed, jobs, Some(4))).ok()?;
     if ring {
-        doc = mlsched_cli::gen::online::to_ring(doc);
+        doc = mlsched_lab::gen::online::to_ring(doc);
     }
     doc.validate().ok()
 }
@@ -223,7 +223,7 @@ const PREEMPT_POLICIES: [Policy; 4] = [
 ];
 
 fn preempt_scn(seed: u64, jobs: u32) -> Option<PreemptScenario> {
-    let doc = mlsched_cli::gen::preempt::generate(&opts(seed, jobs, None)).ok()?;
+    let doc = mlsched_lab::gen::preempt::generate(&opts(seed, jobs, None)).ok()?;
     doc.validate().ok()
 }
 

@@ -8,10 +8,10 @@
 //! least-squares slope of each curve in a Markdown table. `scripts/scale-sweep.sh` drives both;
 //! `docs/scale.md` shows the results. No timing here is asserted anywhere.
 use clap::{Parser, Subcommand};
-use mlsched_cli::doc::ScenarioDoc;
-use mlsched_cli::gen::GenOptions;
 use mlsched_kernel::api::Event;
 use mlsched_kernel::log::LogSink;
+use mlsched_lab::gen::GenOptions;
+use mlsched_scenario::doc::ScenarioDoc;
 use mlsched_scenario::engine::Engine;
 use mlsched_scenario::run::RunOptions;
 use serde_json::{json, Value};
@@ -142,7 +142,7 @@ fn main() {
 fn scenario(a: &RunArgs) -> Result<ScenarioDoc, String> {
     if let Some(p) = &a.scenario {
         let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        return mlsched_cli::doc::parse(&text).map_err(|e| e.to_string());
+        return mlsched_scenario::doc::parse(&text).map_err(|e| e.to_string());
     }
     let o = GenOptions {
         seed: a.seed,
@@ -152,14 +152,14 @@ fn scenario(a: &RunArgs) -> Result<ScenarioDoc, String> {
         slots: a.slots,
     };
     match a.gen.as_deref() {
-        Some("oasis") => mlsched_cli::gen::oasis::generate(&o)
+        Some("oasis") => mlsched_lab::gen::oasis::generate(&o)
             .map(ScenarioDoc::Oasis)
             .map_err(|e| e.to_string()),
         Some("online") => {
-            let d = mlsched_cli::gen::online::generate(&o).map_err(|e| e.to_string())?;
+            let d = mlsched_lab::gen::online::generate(&o).map_err(|e| e.to_string())?;
             Ok(ScenarioDoc::Online(match a.arch.as_str() {
                 "ps" => d,
-                "ring" => mlsched_cli::gen::online::to_ring(d),
+                "ring" => mlsched_lab::gen::online::to_ring(d),
                 x => return Err(format!("--arch: `{x}` is not ps or ring")),
             }))
         }
@@ -472,7 +472,7 @@ fn ticks_125(lo: f64, hi: f64) -> Vec<f64> {
 /// whole number, thousands separated (12,500), since every tick here is a size or a 1-2-5 step.
 fn tick_label(v: f64) -> String {
     if v < 1.0 {
-        return mlsched_cli::compare::number::tick(v);
+        return mlsched_lab::compare::number::tick(v);
     }
     let digits = format!("{:.0}", v);
     let mut out = String::new();

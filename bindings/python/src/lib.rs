@@ -3,10 +3,10 @@
 //! bytes; long runs release the GIL.
 #![forbid(unsafe_code)]
 
-use mlsched_cli::compare;
-use mlsched_cli::gen::{self, GenOptions};
-use mlsched_cli::import::{self, ImportOptions, Source};
 use mlsched_kernel::api::Event;
+use mlsched_lab::compare;
+use mlsched_lab::gen::{self, GenOptions};
+use mlsched_lab::import::{self, ImportOptions, Source};
 use mlsched_scenario::engine::Engine as Inner;
 use mlsched_scenario::run::{self, RunOptions};
 use mlsched_scenario::RunError;
@@ -124,10 +124,10 @@ fn import_json(
     };
     // As `mlsched import`: slots absent with slot_seconds > 0 sizes the horizon from the
     // arrivals (0); ps_servers absent takes every CPU-only node with servers "all", else the
-    // import's default rule (K = ceil(H / 4), `mlsched_cli::import::PS_AUTO`).
+    // import's default rule (K = ceil(H / 4), `mlsched_lab::import::PS_AUTO`).
     let slots = match slots {
         Some(0) => {
-            return Err(err(mlsched_cli::InputError::new(
+            return Err(err(mlsched_scenario::InputError::new(
                 "option",
                 "slots",
                 "must be at least 1",
@@ -141,7 +141,7 @@ fn import_json(
     let d = ImportOptions::default();
     let data_dir = match data_dir {
         Some(p) => p,
-        None => mlsched_cli::data::data_dir(None).map_err(|e| err(e.into()))?,
+        None => mlsched_lab::data::data_dir(None).map_err(|e| err(e.into()))?,
     };
     let jobs_from = match jobs_from {
         Some(s) => Source::parse(s).map_err(|e| err(e.into()))?,

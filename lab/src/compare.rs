@@ -1,0 +1,535 @@
+//! `mlsched compare`: several policies on the same scenario, one table.
+//!
+//! Per policy ([`Metrics`]): total utility (kind "oasis": sum of f_i of the achieved completion),
+//! total weighted completion time (kind "online": sum w_j (t_j + d_j), the paper's objective),
+//! weighted and average JCT over the jobs that finished, admitted / finished counts, makespan,
+//! and the decision latency p50 / p99.
+//!
+//! Definitions used for every kind:
+//! - JCT of a finished job = end - arrival in slots, with end = completion slot + 1 on kind
+//!   "oasis" (t_hat is the slot *in* which the last chunk is done) and end = t_j + d_j on kind
+//!   "online"; kind "preempt" reports `jct` itself.
+//! - Weighted JCT = sum w JCT / sum w, with w = the job's weight (online) or its best utility
+//!   f_i(0) (oasis).
+//! - Decision latency: the wall time between consecutive decision records the scheduler logs
+//!   (the first from the start of the run), measured by a timing [`LogSink`]; it is the only
+//!   non-reproducible number and is kept apart ([`Timing`]) so that everything else can be
+//!   compared byte for byte.
+//! - Utilisation over time: per slot, GPUs (resource 0) in use / GPUs of the cluster.
+//! - Unfinished jobs = jobs - finished (rejected, never scheduled, or not done by the horizon);
+//!   every JCT statistic (average, weighted, p50 / p90 / p99) is over the finished jobs only,
+//!   and the unfinished count is shown beside it in every table, CSV and the JCT CDF.
+//! - Percentiles: nearest rank ([`percentile`]).
+//! - Mean utilisation per resource (kinds oasis and online): use / capacity over all servers,
+//!   averaged over the busy horizon, slots 0 up to the last slot anything runs ([`usage`]).
+//! - Seconds: when the slot length is known (imported scenarios), JCT and makespan are also
+//!   shown in seconds = slots x slot length.
+use mlsched_kernel::log::{HashSink, LogError, LogHash, LogSink};
+use mlsched_scenario::doc::{self, ScenarioDoc};
+use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Decision metrics of one policy on one scenario (reproducible bit for bit).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Policy name.
+    pub policy: String,
+    /// "ok", or why the policy could not run.
+    pub status: String,
+    /// Jobs in the scenario.
+    pub jobs: u32,
+    /// Admitted (oasis) or scheduled (online) jobs.
+    pub admitted: Option<u32>,
+    /// Jobs that finished within the horizon.
+    pub finished: u32,
+    /// Sum of utilities (kind "oasis").
+    pub total_utility: Option<f64>,
+    /// Sum of w_j (t_j + d_j) (kind "online").
+    pub total_weighted_completion_time: Option<f64>,
+    /// Sum w JCT / sum w over finished jobs, slots.
+    pub weighted_jct: Option<f64>,
+    /// Mean JCT over finished jobs, slots.
+    pub avg_jct: Option<f64>,
+    /// Jobs that did not finish within the horizon (rejected, never scheduled, or cut off by
+    /// the horizon): counted here, never in the JCT statistics (None for kind "route", whose
+    /// jobs have deadlines, not completions).
+    #[serde(default)]
+    pub unfinished: Option<u32>,
+    /// Nearest-rank 50th, 90th and 99th percentile JCT of the finished jobs (unit of avg_jct).
+    #[serde(default)]
+    pub jct_p50: Option<f64>,
+    /// See [`Self::jct_p50`].
+    #[serde(default)]
+    pub jct_p90: Option<f64>,
+    /// See [`Self::jct_p50`].
+    #[serde(default)]
+    pub jct_p99: Option<f64>,
+    /// Seconds per slot when known (imported scenarios): JCT and makespan in seconds are the
+    /// slot values times this (so rounded to whole slots like them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_seconds: Option<f64>,
+    /// Mean utilisation per resource type over the busy horizon (kinds oasis and online; see
+    /// [`usage`]), by resource name, fractions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub utilisation: Vec<(String, f64)>,
+    /// Last slot end of any finished job.
+    pub makespan: Option<u32>,
+    /// Kind-specific summary numbers (route: cost, deadline violation rate, ...; preempt:
+    /// preemptions, cloud chunks), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub extra: BTreeMap<String, f64>,
+    /// Hash of the decision log.
+    pub log_hash: String,
+}
+
+/// Decision latency of one run (wall clock: not reproducible).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Decision records logged.
+    pub decisions: u64,
+    /// Median gap between records, microseconds.
+    pub latency_p50_us: f64,
+    /// 99th percentile gap, microseconds.
+    pub latency_p99_us: f64,
+    /// Whole run, milliseconds.
+    pub wall_ms: f64,
+}
+
+/// Everything compare keeps of one policy's run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PolicyReport {
+    /// The metrics.
+    pub metrics: Metrics,
+    /// JCT of every finished job (input order), for the CDF.
+    pub jct: Vec<f64>,
+    /// GPU utilisation per slot (0..T).
+    pub utilisation: Vec<f64>,
+    /// Latency (omitted with `--no-timing`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub timing: Option<Timing>,
+    /// What the kind's plots need beyond the metrics (not written to compare.json).
+    #[serde(skip)]
+    pub plot: PlotData,
+}
+
+/// Per-kind data of the plots: placement's JCT per job and per examined category, preempt's
+/// per-worker queues.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlotData {
+    /// Placement: (job id, JCT in seconds) in input order.
+    pub job_jct: Vec<(String, f64)>,
+    /// Placement: the average JCT (seconds) of every category examined, in examination order
+    /// (at most [`CATEGORIES_PLOTTED`], evenly strided, the chosen one always kept).
+    pub categories: Vec<(f64, f64)>,
+    /// Placement: (position, average JCT) of the chosen category among [`Self::categories`].
+    pub chosen: Option<(f64, f64)>,
+    /// Placement: the chosen category, K_i per job.
+    pub chosen_category: Vec<u32>,
+    /// Preempt: (worker label `server/worker`, chunks queued on it) in server, worker order.
+    pub workers: Vec<(String, f64)>,
+}
+
+/// Most placement categories a plot shows (a longer list is strided evenly).
+pub const CATEGORIES_PLOTTED: usize = 2_000;
+
+/// Most categories a placement run may examine for compare to collect them for the category
+/// plot (a second run keeps a row per category; beyond this the plot is left out rather than
+/// the memory spent).
+pub const CATEGORIES_COLLECTED_MAX: u64 = 200_000;
+
+/// A [`LogSink`] that hashes like [`HashSink`] and notes when each record arrives.
+pub struct TimingSink {
+    inner: HashSink,
+    last: Instant,
+    /// Gaps between records, microseconds.
+    pub gaps_us: Vec<f64>,
+}
+
+impl TimingSink {
+    /// Starts the clock.
+    pub fn new() -> Self {
+        TimingSink {
+            inner: HashSink::new(),
+            last: Instant::now(),
+            gaps_us: Vec::new(),
+        }
+    }
+}
+
+impl Default for TimingSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LogSink for TimingSink {
+    fn record<T: Serialize + ?Sized>(&mut self, tag: u8, rec: &T) -> Result<(), LogError> {
+        let r = self.inner.record(tag, rec);
+        let now = Instant::now();
+        self.gaps_us
+            .push(now.duration_since(self.last).as_secs_f64() * 1e6);
+        self.last = now;
+        r
+    }
+    fn hash(&self) -> LogHash {
+        self.inner.hash()
+    }
+}
+
+/// Nearest-rank percentile of `v` (sorted copy), 0 when empty.
+pub fn percentile(v: &[f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let k = ((p / 100.0) * s.len() as f64).ceil() as usize;
+    s[k.clamp(1, s.len()) - 1]
+}
+
+/// Runs `policy` on `doc` and measures it.
+pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
+    let opts = RunOptions {
+        policy: Some(policy.to_string()),
+        all_categories: false,
+    };
+    let start = Instant::now();
+    let mut sink = TimingSink::new();
+    let res = run_doc(doc, &opts, &mut sink);
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let timing = Timing {
+        decisions: sink.gaps_us.len() as u64,
+        latency_p50_us: percentile(&sink.gaps_us, 50.0),
+        latency_p99_us: percentile(&sink.gaps_us, 99.0),
+        wall_ms,
+    };
+    match res {
+        Ok(r) => {
+            let mut rep = report(doc, &r);
+            rep.metrics.policy = policy.to_string();
+            rep.timing = Some(timing);
+            if let ResultDoc::Placement(p) = &r {
+                if p.categories_examined <= CATEGORIES_COLLECTED_MAX {
+                    placement_categories(doc, policy, &mut rep.plot);
+                }
+            }
+            rep
+        }
+        Err(e) => PolicyReport {
+            metrics: Metrics {
+                policy: policy.to_string(),
+                status: format!("unavailable: {e}"),
+                jobs: job_count(doc),
+                ..Metrics::default()
+            },
+            ..PolicyReport::default()
+        },
+    }
+}
+
+/// Placement: runs `policy` again with every category reported (`run --all`; the decisions
+/// and log hash are the same) and keeps their average JCTs for the category plot. A second,
+/// untimed run so that collecting the rows does not inflate the measured latency.
+fn placement_categories(doc: &ScenarioDoc, policy: &str, plot: &mut PlotData) {
+    let opts = RunOptions {
+        policy: Some(policy.to_string()),
+        all_categories: true,
+    };
+    let Ok(ResultDoc::Placement(res)) = run_doc(doc, &opts, &mut HashSink::new()) else {
+        return;
+    };
+    let rows = res.per_category.unwrap_or_default();
+    let best = rows.iter().position(|c| c.category == res.best.category);
+    let stride = rows.len().div_ceil(CATEGORIES_PLOTTED).max(1);
+    for (i, c) in rows.iter().enumerate() {
+        if i % stride == 0 || Some(i) == best {
+            plot.categories.push((i as f64, c.avg_jct));
+        }
+    }
+    plot.chosen = best.map(|i| (i as f64, rows[i].avg_jct));
+}
+
+fn job_count(doc: &ScenarioDoc) -> u32 {
+    doc.jobs() as u32
+}
+
+/// Metrics, JCTs and utilisation of a result.
+pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
+    let mut m = Metrics {
+        status: "ok".into(),
+        jobs: job_count(doc),
+        log_hash: r.log_hash().to_string(),
+        ..Metrics::default()
+    };
+    // (weight, jct, end) of finished jobs.
+    let mut fin: Vec<(f64, f64, u32)> = Vec::new();
+    let mut util = Vec::new();
+    let mut plot = PlotData::default();
+    match (doc, r) {
+        (ScenarioDoc::Oasis(d), ResultDoc::Oasis(res)) => {
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.summary.admitted);
+            m.total_utility = Some(res.summary.total_utility);
+            if let Some(n) = res.summary.restarts {
+                m.extra.insert("restarts".into(), n as f64);
+            }
+            if let Some(dorm) = &res.summary.dorm {
+                m.extra.insert("dorm_optimal".into(), dorm.optimal as f64);
+                m.extra
+                    .insert("dorm_stopped".into(), dorm.stopped_at_budget as f64);
+                m.extra.insert("dorm_gap_max".into(), dorm.gap_max);
+            }
+            let scn = d.validate().ok();
+            for (i, (jd, jr)) in d.jobs.iter().zip(&res.jobs).enumerate() {
+                if let (true, Some(c)) = (jr.admitted, jr.completion_slot) {
+                    let w = scn
+                        .as_ref()
+                        .and_then(|s| s.jobs.get(i))
+                        .map_or(1.0, |j| j.utility.at(0));
+                    let end = c + 1;
+                    fin.push((w, end as f64 - jd.arrival, end));
+                }
+            }
+            let total: f64 = d
+                .worker_servers
+                .iter()
+                .chain(&d.ps_servers)
+                .map(|c| c.first().copied().unwrap_or(0.0))
+                .sum();
+            util = vec![0.0; d.slots.max(0.0) as usize];
+            for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
+                let g = jd.worker_demand.first().copied().unwrap_or(0.0);
+                let gp = jd.ps_demand.first().copied().unwrap_or(0.0);
+                for p in &jr.placements {
+                    if let Some(u) = util.get_mut(p.slot as usize) {
+                        *u += p.workers.iter().map(|x| x[1] as f64).sum::<f64>() * g
+                            + p.ps.iter().map(|x| x[1] as f64).sum::<f64>() * gp;
+                    }
+                }
+            }
+            if total > 0.0 {
+                util.iter_mut().for_each(|u| *u /= total);
+            }
+            m.utilisation = usage::oasis(d, res).mean();
+        }
+        (ScenarioDoc::Online(d), ResultDoc::Online(res)) => {
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.summary.scheduled);
+            m.total_weighted_completion_time = Some(res.summary.total_weighted_completion_time);
+            util = vec![0.0; d.slots.max(0.0) as usize];
+            let total: f64 = d
+                .servers
+                .iter()
+                .map(|c| c.first().copied().unwrap_or(0.0))
+                .sum();
+            for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
+                let (Some(s), Some(c)) = (jr.start_slot, jr.completion_slot) else {
+                    continue;
+                };
+                fin.push((jd.weight, c as f64 - jd.arrival, c));
+                let g = jr
+                    .worker_type
+                    .and_then(|m| d.worker_types.get(m as usize))
+                    .and_then(|t| t.demand.first().copied())
+                    .unwrap_or(0.0);
+                let gp = jr
+                    .ps_type
+                    .and_then(|p| d.ps_types.as_ref()?.get(p as usize))
+                    .and_then(|t| t.demand.first().copied())
+                    .unwrap_or(0.0);
+                let used: f64 = jr
+                    .placement
+                    .iter()
+                    .map(|x| x[1] as f64 * g + x[2] as f64 * gp)
+                    .sum();
+                for t in s..c {
+                    if let Some(u) = util.get_mut(t as usize) {
+                        *u += used;
+                    }
+                }
+            }
+            if total > 0.0 {
+                util.iter_mut().for_each(|u| *u /= total);
+            }
+            m.utilisation = usage::online(d, res).mean();
+        }
+        (ScenarioDoc::Preempt(d), ResultDoc::Preempt(res)) => {
+            m.policy = res.policy.clone();
+            plot.workers = worker_queues(d, res);
+            for (_jd, jr) in d.jobs.iter().zip(&res.jobs) {
+                fin.push((1.0, jr.jct as f64, jr.completion_slot));
+            }
+            m.admitted = Some(res.jobs.len() as u32);
+            m.extra
+                .insert("preemptions".into(), res.summary.preemptions as f64);
+            m.extra
+                .insert("cloud_chunks".into(), res.summary.cloud_chunks as f64);
+            if let Some(n) = res.summary.restarts {
+                m.extra.insert("restarts".into(), n as f64);
+            }
+        }
+        (ScenarioDoc::Route(_), ResultDoc::Route(res)) => {
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.jobs.len() as u32);
+            let x = &res.summary;
+            m.extra.insert("cost".into(), x.cost);
+            m.extra
+                .insert("deadline_violation_rate".into(), x.deadline_violation_rate);
+            m.extra
+                .insert("avg_network_cost".into(), x.avg_network_cost);
+            m.extra.insert("servers_used".into(), x.servers_used as f64);
+        }
+        (ScenarioDoc::Placement(d), ResultDoc::Placement(res)) => {
+            // One static assignment: JCT in seconds per job, no slots.
+            m.policy = res.policy.clone();
+            m.admitted = Some(res.best.jct.len() as u32);
+            for jd in &d.jobs {
+                if let Some(&j) = res.best.jct.get(&jd.id) {
+                    fin.push((1.0, j, 0));
+                    plot.job_jct.push((jd.id.clone(), j));
+                }
+            }
+            plot.chosen_category = res.best.category.clone();
+        }
+        (_, other) => {
+            m.policy = other.policy().to_string();
+        }
+    }
+    m.finished = fin.len() as u32;
+    if !matches!(r, ResultDoc::Route(_)) {
+        m.unfinished = Some(m.jobs.saturating_sub(m.finished));
+    }
+    if !fin.is_empty() {
+        let jct: Vec<f64> = fin.iter().map(|f| f.1).collect();
+        m.jct_p50 = Some(percentile(&jct, 50.0));
+        m.jct_p90 = Some(percentile(&jct, 90.0));
+        m.jct_p99 = Some(percentile(&jct, 99.0));
+        let sw: f64 = fin.iter().map(|f| f.0).sum();
+        let swj: f64 = fin.iter().map(|f| f.0 * f.1).sum();
+        m.weighted_jct = Some(if sw > 0.0 { swj / sw } else { 0.0 });
+        m.avg_jct = Some(fin.iter().map(|f| f.1).sum::<f64>() / fin.len() as f64);
+        m.makespan = fin.iter().map(|f| f.2).max().filter(|&x| x > 0);
+    }
+    PolicyReport {
+        metrics: m,
+        jct: fin.iter().map(|f| f.1).collect(),
+        utilisation: util,
+        timing: None,
+        plot,
+    }
+}
+
+/// Notes the slot length `seconds` (when known) in every report, for the columns in seconds.
+pub fn set_slot_seconds(reports: &mut [PolicyReport], seconds: Option<f64>) {
+    for r in reports {
+        r.metrics.slot_seconds = seconds.filter(|s| *s > 0.0);
+    }
+}
+
+/// Preempt: chunks queued on each edge worker over the run (label `server-id/w<worker>`), every
+/// edge worker of the scenario listed (0 for an idle one), in server and worker order; the
+/// cloud's workers are one bar (`cloud-id (all)`): it has as many as it needs.
+fn worker_queues(
+    d: &mlsched_scenario::doc::preempt::PreemptDoc,
+    res: &mlsched_scenario::doc::preempt::PreemptResult,
+) -> Vec<(String, f64)> {
+    let mut count: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for (s, srv) in d.servers.iter().enumerate() {
+        for w in 0..srv.workers.unwrap_or(0.0).max(0.0) as u32 {
+            count.insert((s as u32, w), 0.0);
+        }
+    }
+    let cloud = |s: u32| d.servers.get(s as usize).is_some_and(|x| x.cloud);
+    for c in res.jobs.iter().flat_map(|j| &j.chunks) {
+        let w = if cloud(c.server) { u32::MAX } else { c.worker };
+        *count.entry((c.server, w)).or_default() += 1.0;
+    }
+    count
+        .into_iter()
+        .map(|((s, w), n)| {
+            let id = d.servers.get(s as usize).map_or("?", |x| x.id.as_str());
+            if w == u32::MAX {
+                (format!("{id} (all)"), n)
+            } else {
+                (format!("{id}/w{w}"), n)
+            }
+        })
+        .collect()
+}
+
+/// Runs every policy of `policies` on `doc` (in order).
+pub fn compare(doc: &ScenarioDoc, policies: &[String]) -> Vec<PolicyReport> {
+    policies.iter().map(|p| run_policy(doc, p)).collect()
+}
+
+/// Parses and checks `--policies a,b,c` against the kind's accepted list ("all" = every one).
+pub fn parse_policies(
+    doc: &ScenarioDoc,
+    list: Option<&str>,
+) -> Result<Vec<String>, mlsched_scenario::RunError> {
+    let accepted = mlsched_scenario::run::policies(doc.kind());
+    let names: Vec<String> = match list {
+        None | Some("all") => accepted.iter().map(|s| s.to_string()).collect(),
+        Some(l) => l
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    };
+    for (i, n) in names.iter().enumerate() {
+        if !accepted.contains(&n.as_str()) {
+            return Err(mlsched_scenario::run::unknown_policy(
+                doc.kind(),
+                n,
+                accepted,
+            ));
+        }
+        if names[..i].contains(n) {
+            return Err(mlsched_scenario::InputError::new(
+                "option",
+                "policies",
+                format!("`{n}` is listed twice"),
+            )
+            .into());
+        }
+    }
+    if names.is_empty() {
+        return Err(
+            mlsched_scenario::InputError::new("option", "policies", "no policy given").into(),
+        );
+    }
+    Ok(names)
+}
+
+/// Parses and validates `text` (errors name the job or server and the field), so that bad
+/// input is refused once (exit code 2) instead of once per policy.
+pub fn parse(text: &str) -> Result<ScenarioDoc, mlsched_scenario::InputError> {
+    let d = doc::parse(text)?;
+    validate(&d)?;
+    Ok(d)
+}
+
+/// Validates a parsed document of any kind.
+pub fn validate(d: &ScenarioDoc) -> Result<(), mlsched_scenario::InputError> {
+    d.validate()
+}
+
+#[cfg(feature = "reports")]
+pub mod html;
+// Plain number formatting, no dependencies: also for the benches' scale plots.
+pub mod number;
+#[cfg(feature = "reports")]
+pub mod output;
+#[cfg(feature = "reports")]
+pub mod plot;
+#[cfg(feature = "reports")]
+pub mod shard;
+#[cfg(feature = "reports")]
+pub mod sweep;
+#[cfg(feature = "reports")]
+pub mod table;
+pub mod usage;
+#[cfg(feature = "reports")]
+pub use table::table;
