@@ -67,15 +67,32 @@ impl Span {
     }
 }
 
+/// `count` units of `role` held by `job` on `server` over `from..to`, as a kind found them.
+struct Piece {
+    job: String,
+    server: String,
+    role: Role,
+    from: u64,
+    to: u64,
+    count: u64,
+}
+
+impl Piece {
+    /// What spans merge over: `(job, server, role)`.
+    fn group(&self) -> (&str, &str, Role) {
+        (&self.job, &self.server, self.role)
+    }
+}
+
 /// Collects the pieces a kind holds and turns them into the sorted, merged list.
 #[derive(Default)]
 pub(crate) struct Builder {
-    /// `(job, server, role, from, to, count)`, in the order the kind found them.
-    pieces: Vec<(String, String, Role, u64, u64, u64)>,
+    pieces: Vec<Piece>,
 }
 
 impl Builder {
-    /// `count` units of `role` held by `job` on `server` over `from..to` (nothing if empty).
+    /// `count` units of `role` held by `job` on `server` over `span` = `from..to` (nothing if
+    /// the count is 0 or the span empty).
     pub(crate) fn hold(
         &mut self,
         job: &str,
@@ -86,47 +103,46 @@ impl Builder {
     ) {
         let (from, to) = span;
         if count > 0 && from < to {
-            self.pieces
-                .push((job.to_string(), server, role, from, to, count));
+            self.pieces.push(Piece {
+                job: job.to_string(),
+                server,
+                role,
+                from,
+                to,
+                count,
+            });
         }
     }
 
     /// The spans: per `(job, server, role)`, the pieces summed over time (a sweep over their
     /// ends), equal neighbours merged; then sorted by `(job, from, server, role)`.
     pub(crate) fn finish(mut self) -> Vec<Span> {
-        self.pieces
-            .sort_by(|a, b| (&a.0, &a.1, a.2).cmp(&(&b.0, &b.1, b.2)));
+        self.pieces.sort_by(|a, b| a.group().cmp(&b.group()));
         let mut out = Vec::new();
-        let mut rest = self.pieces.as_slice();
-        while let Some(first) = rest.first() {
-            let n = rest
-                .iter()
-                .take_while(|p| (&p.0, &p.1, p.2) == (&first.0, &first.1, first.2))
-                .count();
-            let (group, tail) = rest.split_at(n);
+        for group in self.pieces.chunk_by(|a, b| a.group() == b.group()) {
             sweep(group, &mut out);
-            rest = tail;
         }
         out.sort_by(|a, b| a.key().cmp(&b.key()));
         out
     }
 }
 
-/// The spans of one `(job, server, role)`: the held count between consecutive piece ends,
+/// The spans of one `(job, server, role)`: the count held between consecutive piece ends,
 /// neighbours with the same count merged.
-fn sweep(group: &[(String, String, Role, u64, u64, u64)], out: &mut Vec<Span>) {
-    let Some((job, server, role, ..)) = group.first() else {
+fn sweep(group: &[Piece], out: &mut Vec<Span>) {
+    let Some(first) = group.first() else {
         return;
     };
-    // +count at `from`, -count at `to`; at equal times the order does not matter (the count is
-    // read only between distinct times).
+    // +count at `from`, -count at `to`; all changes at one time are applied before the count
+    // is read, so their order does not matter.
     let mut ends: Vec<(u64, i128)> = group
         .iter()
-        .flat_map(|p| [(p.3, p.5 as i128), (p.4, -(p.5 as i128))])
+        .flat_map(|p| [(p.from, p.count as i128), (p.to, -(p.count as i128))])
         .collect();
     ends.sort_unstable();
     let mut held: i128 = 0;
     let mut i = 0;
+    let mut mine: Vec<Span> = Vec::new();
     while i < ends.len() {
         let t = ends[i].0;
         while i < ends.len() && ends[i].0 == t {
@@ -140,26 +156,19 @@ fn sweep(group: &[(String, String, Role, u64, u64, u64)], out: &mut Vec<Span>) {
             continue;
         }
         let count = u32::try_from(held).unwrap_or(u32::MAX);
-        match out.last_mut() {
-            Some(s)
-                if s.job == *job
-                    && s.server == *server
-                    && s.role == *role
-                    && s.to == t
-                    && s.count == count =>
-            {
-                s.to = next
-            }
-            _ => out.push(Span {
-                job: job.clone(),
-                server: server.clone(),
-                role: *role,
+        match mine.last_mut() {
+            Some(s) if s.to == t && s.count == count => s.to = next,
+            _ => mine.push(Span {
+                job: first.job.clone(),
+                server: first.server.clone(),
+                role: first.role,
                 count,
                 from: t,
                 to: next,
             }),
         }
     }
+    out.append(&mut mine);
 }
 
 #[cfg(test)]
