@@ -276,12 +276,15 @@ fn unit_and_capacity(
     }
 }
 
+/// One span's load on its server: `(from, to, use per resource, capacity per resource)`.
+type Load = (u64, u64, Vec<f64>, Vec<f64>);
+
 /// At every time, the units held on each server use at most its capacity.
 fn check_capacity(what: &str, scn: &Value, res: &Value, spans: &[Span]) -> usize {
     // (server, pool) -> pieces (from, to, use per resource, capacity). A preempt server has
     // a capacity per role (workers, parameter servers); an online server one for both roles.
     let split = s(&scn["kind"]) == "preempt";
-    let mut per: BTreeMap<(&str, &str), Vec<(u64, u64, Vec<f64>, Vec<f64>)>> = BTreeMap::new();
+    let mut per: BTreeMap<(&str, &str), Vec<Load>> = BTreeMap::new();
     for x in spans {
         if let Some((unit, cap)) = unit_and_capacity(scn, res, &x.0, &x.1, &x.2) {
             let used = unit.iter().map(|d| d * x.3 as f64).collect();
