@@ -30,6 +30,7 @@ pub mod error;
 pub mod exec;
 pub mod input;
 pub mod limit;
+pub mod occupancy;
 pub mod records;
 pub mod replay;
 pub mod run;

@@ -54,6 +54,11 @@ impl ResultDoc {
         crate::dispatch_result!(self, r, K => K::policy(r))
     }
 
+    /// Who holds which server when (the result's `occupancy`, [`crate::occupancy`]).
+    pub fn occupancy(&self) -> &[crate::occupancy::Span] {
+        crate::dispatch_result!(self, r, K => K::occupancy(r))
+    }
+
     /// A short human summary (what `mlsched run` prints).
     pub fn summary_text(&self) -> String {
         crate::dispatch_result!(self, r, K => K::summary_text(r))

@@ -311,6 +311,10 @@ pub struct OasisResult {
     pub summary: OasisSummary,
     /// Per job, in input order.
     pub jobs: Vec<OasisJobResult>,
+    /// Who holds which server when, sorted and merged (`docs/formats.md`, "Occupancy";
+    /// [`crate::occupancy`]).
+    #[serde(default)]
+    pub occupancy: Vec<crate::occupancy::Span>,
     /// Hash of the decision records (16 hex digits).
     pub log_hash: String,
 }

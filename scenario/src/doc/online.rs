@@ -296,6 +296,10 @@ pub struct OnlineResult {
     pub summary: OnlineSummary,
     /// Per job, input order.
     pub jobs: Vec<OnlineJobResult>,
+    /// Who holds which server when, sorted and merged (`docs/formats.md`, "Occupancy";
+    /// [`crate::occupancy`]).
+    #[serde(default)]
+    pub occupancy: Vec<crate::occupancy::Span>,
     /// Hash of the decision records.
     pub log_hash: String,
 }

@@ -323,6 +323,10 @@ pub struct PlacementResult {
     /// Transfer-solver counters (only when HAS or JPS ran with `"solver": "transfer"`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub transfer: Option<PlacementTransferStats>,
+    /// Who holds which server when, sorted and merged (`docs/formats.md`, "Occupancy";
+    /// [`crate::occupancy`]).
+    #[serde(default)]
+    pub occupancy: Vec<crate::occupancy::Span>,
     /// Hash of the decision records.
     pub log_hash: String,
 }

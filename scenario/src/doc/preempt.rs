@@ -315,6 +315,10 @@ pub struct PreemptResult {
     pub summary: PreemptSummary,
     /// Per job, input order.
     pub jobs: Vec<PreemptJobResult>,
+    /// Who holds which server when, sorted and merged (`docs/formats.md`, "Occupancy";
+    /// [`crate::occupancy`]).
+    #[serde(default)]
+    pub occupancy: Vec<crate::occupancy::Span>,
     /// Hash of the decision records.
     pub log_hash: String,
 }

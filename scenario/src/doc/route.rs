@@ -342,6 +342,10 @@ pub struct RouteResult {
     pub summary: RouteSummary,
     /// Per job, input order.
     pub jobs: Vec<RouteJobResult>,
+    /// Who holds which server when, sorted and merged (`docs/formats.md`, "Occupancy";
+    /// [`crate::occupancy`]).
+    #[serde(default)]
+    pub occupancy: Vec<crate::occupancy::Span>,
     /// Hash of the decision records.
     pub log_hash: String,
 }

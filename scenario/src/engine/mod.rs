@@ -74,10 +74,13 @@ pub trait Kind {
     fn log_hash(r: &Self::Result) -> &str;
     /// The policy that produced the result.
     fn policy(r: &Self::Result) -> &str;
+    /// The result's `occupancy`: who holds which server when, derived by the kind from its own
+    /// result data when the run finished ([`crate::occupancy`]).
+    fn occupancy(r: &Self::Result) -> &[crate::occupancy::Span];
 }
 
 /// The [`Kind`] methods every kind answers the same way from its documents' common fields
-/// (`jobs`, `log_hash`, `policy`, `validate`), given the kind's summary function.
+/// (`jobs`, `log_hash`, `policy`, `occupancy`, `validate`), given the kind's summary function.
 macro_rules! kind_documents {
     ($summary:path) => {
         fn summary_text(r: &Self::Result) -> String {
@@ -90,6 +93,10 @@ macro_rules! kind_documents {
 
         fn policy(r: &Self::Result) -> &str {
             &r.policy
+        }
+
+        fn occupancy(r: &Self::Result) -> &[crate::occupancy::Span] {
+            &r.occupancy
         }
 
         fn jobs(doc: &Self::Doc) -> usize {

@@ -65,6 +65,10 @@ macro_rules! not_built {
             fn policy(r: &NotBuilt) -> &str {
                 match *r {}
             }
+
+            fn occupancy(r: &NotBuilt) -> &[crate::occupancy::Span] {
+                match *r {}
+            }
         }
     };
 }

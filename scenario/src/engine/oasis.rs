@@ -266,6 +266,8 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         r.map_err(|e| self.rows.error(e))?;
         let restarts = self.rows.apply_restarts(&self.scn);
         let rows = &self.rows;
+        let jobs: Vec<_> = rows.jobs.iter().flatten().cloned().collect();
+        let occupancy = crate::occupancy::oasis::spans(&jobs);
         Ok(ResultDoc::Oasis(OasisResult {
             kind: "oasis".into(),
             policy: "oasis".into(),
@@ -281,7 +283,8 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
                 restarts,
                 dorm: None,
             },
-            jobs: rows.jobs.iter().flatten().cloned().collect(),
+            jobs,
+            occupancy,
             log_hash: sink.hash().hex().to_string(),
         }))
     }
@@ -506,6 +509,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 restarts,
                 dorm,
             },
+            occupancy: crate::occupancy::oasis::spans(&jobs),
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))

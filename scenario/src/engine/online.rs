@@ -293,6 +293,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 alpha,
                 alpha_theoretical: None,
             },
+            occupancy: crate::occupancy::online::spans(&jobs),
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))

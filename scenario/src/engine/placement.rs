@@ -138,6 +138,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 .map(|&i| ids[i as usize].to_string())
                 .collect(),
         });
+        let occupancy = crate::occupancy::placement::spans(&best);
         Ok(ResultDoc::Placement(PlacementResult {
             kind: "placement".into(),
             policy: method_name(method).into(),
@@ -151,6 +152,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 degenerate: t.degenerate,
                 paths: t.paths,
             }),
+            occupancy,
             log_hash: sink.hash().hex().to_string(),
         }))
     }

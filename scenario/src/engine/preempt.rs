@@ -147,6 +147,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
         let mut jobs = self.jobs.clone();
         finish(sched, &self.scn, &mut jobs);
         let scn = &self.scn;
+        let servers: Vec<&str> = self.doc.servers.iter().map(|s| s.id.as_str()).collect();
         let total_jct: u64 = jobs.iter().map(|j| j.jct as u64).sum();
         let cloud_chunks = jobs
             .iter()
@@ -169,6 +170,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 makespan: Some(sched.horizon_end()),
                 restarts: self.doc.restart_slots.map(|_| sched.preemptions),
             },
+            occupancy: crate::occupancy::preempt::spans(&jobs, &servers),
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))

@@ -67,6 +67,7 @@ pub fn result(
             alpha: scn.alpha,
             alpha_theoretical: theoretical_alpha(scn),
         },
+        occupancy: crate::occupancy::online::spans(&jobs),
         jobs,
         log_hash,
     }

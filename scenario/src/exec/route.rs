@@ -72,6 +72,7 @@ pub(crate) fn result(
             bandwidth_units: Some(units),
             bandwidth_units_plain: (csrp && scn.aggregate).then_some(plain),
         },
+        occupancy: crate::occupancy::route::spans(&doc.jobs, &jobs),
         jobs,
         log_hash,
     }

@@ -1,0 +1,38 @@
+//! Kind `"preempt"`: servers are the scenario's `servers[].id` (edge servers and the cloud);
+//! role `worker` (one per chunk running in a slot) and `ps` (one per `ps` entry of a slot).
+use super::{Builder, Role, Span};
+use crate::doc::preempt::PreemptJobResult;
+
+/// The occupancy of a `"preempt"` result's jobs: each chunk holds one worker of its server in
+/// every slot of its `slots` (a preempted chunk's gaps hold nothing), each `ps` entry one
+/// parameter server of its server in its slot. `servers` are the scenario's server ids, by index.
+pub fn spans(jobs: &[PreemptJobResult], servers: &[&str]) -> Vec<Span> {
+    let id = |s: u32| {
+        servers
+            .get(s as usize)
+            .map_or_else(|| format!("#{s}"), |x| x.to_string())
+    };
+    let mut b = Builder::default();
+    for j in jobs {
+        for c in &j.chunks {
+            // A chunk runs on one worker: a slot listed twice is still one.
+            let mut slots = c.slots.clone();
+            slots.sort_unstable();
+            slots.dedup();
+            for t in slots {
+                b.hold(
+                    &j.id,
+                    id(c.server),
+                    Role::Worker,
+                    1,
+                    (t as u64, t as u64 + 1),
+                );
+            }
+        }
+        for p in &j.ps {
+            let t = p.slot as u64;
+            b.hold(&j.id, id(p.server), Role::Ps, 1, (t, t + 1));
+        }
+    }
+    b.finish()
+}
