@@ -51,13 +51,15 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// `clients` threads send `advance` events to their own cluster (one per client: events of
-/// one cluster are ordered, so clients of one cluster race on time) for `secs` seconds,
-/// each at `rate` events/s if given. Returns (events/s, p50 ms, p99 ms, errors).
+/// `clients` threads send events to one cluster `tag` for `secs` seconds, each at `rate /
+/// clients` events/s if a rate is given: client `i` arrives jobs `i`, `i + clients`, ... at slot 0
+/// (all jobs arrive at 0, so concurrent clients never race on time and every event is applied).
+/// Returns (events/s, p50 ms, p99 ms, errors).
 fn phase(
     addr: std::net::SocketAddr,
     tag: &str,
     clients: usize,
+    jobs: usize,
     secs: f64,
     rate: Option<f64>,
 ) -> (f64, f64, f64, u64) {
@@ -67,7 +69,7 @@ fn phase(
     let threads: Vec<_> = (0..clients)
         .map(|i| {
             let (stop, errors) = (stop.clone(), errors.clone());
-            let name = format!("{tag}-{i}");
+            let path = format!("/v1/clusters/{tag}/events");
             std::thread::spawn(move || {
                 let mut c = Client::new(addr, None);
                 let mut lat = Vec::new();
@@ -75,7 +77,8 @@ fn phase(
                 let offset =
                     interval.map_or(Duration::ZERO, |iv| iv.mul_f64(i as f64 / clients as f64));
                 let mut n = 0u32;
-                while !stop.load(Ordering::Relaxed) {
+                let mut job = i;
+                while !stop.load(Ordering::Relaxed) && job < jobs {
                     if let Some(iv) = interval {
                         let due = start + offset + iv * n;
                         let now = Instant::now();
@@ -84,9 +87,10 @@ fn phase(
                         }
                     }
                     n += 1;
-                    let ev = format!(r#"{{"at": {n}, "event": "advance"}}"#);
+                    let ev = format!(r#"{{"at": 0, "event": "arrive", "job": "j{job}"}}"#);
+                    job += clients;
                     let t = Instant::now();
-                    match c.post(&format!("/v1/clusters/{name}/events"), &ev) {
+                    match c.post(&path, &ev) {
                         Ok(r) if r.status == 200 => lat.push(t.elapsed().as_secs_f64() * 1e3),
                         _ => {
                             errors.fetch_add(1, Ordering::Relaxed);
@@ -124,27 +128,33 @@ fn throughput(state: &std::path::Path, secs: f64) {
     };
     let s = mlsched_serve::start(&args, Arc::new(FsStore)).expect("service starts");
     let mut c = Client::new(s.addr, None);
-    let text = scenario(8, 10_000_000);
-    println!("| clients | load | events/s | p50 ms | p99 ms | errors |");
-    println!("|---|---|---|---|---|---|");
+    let jobs = 150_000;
+    let text = scenario(jobs, 100);
+    println!("| clients | load | events/s | p50 ms | p99 ms | errors | events per fsync |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut batches = (0.0, 0.0);
     for clients in [16usize, 256] {
         for (label, rate) in [("1,000 events/s", Some(1000.0)), ("saturation", None)] {
             let tag = format!("c{clients}-{}", if rate.is_some() { "r" } else { "s" });
-            for i in 0..clients {
-                let r = c.put(&format!("/v1/clusters/{tag}-{i}"), &text).unwrap();
-                assert_eq!(r.status, 201, "{}", r.text());
-            }
-            let (eps, p50, p99, err) = phase(s.addr, &tag, clients, secs, rate);
-            println!("| {clients} | {label} | {eps:.0} | {p50:.2} | {p99:.2} | {err} |");
-        }
-    }
-    let m = c.get("/metrics").unwrap().text();
-    for l in m
-        .lines()
-        .filter(|l| l.starts_with("mlsched_serve_commit_batch_events_"))
-    {
-        if l.contains("_sum") || l.contains("_count") {
-            println!("{l}");
+            let r = c
+                .put(&format!("/v1/clusters/{tag}?policy=fifo"), &text)
+                .unwrap();
+            assert_eq!(r.status, 201, "{}", r.text());
+            let (eps, p50, p99, err) = phase(s.addr, &tag, clients, jobs, secs, rate);
+            let m = c.get("/metrics").unwrap().text();
+            let read = |name: &str| -> f64 {
+                m.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0.0)
+            };
+            let (sum, count) = (
+                read("mlsched_serve_commit_batch_events_sum "),
+                read("mlsched_serve_commit_batch_events_count "),
+            );
+            let per = (sum - batches.0) / (count - batches.1).max(1.0);
+            batches = (sum, count);
+            println!("| {clients} | {label} | {eps:.0} | {p50:.2} | {p99:.2} | {err} | {per:.1} |");
         }
     }
     s.stop();
@@ -158,7 +168,7 @@ fn recovery(state: &std::path::Path, n: u64) {
     let dir = root.join("clusters/big");
     std::fs::create_dir_all(&dir).unwrap();
     let jobs = 2000usize;
-    std::fs::write(dir.join("scenario.json"), scenario(jobs, u32::MAX)).unwrap();
+    std::fs::write(dir.join("scenario.json"), scenario(jobs, n as u32 + 10)).unwrap();
     std::fs::write(
         dir.join("meta.json"),
         r#"{"name":"big","policy":"fifo","all_categories":false}"#,

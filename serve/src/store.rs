@@ -35,8 +35,6 @@ pub trait Store: Send + Sync + 'static {
     fn remove_dir_all(&self, path: &Path) -> io::Result<()>;
     /// The names of the entries of a directory, sorted.
     fn list(&self, path: &Path) -> io::Result<Vec<String>>;
-    /// Length of a file.
-    fn len(&self, path: &Path) -> io::Result<u64>;
 }
 
 /// The real file system.
@@ -124,10 +122,6 @@ impl Store for FsStore {
             .collect();
         v.sort();
         Ok(v)
-    }
-
-    fn len(&self, path: &Path) -> io::Result<u64> {
-        Ok(fs::metadata(path)?.len())
     }
 }
 
@@ -225,8 +219,5 @@ impl Store for FaultyStore {
     }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
         FsStore.list(path)
-    }
-    fn len(&self, path: &Path) -> io::Result<u64> {
-        FsStore.len(path)
     }
 }

@@ -42,7 +42,7 @@ fn a_cluster_lives_replays_streams_and_finishes() {
     std::thread::sleep(Duration::from_millis(100));
     let evs = [
         r#"{"at": 0, "event": "arrive", "job": "j1"}"#,
-        r#"{"at": 0, "event": "arrive", "job": "j2"}"#,
+        r#"{"at": 1, "event": "arrive", "job": "j2"}"#,
         r#"{"at": 3, "event": "advance"}"#,
     ];
     for (i, ev) in evs.iter().enumerate() {
@@ -132,7 +132,7 @@ fn a_cluster_lives_replays_streams_and_finishes() {
 }
 
 /// `(event, field)`: one of each class of bad event the engine has today.
-const BAD_EVENTS: [(&str, &str); 14] = [
+const BAD_EVENTS: [(&str, &str); 16] = [
     ("{not json", ""),
     ("[1, 2]", ""),
     (r#"{"at": 1}"#, "event"),
@@ -142,8 +142,10 @@ const BAD_EVENTS: [(&str, &str); 14] = [
     (r#"{"at": 1, "event": "advance", "extra": 1}"#, "extra"),
     (r#"{"at": 1, "event": "arrive", "job": "nobody"}"#, "job"),
     (r#"{"at": 1, "event": "arrive", "job": 7}"#, "job"),
-    (r#"{"at": 1, "event": "finished", "job": "j3"}"#, "job"),
-    (r#"{"at": 0, "event": "arrive", "job": "j6"}"#, "at"),
+    (r#"{"at": 2, "event": "finished", "job": "j3"}"#, "job"),
+    (r#"{"at": 2, "event": "arrive", "job": "j6"}"#, "at"),
+    (r#"{"at": 2, "event": "arrive", "job": "j1"}"#, "job"),
+    (r#"{"at": 2, "event": "advance"}"#, "at"),
     (
         r#"{"at": 1, "event": "submit", "job": {"id": "new"}}"#,
         "event",

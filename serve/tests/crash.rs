@@ -16,7 +16,7 @@ use std::time::Duration;
 
 const KILLS: usize = 22;
 const CLIENTS: usize = 4;
-const JOBS: usize = 4000;
+const JOBS: usize = 1000;
 
 /// xorshift64*: a seeded stream for the kill moments and the clients' choices.
 struct Rng(u64);
@@ -126,12 +126,12 @@ fn check_durable(c: &mut Client, sh: &Shared) -> Vec<serde_json::Value> {
 #[test]
 fn acknowledged_events_survive_sigkill() {
     let state = tmp_dir("crash");
-    let scenario = online_scenario(JOBS, 1_000_000);
+    let scenario = online_scenario(JOBS, 20_000);
     let first = Proc::start(&state, &["--snapshot-every", "500"]);
     assert_eq!(
         first
             .client()
-            .put("/v1/clusters/c", &scenario)
+            .put("/v1/clusters/c?policy=fifo", &scenario)
             .unwrap()
             .status,
         201
@@ -173,7 +173,11 @@ fn acknowledged_events_survive_sigkill() {
     let served = fin.json()["log_hash"].as_str().unwrap().to_string();
 
     // Offline: the durable events through the engine, then finish.
-    let mut e = Engine::new(&scenario, &RunOptions::default()).unwrap();
+    let fifo = RunOptions {
+        policy: Some("fifo".into()),
+        ..RunOptions::default()
+    };
+    let mut e = Engine::new(&scenario, &fifo).unwrap();
     let f = Feeder::new(&e);
     for item in &h {
         let ev = event::from_value(&item["event"]).unwrap();
