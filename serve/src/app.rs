@@ -61,12 +61,18 @@ pub fn check_name(name: &str) -> Result<(), ApiError> {
     ))
 }
 
+/// A writer thread starting: its command channel and the answer of its start.
+type Starting<E> = (
+    std::sync::mpsc::Sender<Cmd>,
+    std::sync::mpsc::Receiver<Result<Arc<crate::cluster::Shared>, E>>,
+);
+
 /// Starts a writer thread running the writer `make` builds there (an engine is not `Send`:
-/// it is built and lives on its thread).
-fn spawn<E: Send + 'static>(
+/// it is built and lives on its thread); [`ready`] waits for it.
+fn start_writer<E: Send + 'static>(
     name: &str,
     make: impl FnOnce() -> Result<Writer, E> + Send + 'static,
-) -> Result<Handle, Result<E, String>> {
+) -> Result<Starting<E>, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
     std::thread::Builder::new()
@@ -80,9 +86,14 @@ fn spawn<E: Send + 'static>(
                 let _ = ready_tx.send(Err(e));
             }
         })
-        .map_err(|e| Err(e.to_string()))?;
-    match ready_rx.recv() {
-        Ok(Ok(shared)) => Ok(Handle { shared, tx }),
+        .map_err(|e| e.to_string())?;
+    Ok((tx, ready_rx))
+}
+
+/// The running cluster once its writer has started, or why it did not.
+fn ready<E>(s: Starting<E>) -> Result<Handle, Result<E, String>> {
+    match s.1.recv() {
+        Ok(Ok(shared)) => Ok(Handle { shared, tx: s.0 }),
         Ok(Err(e)) => Err(Ok(e)),
         Err(_) => Err(Err("the writer thread failed to start".into())),
     }
@@ -119,6 +130,8 @@ impl App {
         let t = Instant::now();
         let s = self.env.store.clone();
         let names = s.list(&self.clusters_dir).map_err(|e| e.to_string())?;
+        // Every cluster recovers on its own thread at once; then each is waited for.
+        let mut starting = Vec::new();
         for name in names {
             let dir = self.clusters_dir.join(&name);
             if name.starts_with('.') {
@@ -127,14 +140,17 @@ impl App {
                 continue;
             }
             let env = self.env.clone();
-            let opened =
-                spawn(&name, move || writer::open(env, &dir)).map_err(|e| e.unwrap_or_else(|s| s));
-            match opened {
+            let started = start_writer(&name, move || writer::open(env, &dir));
+            starting.push((name, started));
+        }
+        for (name, started) in starting {
+            match started.map_err(Err).and_then(ready) {
                 Ok(h) => {
                     self.env.metrics.recoveries.fetch_add(1, Ordering::Relaxed);
                     self.write_clusters().insert(name, h);
                 }
                 Err(e) => {
+                    let e = e.unwrap_or_else(|s| s);
                     eprintln!("mlsched serve: cluster `{name}` not recovered: {e}");
                     self.write_broken().insert(name, e);
                 }
@@ -198,7 +214,9 @@ impl App {
             ));
         }
         let (env, dir) = (self.env.clone(), self.clusters_dir.clone());
-        let h = spawn(&name, move || Writer::create(env, &dir, meta, scenario))
+        let h = start_writer(&name, move || Writer::create(env, &dir, meta, scenario))
+            .map_err(Err)
+            .and_then(ready)
             .map_err(|e| e.unwrap_or_else(ApiError::unavailable))?;
         let info = h.shared.info();
         self.write_clusters().insert(name, h);
