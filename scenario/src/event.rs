@@ -596,6 +596,13 @@ mod tests {
         );
     }
 
+    fn arrival<L: LogSink>(e: &Engine<L>, j: u32) -> Slot {
+        e.arrival_order()
+            .iter()
+            .find(|a| a.1 == j)
+            .map_or(0, |a| a.0)
+    }
+
     fn engine() -> Engine {
         let text = crate::bundled::SCENARIOS
             .iter()
@@ -651,6 +658,57 @@ mod tests {
             let r = e.run_to_end(&mut |_| {}).unwrap();
             assert_eq!(r.to_json(), whole, "{name}");
         }
+    }
+
+    #[test]
+    fn a_host_driven_log_replays_and_a_changed_record_is_found() {
+        use mlsched_kernel::logfile::{LogFileWriter, LogReader};
+        let text = crate::bundled::SCENARIOS[1].1;
+        let opts = RunOptions::default();
+        let w = crate::replay::host_log_writer(text, &opts).unwrap();
+        let mut e = Engine::with_sink(text, &opts, w).unwrap();
+        let f = Feeder::new(&e);
+        let (a, b) = (
+            e.job_id(0).unwrap().to_string(),
+            e.job_id(1).unwrap().to_string(),
+        );
+        for ev in [
+            HostEvent::Arrive {
+                at: arrival(&e, 0),
+                job: a.clone(),
+            },
+            HostEvent::Advance { at: 40 },
+            HostEvent::Arrive {
+                at: 41.max(arrival(&e, 1)),
+                job: b,
+            },
+            HostEvent::Finished { at: 60, job: a },
+        ] {
+            f.apply(&mut e, &ev, None).unwrap();
+        }
+        // Before and after finish: both replay, with the engine's hash.
+        let open = e.sink().clone().finish();
+        assert!(crate::replay::replay(&open).is_ok());
+        let hash = e.finish(&mut |_| {}).unwrap().log_hash().to_string();
+        let log = e.into_sink().finish();
+        assert_eq!(crate::replay::replay(&log).unwrap().log_hash, hash);
+        // A decision changed (checksums recomputed): found, not replayed as good.
+        let mut r = LogReader::open(&log).unwrap();
+        let mut w = LogFileWriter::new(&r.inputs(), r.header().seed).unwrap();
+        let mut changed = false;
+        while let Some(rec) = r.next_record().unwrap() {
+            let mut body = rec.body.to_vec();
+            if !rec.is_event() && !changed && !body.is_empty() {
+                body[0] ^= 1;
+                changed = true;
+            }
+            w.push(rec.tag, &body).unwrap();
+        }
+        assert!(changed);
+        assert!(matches!(
+            crate::replay::replay(&w.finish()),
+            Err(crate::replay::ReplayError::Differs(_))
+        ));
     }
 
     #[test]
