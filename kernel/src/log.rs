@@ -28,6 +28,11 @@ pub const TAG_EVENT_ARRIVAL: u8 = 0x01;
 pub const TAG_EVENT_SLOT: u8 = 0x02;
 /// Tag of a "job finished" event record.
 pub const TAG_EVENT_FINISH: u8 = 0x03;
+/// Tag of the "host-driven" marker: the first record of a log whose events a host chose (the
+/// service `mlsched serve`, an events file) rather than the scenario's own arrivals; its body is
+/// the marker's format version (`1u32`). A replay re-feeds the logged events of such a log instead
+/// of re-running the scenario (`mlsched_scenario::replay`).
+pub const TAG_EVENT_HOST: u8 = 0x04;
 /// First tag of OASiS records.
 pub const TAG_OASIS: u8 = 0x10;
 /// First tag of Zhou et al. records.

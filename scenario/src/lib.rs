@@ -27,6 +27,7 @@ pub mod bundled;
 pub mod doc;
 pub mod engine;
 pub mod error;
+pub mod event;
 pub mod exec;
 pub mod input;
 pub mod limit;

@@ -6,10 +6,14 @@
 //! whole file (every checksum and the end frame), so a truncated or corrupted log is an error
 //! before anything runs and a partial log is never reported as a successful replay.
 use crate::doc;
+use crate::engine::Engine;
 use crate::error::{InputError, RunError};
 use crate::records::{decode, field_differences, Decoded};
 use crate::run::{run_doc, ResultDoc, RunOptions};
-use mlsched_kernel::log::{LogSink, VecSink};
+use mlsched_kernel::api::Event;
+use mlsched_kernel::log::{
+    LogSink, VecSink, TAG_EVENT_ARRIVAL, TAG_EVENT_FINISH, TAG_EVENT_HOST, TAG_EVENT_SLOT,
+};
 use mlsched_kernel::logfile::{Inputs, LogFileError, LogFileWriter, LogReader};
 use serde_json::Value;
 use std::fmt;
@@ -171,9 +175,80 @@ fn job_ids(d: &doc::ScenarioDoc) -> Vec<String> {
     crate::limit::job_ids(d)
 }
 
+/// Re-feeds the event records of a host-driven log (first record [`TAG_EVENT_HOST`], written
+/// by `mlsched serve`): the events a host chose, not the scenario's arrivals. The run was
+/// finished if the log holds records after its last event (the scheduler's final decisions).
+fn refeed(
+    d: &doc::ScenarioDoc,
+    opts: &RunOptions,
+    logged: &[(u8, &[u8])],
+) -> Result<VecSink, ReplayError> {
+    let run = ReplayError::Run;
+    let bad = |what: &str| {
+        run(RunError::Input(InputError::new(
+            "log",
+            "events",
+            what.to_string(),
+        )))
+    };
+    let mut sink = VecSink::new();
+    sink.event(TAG_EVENT_HOST, &HOST_MARKER_VERSION)
+        .map_err(|e| run(RunError::kernel(e, e.to_string())))?;
+    let mut e = Engine::from_doc(d, opts, sink, 0).map_err(run)?;
+    for &(tag, body) in &logged[1..] {
+        let ev = match tag {
+            TAG_EVENT_ARRIVAL | TAG_EVENT_FINISH => {
+                let (now, j): (u32, u32) = postcard::from_bytes(body)
+                    .map_err(|_| bad("an event record does not decode"))?;
+                let ev = if tag == TAG_EVENT_ARRIVAL {
+                    Event::JobArrived(j)
+                } else {
+                    Event::JobFinished(j)
+                };
+                (now, ev)
+            }
+            TAG_EVENT_SLOT => {
+                let now: u32 = postcard::from_bytes(body)
+                    .map_err(|_| bad("an event record does not decode"))?;
+                (now, Event::SlotAdvanced)
+            }
+            t if mlsched_kernel::log::is_event_tag(t) => {
+                return Err(bad(&format!(
+                    "event record tag {t:#04x} is unknown to this build"
+                )))
+            }
+            _ => continue,
+        };
+        e.step(ev.0, ev.1).map_err(run)?;
+    }
+    if e.sink().records.len() < logged.len() {
+        e.finish_kept(&mut |_| {}).map_err(run)?;
+    }
+    Ok(e.into_sink())
+}
+
+/// The body of the [`TAG_EVENT_HOST`] marker: its format version.
+pub const HOST_MARKER_VERSION: u32 = 1;
+
+/// Starts the log file of a host-driven run: header, inputs and the [`TAG_EVENT_HOST`] marker
+/// (so [`replay`] re-feeds the logged events rather than re-running the scenario).
+pub fn host_log_writer(scenario: &str, opts: &RunOptions) -> Result<LogFileWriter, RunError> {
+    let inputs = Inputs {
+        scenario,
+        policy: opts.policy.as_deref(),
+        all_categories: opts.all_categories,
+    };
+    let mut w = LogFileWriter::new(&inputs, seed_of(scenario))
+        .map_err(|e| RunError::kernel(e, format!("cannot write the log: {e}")))?;
+    w.event(TAG_EVENT_HOST, &HOST_MARKER_VERSION)
+        .map_err(|e| RunError::kernel(e, format!("cannot write the log: {e}")))?;
+    Ok(w)
+}
+
 /// Verifies the log `bytes` completely, re-runs its inputs and compares every record, the
 /// event records included (a log without events, as written before the driver, no longer
-/// matches a re-run, which writes them).
+/// matches a re-run, which writes them). A host-driven log (first record
+/// [`TAG_EVENT_HOST`], written by `mlsched serve`) is re-run from its own event records.
 pub fn replay(bytes: &[u8]) -> Result<Replayed, ReplayError> {
     let mut reader = LogReader::open(bytes).map_err(ReplayError::Log)?;
     let mut logged = Vec::new();
@@ -186,8 +261,13 @@ pub fn replay(bytes: &[u8]) -> Result<Replayed, ReplayError> {
         all_categories: inputs.all_categories,
     };
     let d = doc::parse(inputs.scenario).map_err(|e| ReplayError::Run(e.into()))?;
-    let mut sink = VecSink::new();
-    run_doc(&d, &opts, &mut sink).map_err(ReplayError::Run)?;
+    let sink = if logged.first().is_some_and(|r| r.0 == TAG_EVENT_HOST) {
+        refeed(&d, &opts, &logged)?
+    } else {
+        let mut sink = VecSink::new();
+        run_doc(&d, &opts, &mut sink).map_err(ReplayError::Run)?;
+        sink
+    };
     let n = logged.len().max(sink.records.len());
     for i in 0..n {
         let expected = logged.get(i).map(|(t, b)| (*t, b.to_vec()));

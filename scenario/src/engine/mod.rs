@@ -469,6 +469,24 @@ impl<L: LogSink> Engine<L> {
         Ok(v)
     }
 
+    /// Whether `SlotAdvanced` was fed at the current slot ([`Engine::now`]).
+    pub fn advanced(&self) -> bool {
+        self.advanced
+    }
+
+    /// Kernel events fed so far (what a snapshot holds): a host that feeds several events for
+    /// one of its own compares this before and after to know whether the engine moved.
+    pub fn events_fed(&self) -> usize {
+        self.events.len()
+    }
+
+    /// The error [`Engine::on_event`] would refuse `ev` at `now` with, before feeding anything
+    /// (`Ok`: the engine would hand it to the kernel). Lets a host that maps one of its events
+    /// to several kernel events refuse it whole.
+    pub fn check_event(&self, now: Slot, ev: Event<u32>) -> Result<(), RunError> {
+        self.check(now, ev)
+    }
+
     /// Refuses an event the kernel must never see, naming the field.
     fn check(&self, now: Slot, ev: Event<u32>) -> Result<(), RunError> {
         let bad =
