@@ -76,6 +76,8 @@ enum Command {
     Merge(MergeArgs),
     /// Generate a scenario following a paper's evaluation settings.
     Gen(GenArgs),
+    /// Serve clusters over HTTP/JSON with a durable write-ahead log (docs/serve.md).
+    Serve(mlsched_serve::Args),
 }
 
 fn main_inner(cli: Cli) -> Result<(), RunError> {
@@ -88,6 +90,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
         Command::Compare(a) => cmd::compare::run(&a, cli.quiet),
         Command::Merge(a) => cmd::merge::run(&a),
         Command::Gen(a) => cmd::gen::run(a, cli.quiet),
+        Command::Serve(a) => cmd::serve::run(a),
     }
 }
 

@@ -12,6 +12,7 @@ mod map;
 pub mod merge;
 pub mod replay;
 pub mod run;
+pub mod serve;
 
 /// Reads a scenario file ("-": standard input) within the scenario size limit.
 fn read(path: &Path) -> Result<String, RunError> {
