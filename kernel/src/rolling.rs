@@ -174,6 +174,36 @@ impl RollingLedger {
         Ok(())
     }
 
+    /// Ends at `at` a reservation still running there, made by [`Self::reserve`] with exactly
+    /// `from`, `to`, `server`, `amount` and `count` (a preempted run: its units are free from
+    /// `at` on). Identical reservations are interchangeable, so the first in reservation order
+    /// is the one. [`LedgerError::ReleaseUnderflow`] if none is held or `at` is not inside
+    /// `from..to`.
+    pub fn cut(
+        &mut self,
+        at: u32,
+        server: u32,
+        (from, to): (u32, u32),
+        amount: &ResourceVec,
+        count: u32,
+    ) -> Result<(), LedgerError> {
+        let missing = LedgerError::ReleaseUnderflow {
+            slot: at,
+            server,
+            resource: 0,
+        };
+        if !(from <= at && at < to) || at < self.now {
+            return Err(missing);
+        }
+        let held = self.held.get_mut(server as usize).ok_or(missing)?;
+        let x = held
+            .iter_mut()
+            .find(|x| x.from == from && x.to == to && x.count == count && x.amount == *amount)
+            .ok_or(missing)?;
+        x.to = at;
+        Ok(())
+    }
+
     /// The capacity check of `count` x `amount` over `from..to` (to <= T): usage changes only
     /// where a held reservation starts or ends, so one check per such segment gives the dense
     /// verdict of every slot in it.
