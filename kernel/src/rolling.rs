@@ -284,4 +284,20 @@ mod tests {
             }
         }
     }
+
+    /// A cut reservation frees its units from the cut on, and only a held one can be cut.
+    #[test]
+    fn cut_frees_from_the_cut_on() {
+        let caps = [ResourceVec::from_slice(&[4.0]).unwrap()];
+        let mut roll = RollingLedger::new(20, &caps, &[4]).unwrap();
+        let a = ResourceVec::from_slice(&[1.0]).unwrap();
+        roll.reserve(2, 10, 0, &a, 3).unwrap();
+        assert!(roll.reserve(5, 8, 0, &a, 2).is_err());
+        roll.cut(5, 0, (2, 10), &a, 3).unwrap();
+        assert_eq!(roll.free(5, 0).unwrap().get(0), 4.0);
+        roll.reserve(5, 8, 0, &a, 4).unwrap();
+        // Already cut (its end is now 5): no reservation over 2..10 is held any more.
+        assert!(roll.cut(6, 0, (2, 10), &a, 3).is_err());
+        assert!(roll.cut(9, 0, (5, 8), &a, 4).is_err(), "past its end");
+    }
 }
