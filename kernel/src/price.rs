@@ -60,7 +60,7 @@ pub const OASIS_FLOOR_MIN: f64 = 1e-290;
 /// numerator and denominator; eta1 = max(1, max_i T sum_h sum_r c_h^r / (ceil(E_i N_i m_i) sum_r w_i^r)).
 /// Likewise U2, L2, eta2 with s_i^r and the PS servers. A resource no job demands gets U = L (a
 /// flat price: it never enters a cost), and every U is raised to at least L. L is raised to
-/// [`OASIS_FLOOR_MIN`] if eq. (25)/(26) gives less (only utilities ~1e-280 at the horizon do).
+/// [`OASIS_FLOOR_MIN`] if eq. (25)/(26) gives less (most generated scenarios: `docs/oasis.md`).
 #[cfg(feature = "alloc")]
 pub fn oasis_bounds(
     scn: &crate::model::oasis::OasisScenario,

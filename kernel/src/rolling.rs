@@ -174,6 +174,36 @@ impl RollingLedger {
         Ok(())
     }
 
+    /// Ends at `at` a reservation still running there, made by [`Self::reserve`] with exactly
+    /// `from`, `to`, `server`, `amount` and `count` (a preempted run: its units are free from
+    /// `at` on). Identical reservations are interchangeable, so the first in reservation order
+    /// is the one. [`LedgerError::ReleaseUnderflow`] if none is held or `at` is not inside
+    /// `from..to`.
+    pub fn cut(
+        &mut self,
+        at: u32,
+        server: u32,
+        (from, to): (u32, u32),
+        amount: &ResourceVec,
+        count: u32,
+    ) -> Result<(), LedgerError> {
+        let missing = LedgerError::ReleaseUnderflow {
+            slot: at,
+            server,
+            resource: 0,
+        };
+        if !(from <= at && at < to) || at < self.now {
+            return Err(missing);
+        }
+        let held = self.held.get_mut(server as usize).ok_or(missing)?;
+        let x = held
+            .iter_mut()
+            .find(|x| x.from == from && x.to == to && x.count == count && x.amount == *amount)
+            .ok_or(missing)?;
+        x.to = at;
+        Ok(())
+    }
+
     /// The capacity check of `count` x `amount` over `from..to` (to <= T): usage changes only
     /// where a held reservation starts or ends, so one check per such segment gives the dense
     /// verdict of every slot in it.
@@ -253,5 +283,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A cut reservation frees its units from the cut on, and only a held one can be cut.
+    #[test]
+    fn cut_frees_from_the_cut_on() {
+        let caps = [ResourceVec::from_slice(&[4.0]).unwrap()];
+        let mut roll = RollingLedger::new(20, &caps, &[4]).unwrap();
+        let a = ResourceVec::from_slice(&[1.0]).unwrap();
+        roll.reserve(2, 10, 0, &a, 3).unwrap();
+        assert!(roll.reserve(5, 8, 0, &a, 2).is_err());
+        roll.cut(5, 0, (2, 10), &a, 3).unwrap();
+        assert_eq!(roll.free(5, 0).unwrap().get(0), 4.0);
+        roll.reserve(5, 8, 0, &a, 4).unwrap();
+        // Already cut (its end is now 5): no reservation over 2..10 is held any more.
+        assert!(roll.cut(6, 0, (2, 10), &a, 3).is_err());
+        assert!(roll.cut(9, 0, (5, 8), &a, 4).is_err(), "past its end");
     }
 }

@@ -75,6 +75,8 @@ mirrors! {
     RouteSummary { rdv: f64, servers: u32, n_bar: f64, cost: f64 }
     BaselineSlot { slot: u32, job: u32, workers: u32, ps: u32, chunks: u64, done: bool, policy: u8 }
     BaselineStart { slot: u32, job: u32, workers: u32, ps: u32, duration: u32, policy: u8 }
+    BaselinePreempt { slot: u32, job: u32, by: u32, start: u32, policy: u8 }
+    RoutePreempt { job: u32, by: u32, start: u32, at: u32 }
 }
 
 /// Decodes `body` as `T`, requiring every byte to be used and the value to re-encode to the
@@ -116,6 +118,10 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_ROUTE + 1 => ("route PSO result", exact::<Pso>(body)?),
         t if t == TAG_ROUTE + 2 => ("route aggregation", exact::<Aggregation>(body)?),
         t if t == TAG_ROUTE + 3 => ("route summary", exact::<RouteSummary>(body)?),
+        t if t == TAG_ROUTE + 4 => ("route preemption", exact::<RoutePreempt>(body)?),
+        t if t == TAG_BASELINE + 0x10 && kind == "online" => {
+            ("baseline preemption", exact::<BaselinePreempt>(body)?)
+        }
         t if (TAG_BASELINE..TAG_BASELINE + 16).contains(&t) && kind == "oasis" => {
             ("baseline slot", exact::<BaselineSlot>(body)?)
         }
@@ -170,5 +176,45 @@ mod tests {
             }
         }
         assert!(decoded > 1000, "only {decoded} records");
+    }
+
+    /// AntMan's cut record (tag 0x70) decodes to its own bytes: ring, 12 GPUs, a guarantee job
+    /// arriving at slot 2 cuts the opportunistic run started at 0 (the case of
+    /// `tests/tests/rrh_antman.rs`).
+    #[test]
+    fn antman_preemption_records_decode() {
+        let job = |i: u32, a: u32, e: u32, d: u32, w: u32| {
+            format!(
+                r#"{{ "id": "j{i}", "arrival": {a}, "weight": {w}, "epochs": {e}, "chunks": {d},
+                "minibatches_per_chunk": 10, "minibatch_time": [0.01, 0.00625],
+                "update_time": [0.002], "gradient_size": 0.01 }}"#
+            )
+        };
+        let text = format!(
+            r#"{{ "kind": "online", "slots": 40, "architecture": "ring",
+            "resources": ["gpu", "cpu", "bw"], "servers": [[8, 64, 25], [4, 32, 10]],
+            "worker_types": [ {{ "demand": [1, 4, 1], "bw": 1.0 }}, {{ "demand": [2, 8, 2], "bw": 2.0 }} ],
+            "F": 4.0, "jobs": [{}, {}, {}] }}"#,
+            job(0, 0, 1, 1, 100),
+            job(1, 0, 40, 8, 1),
+            job(2, 2, 1, 4, 100)
+        );
+        let d = crate::doc::parse(&text).unwrap();
+        let opts = RunOptions {
+            policy: Some("antman".into()),
+            all_categories: false,
+        };
+        let mut sink = VecSink::new();
+        run_doc(&d, &opts, &mut sink).unwrap();
+        let mut cuts = 0;
+        for (tag, body) in &sink.records {
+            let r = decode("online", *tag, body).expect("decodes");
+            if r.name == "baseline preemption" {
+                cuts += 1;
+                assert_eq!(r.job, Some(1));
+                assert_eq!(r.fields["by"], 2);
+            }
+        }
+        assert_eq!(cuts, 1);
     }
 }

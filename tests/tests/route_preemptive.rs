@@ -2,8 +2,10 @@
 //! section 5.1): on hundreds of random contended instances and the bundled route scenarios,
 //! read back from the decision stream (placements and preemptions, event by event): compute
 //! slots never exceeded at any time (cut runs counted until their cut), no start before release,
-//! only lower-priority jobs preempted, every job's final run complete and the only one the
-//! outcome reports, the summary consistent with the final runs, and the same log hash twice.
+//! only lower-priority jobs preempted, every preemption followed by the placement of the job it
+//! made room for (no wasted kills), every job's final run complete and the only one the
+//! outcome reports, R_dv consistent with the final runs, N-bar with every run that sent traffic
+//! (no refund of a cut run's network cost), and the same log hash twice.
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::route::RouteScenario;
@@ -46,6 +48,8 @@ struct Run {
     start: u32,
     end: u32,
     cut: bool,
+    /// N of the run (its decision record).
+    network: f64,
 }
 
 fn slack_key(s: &RouteScenario, j: u32) -> (u64, u64, u32) {
@@ -72,6 +76,9 @@ fn check(s: &RouteScenario) -> (usize, u64) {
     let mut sink = HashSink::new();
     let mut runs: Vec<Run> = Vec::new();
     let mut preemptions = 0usize;
+    // The job the last preemptions made room for: its placement must follow them (no wasted
+    // kills).
+    let mut owed: Option<u32> = None;
     let mut next = 0;
     let earliest = |a: Option<u32>, b: Option<u32>| match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
@@ -94,6 +101,9 @@ fn check(s: &RouteScenario) -> (usize, u64) {
             match d {
                 RouteDecision::Placed(rec) => {
                     let jb = &s.jobs[rec.job as usize];
+                    if let Some(b) = owed.take() {
+                        assert_eq!(rec.job, b, "preempted for {b}, then placed another job");
+                    }
                     assert_eq!(rec.start, now, "baselines start now");
                     assert!(rec.start >= jb.release, "job {} before release", rec.job);
                     runs.push(Run {
@@ -102,10 +112,13 @@ fn check(s: &RouteScenario) -> (usize, u64) {
                         start: rec.start,
                         end: rec.start + jb.duration,
                         cut: false,
+                        network: rec.network_cost,
                     });
                 }
                 RouteDecision::Preempted(p) => {
                     preemptions += 1;
+                    assert!(owed.is_none_or(|b| b == p.by), "a kill wasted for {owed:?}");
+                    owed = Some(p.by);
                     assert_eq!(p.at, now);
                     assert!(
                         slack_key(s, p.by) < slack_key(s, p.job),
@@ -127,6 +140,7 @@ fn check(s: &RouteScenario) -> (usize, u64) {
             }
         })
         .unwrap();
+        assert_eq!(owed, None, "at {now}: runs cut and the job not placed");
         let wake = r.next_wakeup(Some(now)).map(|w| w.max(now + 1));
         t = earliest(arrivals.get(next).map(|a| a.0.max(now)), wake);
     }
@@ -156,6 +170,19 @@ fn check(s: &RouteScenario) -> (usize, u64) {
     }
     let rdv = violations as f64 / s.jobs.len() as f64;
     assert!((out.summary.deadline_violation_rate - rdv).abs() < 1e-12);
+    // No refund: N-bar is per job over every run that sent traffic, cut runs included (a run
+    // cut at its own start sent nothing).
+    let spent: f64 = runs
+        .iter()
+        .filter(|x| !x.cut || x.end > x.start)
+        .map(|x| x.network)
+        .sum();
+    let n_bar = spent / s.jobs.len() as f64;
+    let got = out.summary.avg_network_cost;
+    assert!(
+        (got - n_bar).abs() <= 1e-9 * n_bar.abs().max(1.0),
+        "N-bar {got} != {n_bar}"
+    );
     (preemptions, sink.hash().value())
 }
 

@@ -3,11 +3,14 @@
 //! invariants on hundreds of random instances and on the bundled scenarios of each kind:
 //! capacity never exceeded in any slot, no unit before arrival, every admitted job's work done
 //! exactly once (no progress after its completion), the policy's own rules (fixed gangs,
-//! rejected jobs never run, one run per job), and determinism (same scenario, same log hash).
+//! rejected jobs never run, one complete run per job; AntMan's cuts only of running
+//! opportunistic runs and never wasted), and determinism (same scenario, same log hash).
 // Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 use mlsched_kernel::baseline::oasis::{fixed_workers, ps_for, OasisBaseline};
-use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
+use mlsched_kernel::baseline::online::{
+    duration, ps_count, OnlineBaseline, OnlineBaselineOutput, Placed,
+};
 use mlsched_kernel::baseline::{BaselineError, Policy, ANTMAN_QUEUE_SLOTS, FIXED_WORKERS};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::OasisScenario;
@@ -127,6 +130,78 @@ fn antman_guarantee_first_opportunistic_best_effort() {
     assert!(st[1].start.is_some() && st[1].workers >= 1);
 }
 
+/// Ring, 12 GPUs (8 + 4), each worker 2 GPUs: guarantee job 0 (one worker, one slot) and
+/// opportunistic job 1 (weight 1, below the mean) start at 0, job 1 with the 5 workers left
+/// for 11 slots; guarantee job 2 arrives at 2 and needs a gang of 4 (8 GPUs) while 2 are free:
+/// it cuts job 1's run (the only running opportunistic one) and starts at once; job 1 starts
+/// again later, from scratch.
+#[test]
+fn antman_guarantee_job_preempts_an_opportunistic_run() {
+    let text = online_doc(
+        &[(0, 1, 1, 1, 100), (0, 40, 8, 1, 1), (2, 1, 4, 1, 100)],
+        true,
+        40,
+    );
+    let scn = online(&text);
+    let mut outs = Vec::new();
+    let mut r = OnlineBaseline::new(Policy::AntMan, &scn).unwrap();
+    r.run_outputs(&mut HashSink::new(), &mut |o| outs.push(*o))
+        .unwrap();
+    let st = r.jobs();
+    assert!(!st[0].opportunistic && st[1].opportunistic && !st[2].opportunistic);
+    let cuts: Vec<_> = outs
+        .iter()
+        .filter_map(|o| match o {
+            OnlineBaselineOutput::Preempted(p) => Some((p.slot, p.job, p.by, p.start)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cuts, vec![(2, 1, 2, 0)]);
+    assert_eq!((st[2].start, st[2].workers), (Some(2), 4));
+    assert_eq!(st[1].preemptions, 1);
+    assert!(st[1].start.is_some_and(|s| s > 2), "{:?}", st[1]);
+    assert_eq!(check_antman(&scn).unwrap().1, 1);
+}
+
+/// The same, but job 2's gang (8 workers, 16 GPUs) exceeds the cluster: no prefix of the
+/// victims makes room, so nothing is cut.
+#[test]
+fn antman_cuts_nothing_that_would_not_make_room() {
+    let text = online_doc(
+        &[(0, 1, 1, 1, 100), (0, 40, 8, 1, 1), (2, 1, 8, 1, 100)],
+        true,
+        40,
+    );
+    let scn = online(&text);
+    let mut r = OnlineBaseline::new(Policy::AntMan, &scn).unwrap();
+    r.run(&mut HashSink::new(), &mut |_| {}).unwrap();
+    assert_eq!(r.jobs()[1].preemptions, 0);
+    assert_eq!(r.jobs()[1].start, Some(0));
+    assert_eq!(check_antman(&scn).unwrap().1, 0);
+}
+
+/// Cuts do happen on random contended instances (the invariants of `check_antman` hold
+/// through them).
+#[test]
+fn antman_cuts_on_random_instances() {
+    let mut rng = mlsched_kernel::rng::SplitMix64::new(45);
+    let mut cuts = 0;
+    for _ in 0..200 {
+        let n = 2 + rng.below(7) as usize;
+        let jobs: Vec<(u32, u32, u32, u32, u32)> = (0..n)
+            .map(|_| {
+                let mut d = |k: u64| 1 + rng.below(k) as u32;
+                (d(30) - 1, d(7), d(11), d(19), d(49))
+            })
+            .collect();
+        let ring = rng.below(2) == 1;
+        cuts += check_antman(&online(&online_doc(&jobs, ring, 40)))
+            .unwrap()
+            .1;
+    }
+    assert!(cuts >= 10, "only {cuts} cuts");
+}
+
 // ---- random instances ---------------------------------------------------------------------
 
 fn oasis_doc(
@@ -232,41 +307,107 @@ fn online_doc(jobs: &[(u32, u32, u32, u32, u32)], arch_ring: bool, slots: u32) -
     )
 }
 
-/// Every AntMan invariant on one scenario; returns the log hash.
-fn check_antman(scn: &OnlineScenario) -> Result<u64, TestCaseError> {
-    let mut placed: Vec<Placed> = Vec::new();
+/// One AntMan run read back from the output stream: its job, shares, start, end (its cut or
+/// its completion), and whether it was cut.
+struct AntRun {
+    job: usize,
+    shares: Vec<Placed>,
+    start: u32,
+    end: u32,
+    cut: bool,
+}
+
+/// Every AntMan invariant on one scenario; returns (log hash, cuts).
+fn check_antman(scn: &OnlineScenario) -> Result<(u64, usize), TestCaseError> {
+    let mut outs: Vec<OnlineBaselineOutput> = Vec::new();
     let mut r = OnlineBaseline::new(Policy::AntMan, scn).unwrap();
     let mut sink = HashSink::new();
-    r.run(&mut sink, &mut |p| placed.push(p)).unwrap();
+    r.run_outputs(&mut sink, &mut |o| outs.push(*o)).unwrap();
     let t = scn.slots as usize;
     let nr = scn.resources as usize;
+    let st = r.jobs();
+    // The runs, in the order the stream reports them.
+    let mut runs: Vec<AntRun> = Vec::new();
+    let mut pending: Vec<Placed> = Vec::new();
+    // The guarantee job the latest cuts made room for: it must start next (no wasted cut).
+    let mut owed: Option<(u32, u32)> = None;
+    let mut cuts = 0usize;
+    for o in &outs {
+        match *o {
+            OnlineBaselineOutput::Placed(p) => pending.push(p),
+            OnlineBaselineOutput::Start(rec) => {
+                if let Some((b, at)) = owed.take() {
+                    prop_assert_eq!((rec.job, rec.slot), (b, at), "cut for {} at {}", b, at);
+                }
+                let shares: Vec<Placed> = std::mem::take(&mut pending);
+                prop_assert!(shares
+                    .iter()
+                    .all(|p| p.job == rec.job && p.slot == rec.slot));
+                runs.push(AntRun {
+                    job: rec.job as usize,
+                    shares,
+                    start: rec.slot,
+                    end: rec.slot + rec.duration,
+                    cut: false,
+                });
+            }
+            OnlineBaselineOutput::Preempted(c) => {
+                cuts += 1;
+                prop_assert!(owed.is_none_or(|(b, at)| b == c.by && at == c.slot));
+                owed = Some((c.by, c.slot));
+                prop_assert!(st[c.job as usize].opportunistic, "cut a guarantee job");
+                prop_assert!(
+                    !st[c.by as usize].opportunistic,
+                    "cut for an opportunistic job"
+                );
+                let run = runs
+                    .iter_mut()
+                    .rev()
+                    .find(|x| x.job == c.job as usize && !x.cut)
+                    .expect("a running run");
+                prop_assert_eq!(run.start, c.start);
+                prop_assert!(run.start < c.slot && c.slot < run.end, "cut while running");
+                run.end = c.slot;
+                run.cut = true;
+            }
+        }
+    }
+    prop_assert!(owed.is_none() && pending.is_empty());
     let mut used = vec![vec![vec![0.0f64; nr]; scn.servers.len()]; t];
-    for (j, (job, st)) in scn.jobs.iter().zip(r.jobs()).enumerate() {
-        let mine: Vec<&Placed> = placed.iter().filter(|p| p.job as usize == j).collect();
+    for (j, (job, st)) in scn.jobs.iter().zip(st).enumerate() {
+        let mine: Vec<&AntRun> = runs.iter().filter(|x| x.job == j).collect();
+        prop_assert_eq!(mine.iter().filter(|x| x.cut).count() as u32, st.preemptions);
         let Some(s) = st.start else {
-            prop_assert!(mine.is_empty());
+            prop_assert!(mine.iter().all(|x| x.cut));
             continue;
         };
+        // One complete run, the last, and the one the state reports.
+        let last = mine.last().expect("a run");
+        prop_assert!(!last.cut && mine.iter().filter(|x| !x.cut).count() == 1);
+        prop_assert_eq!(last.start, s);
         prop_assert!(s >= job.arrival, "job {} before its arrival", j);
         prop_assert!(s + st.duration <= scn.slots);
-        // One uninterrupted run: every share of it placed in its start slot, once.
-        prop_assert!(mine.iter().all(|p| p.slot == s));
-        let w: u32 = mine.iter().map(|p| p.workers).sum();
-        let z: u32 = mine.iter().map(|p| p.ps).sum();
+        let w: u32 = last.shares.iter().map(|p| p.workers).sum();
+        let z: u32 = last.shares.iter().map(|p| p.ps).sum();
         prop_assert_eq!(w, st.workers);
         let gang = job.chunks.min(FIXED_WORKERS);
         prop_assert!(w >= 1 && w <= gang);
         if !st.opportunistic {
-            // A guarantee job starts with its whole gang, within the queuing limit.
+            // A guarantee job starts with its whole gang, within the queuing limit, once.
             prop_assert_eq!(w, gang);
             prop_assert!(s - job.arrival <= ANTMAN_QUEUE_SLOTS);
+            prop_assert_eq!(mine.len(), 1);
         }
         prop_assert_eq!(z, ps_count(scn, st, w));
         prop_assert_eq!(st.duration, duration(scn, job, st, w));
+    }
+    // Capacity in every slot, cut runs counted until their cut.
+    for run in &runs {
+        let st = &r.jobs()[run.job];
         let wd = scn.worker_types[st.worker_type as usize].demand;
         let zd = st.ps_type.map(|p| scn.ps_types[p as usize].demand);
-        for p in &mine {
-            for tt in s..s + st.duration {
+        for p in &run.shares {
+            for tt in run.start..run.end {
                 for k in 0..nr {
                     used[tt as usize][p.server as usize][k] +=
                         wd.get(k) * p.workers as f64 + zd.map_or(0.0, |d| d.get(k)) * p.ps as f64;
@@ -285,7 +426,7 @@ fn check_antman(scn: &OnlineScenario) -> Result<u64, TestCaseError> {
     let mut s2 = HashSink::new();
     again.run(&mut s2, &mut |_| {}).unwrap();
     prop_assert_eq!(sink.hash().value(), s2.hash().value());
-    Ok(sink.hash().value())
+    Ok((sink.hash().value(), cuts))
 }
 
 proptest! {

@@ -1,5 +1,6 @@
 //! Baselines on online scenarios: non-preemptive (one uninterrupted run per job, as the result
-//! format requires). Each slot the policy starts some waiting jobs with N workers of the job's
+//! format requires), except AntMan, whose guarantee jobs cut opportunistic runs (kill and
+//! restart: the job's result is still its one complete run, see [`antman`]). Each slot the policy starts some waiting jobs with N workers of the job's
 //! fastest worker type m and PS type p, duration L = ceil(E_j D_j K_j / (N rho_j)) with
 //! rho_j = 1 / (v_jm + U_j^p + 2 pi_j / b_m) (eq. 1, q_j = 0) or, for Ring-AllReduce, eq. (14)
 //! with Phi = N; PSs s = ceil(N b_m / B_p). Workers and PSs go round-robin on the one server
@@ -46,6 +47,13 @@ pub struct OnlineJobState {
     /// AntMan: the job runs as an opportunistic job (best effort).
     #[serde(default)]
     pub opportunistic: bool,
+    /// AntMan: runs of this job cut by a guarantee job (each lost its work; the job's result
+    /// is its last run).
+    #[serde(default)]
+    pub preemptions: u32,
+    /// AntMan: the slot of the last cut (the job does not start again in that slot).
+    #[serde(default)]
+    cut_at: Option<Slot>,
 }
 
 /// A started job's workers and PSs on one server.
@@ -81,15 +89,37 @@ pub struct StartRec {
     pub policy: u8,
 }
 
+/// Tag of a [`PreemptRec`] (outside the `TAG_BASELINE` + policy code range of [`StartRec`]).
+pub const TAG_BASELINE_PREEMPT: u8 = TAG_BASELINE + 0x10;
+
+/// Preemption record (tag [`TAG_BASELINE_PREEMPT`], AntMan only): guarantee job `by` cut
+/// opportunistic job `job`'s run started at `start`, at slot `slot`; the run's work is lost and
+/// the job waits again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PreemptRec {
+    /// The slot of the cut.
+    pub slot: u32,
+    /// The cut job.
+    pub job: u32,
+    /// The guarantee job that needed its resources.
+    pub by: u32,
+    /// The cut run's start slot.
+    pub start: u32,
+    /// The policy's code.
+    pub policy: u8,
+}
+
 /// What an [`OnlineBaseline`] decides in a slot: per started job, its per-server placement
 /// (the explanation of where; not a log record, as before the driver existed), then its
-/// [`StartRec`].
+/// [`StartRec`]; AntMan's cuts before the start they make room for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnlineBaselineOutput {
     /// A started job's share of one server (writes no record).
     Placed(Placed),
     /// A job started (one record).
     Start(StartRec),
+    /// A running job was cut (AntMan; one record): its earlier [`Placed`] shares end here.
+    Preempted(PreemptRec),
 }
 
 impl crate::api::Record for OnlineBaselineOutput {
@@ -97,6 +127,7 @@ impl crate::api::Record for OnlineBaselineOutput {
         match self {
             OnlineBaselineOutput::Placed(_) => Ok(()),
             OnlineBaselineOutput::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
+            OnlineBaselineOutput::Preempted(r) => sink.record(TAG_BASELINE_PREEMPT, r),
         }
     }
 }
@@ -153,6 +184,11 @@ pub struct OnlineBaseline<'a> {
     weight_sum: f64,
     /// AntMan: number of arrived jobs.
     weight_count: u32,
+    /// AntMan: the running run of each job as `[server, workers, PSs]` entries, job j's at
+    /// `run_off[j]..run_off[j] + run_len[j]` (room for its largest run, sized in `new`).
+    runs: Vec<[u32; 3]>,
+    run_off: Vec<u32>,
+    run_len: Vec<u32>,
 }
 
 impl<'a> OnlineBaseline<'a> {
@@ -162,12 +198,26 @@ impl<'a> OnlineBaseline<'a> {
             return Err(BaselineError::WrongKind(policy));
         }
         let r = scn.resources as usize;
+        let n = scn.jobs.len();
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;
         let ledger =
             RollingLedger::new(scn.horizon() as usize, &scn.servers, &concurrent_bound(scn))?;
-        let n = scn.jobs.len();
-        let jobs = scn.jobs.iter().map(|j| config(scn, j)).collect();
+        let jobs: Vec<OnlineJobState> = scn.jobs.iter().map(|j| config(scn, j)).collect();
+        // AntMan cuts runs, so it keeps each one's servers: at most one entry per server the
+        // largest run (its gang and PSs) can touch.
+        let mut run_off = Vec::with_capacity(n + 1);
+        run_off.push(0u32);
+        for (job, st) in scn.jobs.iter().zip(&jobs) {
+            let gang = job.chunks.min(FIXED_WORKERS);
+            let room = if policy == Policy::AntMan {
+                (gang.saturating_add(ps_count(scn, st, gang)) as usize).min(pool.len())
+            } else {
+                0
+            };
+            let last = run_off.last().copied().unwrap_or(0) as usize;
+            run_off.push(u32::try_from(last + room).unwrap_or(u32::MAX));
+        }
         let mut order: Vec<u32> = (0..n as u32).collect();
         let keys: Vec<f64> = scn.jobs.iter().map(|j| j.arrival as f64).collect();
         let mut scratch = vec![0u32; n];
@@ -198,6 +248,9 @@ impl<'a> OnlineBaseline<'a> {
             cur: 0,
             weight_sum: 0.0,
             weight_count: 0,
+            runs: vec![[0; 3]; run_off.last().copied().unwrap_or(0) as usize],
+            run_len: vec![0; n],
+            run_off,
         })
     }
 
@@ -208,21 +261,27 @@ impl<'a> OnlineBaseline<'a> {
 
     /// Runs slots 0..T (T = [`OnlineScenario::horizon`]) through [`crate::driver::Driver`]
     /// (arrivals in (arrival, index) order), reporting every started job's placement to `out`.
+    /// Placements of runs AntMan cuts are reported too; [`Self::run_outputs`] says which.
     pub fn run<S: LogSink>(
         &mut self,
         sink: &mut S,
         out: &mut dyn FnMut(Placed),
     ) -> Result<(), BaselineError> {
+        self.run_outputs(sink, &mut |o: &OnlineBaselineOutput| {
+            if let OnlineBaselineOutput::Placed(p) = o {
+                out(*p);
+            }
+        })
+    }
+
+    /// [`Self::run`], reporting every output (placements, starts and AntMan's cuts) in order.
+    pub fn run_outputs<S: LogSink>(
+        &mut self,
+        sink: &mut S,
+        out: &mut dyn FnMut(&OnlineBaselineOutput),
+    ) -> Result<(), BaselineError> {
         let arrivals = core::mem::take(&mut self.arrivals);
-        let r = crate::driver::Driver::new(&mut *self).run(
-            &arrivals,
-            sink,
-            &mut |o: &OnlineBaselineOutput| {
-                if let OnlineBaselineOutput::Placed(p) = o {
-                    out(*p);
-                }
-            },
-        );
+        let r = crate::driver::Driver::new(&mut *self).run(&arrivals, sink, out);
         self.arrivals = arrivals;
         r.map_err(|e| match e {
             crate::driver::DriverError::Scheduler(e) => e,
@@ -277,7 +336,7 @@ impl<'a> OnlineBaseline<'a> {
             Policy::Las => self.las(t),
             Policy::Drf => self.drf(t),
             Policy::Optimus => self.optimus(t),
-            Policy::AntMan => self.antman(t),
+            Policy::AntMan => self.antman(t, out)?,
             // Refused by `new` (an OASiS-only policy).
             Policy::Rrh | Policy::Dorm => {}
         }
@@ -546,40 +605,62 @@ impl<'a> OnlineBaseline<'a> {
                 self.give_back(&w, &z);
                 continue;
             }
-            let end = t.saturating_add(len).min(self.scn.horizon());
-            for h in 0..self.count.len() {
-                let [a, b] = self.count[h];
-                if a > 0 {
-                    self.ledger.reserve(t, end, h as u32, &w, a)?;
-                }
-                if b > 0 {
-                    self.ledger.reserve(t, end, h as u32, &z, b)?;
-                }
-                if a + b > 0 {
-                    out(&OnlineBaselineOutput::Placed(Placed {
-                        slot: t,
-                        job: j as u32,
-                        server: h as u32,
-                        workers: a,
-                        ps: b,
-                    }));
-                }
-            }
-            let st = &mut self.jobs[j];
-            st.start = Some(t);
-            st.duration = len;
-            st.workers = s.plan;
-            st.ps = s.plan_ps;
-            let rec = StartRec {
-                slot: t,
-                job: j as u32,
-                workers: s.plan,
-                ps: s.plan_ps,
-                duration: len,
-                policy: policy_code(self.policy),
-            };
-            out(&OnlineBaselineOutput::Start(rec));
+            self.start_counted(j, t, len, out)?;
         }
+        Ok(())
+    }
+
+    /// Starts job j at t for `len` slots with its plan's workers and PSs, placed as `count`
+    /// says: reserves [t, t + L) on the ledger, reports the placement and the start.
+    fn start_counted(
+        &mut self,
+        j: usize,
+        t: Slot,
+        len: u32,
+        out: &mut dyn FnMut(&OnlineBaselineOutput),
+    ) -> Result<(), BaselineError> {
+        let s = self.jobs[j];
+        let (w, z) = self.demands(&s);
+        let end = t.saturating_add(len).min(self.scn.horizon());
+        let room = self.run_off[j + 1].saturating_sub(self.run_off[j]) as usize;
+        let mut kept = 0usize;
+        for h in 0..self.count.len() {
+            let [a, b] = self.count[h];
+            if a > 0 {
+                self.ledger.reserve(t, end, h as u32, &w, a)?;
+            }
+            if b > 0 {
+                self.ledger.reserve(t, end, h as u32, &z, b)?;
+            }
+            if a + b > 0 {
+                if kept < room {
+                    self.runs[self.run_off[j] as usize + kept] = [h as u32, a, b];
+                    kept += 1;
+                }
+                out(&OnlineBaselineOutput::Placed(Placed {
+                    slot: t,
+                    job: j as u32,
+                    server: h as u32,
+                    workers: a,
+                    ps: b,
+                }));
+            }
+        }
+        self.run_len[j] = kept as u32;
+        let st = &mut self.jobs[j];
+        st.start = Some(t);
+        st.duration = len;
+        st.workers = s.plan;
+        st.ps = s.plan_ps;
+        let rec = StartRec {
+            slot: t,
+            job: j as u32,
+            workers: s.plan,
+            ps: s.plan_ps,
+            duration: len,
+            policy: policy_code(self.policy),
+        };
+        out(&OnlineBaselineOutput::Start(rec));
         Ok(())
     }
 }

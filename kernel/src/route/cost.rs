@@ -91,8 +91,9 @@ impl Totals {
         }
     }
 
-    /// The totals after taking back one job added by [`Self::with`] (a preempted run; the
-    /// servers it used stay used).
+    /// The totals after taking back one job added by [`Self::with`] with the part `n` of its
+    /// network cost that is refunded (a preempted run: the job is counted again by its rerun;
+    /// the servers it used stay used, and the caller refunds only what was never spent).
     pub fn without(self, n: f64, violated: bool) -> Totals {
         Totals {
             jobs: self.jobs.saturating_sub(1),

@@ -10,9 +10,16 @@
 //!   priority, lowest priority first (ties: the larger index first), until enough lanes are
 //!   free, then starts; it preempts nothing if even all of them would not make room;
 //! - **what a preemption means**: kill and restart, as YARN preempts containers: the cut run's
-//!   lanes and link bandwidth are given back at the event time, its totals (job count, N, a
-//!   violation) are taken back, and the job queues again to run again in full later (the
-//!   servers it used stay counted in |S_u|; the log's [`PreemptRec`] says what was cut);
+//!   lanes and link bandwidth are given back at the event time and the job queues again to
+//!   run again in full later. Nothing it cost is refunded: its network cost N stays in
+//!   N-bar's sum (the job is counted once, by its final run, so N-bar is the network cost per
+//!   job, cut runs included; a run cut at its own start sent nothing and adds nothing), the
+//!   servers it used stay counted in |S_u|, and its deadline violation is carried by the
+//!   rerun, which starts no earlier (a job is counted in J_v once, by its final run); the
+//!   log's [`PreemptRec`] says what was cut;
+//! - **no wasted kills**: the victims are counted lane by lane on the compute nodes the job
+//!   can reach before any is cut, and only the shortest prefix that makes room is cut, so
+//!   every preemption is followed by the job's placement;
 //! - **bound**: the path and link arenas hold [`PREEMPT_RERUNS`] extra runs per worker on
 //!   average; a preemption that could leave a queued job without room for its paths is not
 //!   made, so the run never fails for it.
@@ -54,43 +61,78 @@ impl Router {
     }
 
     /// Preempts running jobs of lower priority than `j` until `j`'s workers fit in the free
-    /// lanes; `false` (nothing preempted) if even all of them would not make room or the
-    /// arenas could not hold the reruns.
+    /// lanes it can reach; `false` (nothing preempted) if even all of them would not make
+    /// room or the arenas could not hold the reruns. The victims are chosen and checked
+    /// before any is cut ([`Self::victims_needed`]), so a kill is never wasted: after the
+    /// cuts `j` is placed.
     fn make_room(
         &mut self,
         j: u32,
         t: u32,
         sink: &mut dyn FnMut(&RouteDecision),
     ) -> Result<bool, RouteError> {
-        let need = self.jobs[j as usize].workers as u64;
-        let key = self.slack_key(j);
-        let victims: u64 = self
-            .live
-            .iter()
-            .filter(|&&v| self.slack_key(v) > key && self.running_at(v, t))
-            .map(|&v| self.jobs[v as usize].workers as u64)
-            .sum();
-        if self.lanes.free_at[0] + victims < need {
+        let Some(n) = self.victims_needed(j, t) else {
             return Ok(false);
-        }
-        let mut any = false;
-        while self.lanes.free_at[0] < need {
-            let Some(v) = self
-                .live
-                .iter()
-                .copied()
-                .filter(|&v| self.slack_key(v) > key && self.running_at(v, t))
-                .max_by_key(|&v| self.slack_key(v))
-            else {
-                break;
+        };
+        let key = self.slack_key(j);
+        for _ in 0..n {
+            let Some(v) = self.next_victim(key, t, None) else {
+                return Err(RouteError::Scratch);
             };
-            if !self.rerun_fits(v) {
-                break;
-            }
             self.kill(v, j, t, sink)?;
-            any = true;
         }
-        Ok(any && self.lanes.free_at[0] >= need)
+        Ok(n > 0)
+    }
+
+    /// The running job of lower priority than `key` to cut next (the lowest priority first),
+    /// among those of still higher priority than `below` (the victims already counted).
+    fn next_victim(
+        &self,
+        key: (u64, u64, u32),
+        t: u32,
+        below: Option<(u64, u64, u32)>,
+    ) -> Option<u32> {
+        self.live
+            .iter()
+            .copied()
+            .filter(|&v| {
+                let k = self.slack_key(v);
+                k > key && below.is_none_or(|b| k < b) && self.running_at(v, t)
+            })
+            .max_by_key(|&v| self.slack_key(v))
+    }
+
+    /// How many victims (in [`Self::next_victim`] order) `j` needs before its workers fit on
+    /// the compute nodes it can reach (the placement [`Self::try_baseline`] makes): counted
+    /// lane by lane without cutting anything. `None` if no prefix of the victims makes room,
+    /// or if a prefix that does would leave the arenas without room for the reruns.
+    fn victims_needed(&self, j: u32, t: u32) -> Option<usize> {
+        let jb = self.jobs[j as usize];
+        let need = jb.workers as u64;
+        let r = self.tables.ps_row[jb.ps as usize] as usize;
+        let row = &self.tables.hop_order[r * self.tables.computes
+            ..r * self.tables.computes + self.tables.hop_order_len[r] as usize];
+        let mut have: u64 = row
+            .iter()
+            .map(|&v| self.lanes.free_lanes(v, t) as u64)
+            .sum();
+        let key = self.slack_key(j);
+        let (mut n, mut rerun_workers, mut below) = (0usize, 0usize, None);
+        while have < need {
+            let v = self.next_victim(key, t, below)?;
+            let plan = self.plans[v as usize];
+            for w in 0..plan.workers {
+                let node = *self.path(plan.first_path + w).last()?;
+                have += row.contains(&node) as u64;
+            }
+            rerun_workers += self.jobs[v as usize].workers as usize;
+            if !self.reruns_fit(rerun_workers) {
+                return None;
+            }
+            below = Some(self.slack_key(v));
+            n += 1;
+        }
+        Some(n)
     }
 
     /// Job `v` (live) runs at `t`: started by `t`, ending after it.
@@ -99,15 +141,15 @@ impl Router {
         p.start <= t && p.start.saturating_add(self.jobs[v as usize].duration) > t
     }
 
-    /// After preempting `v`, every job then unplaced (the queue and `v`) still finds room for
-    /// its paths and links in the arenas.
-    fn rerun_fits(&self, v: u32) -> bool {
+    /// After preempting victims with `rerun_workers` workers in all, every job then unplaced
+    /// (the queue and the victims) still finds room for its paths and links in the arenas.
+    fn reruns_fit(&self, rerun_workers: usize) -> bool {
         let unplaced: usize = self
             .queue
             .iter()
-            .chain(core::iter::once(&v))
             .map(|&x| self.jobs[x as usize].workers as usize)
-            .sum();
+            .sum::<usize>()
+            + rerun_workers;
         let nodes = unplaced * super::PATH_NODES_MAX;
         self.paths.len() + unplaced <= self.paths.capacity()
             && self.path_nodes.len() + nodes <= self.path_nodes.capacity()
@@ -143,7 +185,15 @@ impl Router {
         if let Some(p) = self.live.iter().position(|&x| x == v) {
             self.live.remove(p);
         }
-        self.totals = self.totals.without(plan.network_cost, !plan.deadline_met);
+        // The cut run's traffic was sent: its network cost stays in N-bar's sum (unless it is
+        // cut at its own start, before sending anything). Its violation moves to the rerun,
+        // which starts no earlier and so misses the deadline whenever the cut run would have.
+        let spent = if t > plan.start {
+            0.0
+        } else {
+            plan.network_cost
+        };
+        self.totals = self.totals.without(spent, !plan.deadline_met);
         self.decided[vu] = false;
         self.plans[vu] = super::JobPlan::EMPTY;
         self.enqueue(v);

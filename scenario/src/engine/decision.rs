@@ -12,6 +12,7 @@ use serde_json::Value;
 pub struct Decision {
     /// The record's name, `<kind>.<record>`: `oasis.decision`, `oasis.slot`, `online.decision`,
     /// `online.placed`, `baseline.unit`, `baseline.slot`, `baseline.placed`, `baseline.start`,
+    /// `baseline.preempted` (AntMan's cut of an opportunistic run),
     /// `placement.category`, `placement.record`, `preempt.candidate`, `preempt.dispatch`,
     /// `preempt.ps`, `preempt.ps_miss`, `route.pso`, `route.aggregation`, `route.placed`,
     /// `route.summary`.

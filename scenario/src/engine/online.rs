@@ -195,10 +195,19 @@ impl Baselines {
 }
 
 fn baseline_collect(o: &OnlineBaselineOutput, placement: &mut [Vec<[u32; 3]>]) {
-    if let OnlineBaselineOutput::Placed(p) = o {
-        if let Some(v) = placement.get_mut(p.job as usize) {
-            v.push([p.server, p.workers, p.ps]);
+    match o {
+        OnlineBaselineOutput::Placed(p) => {
+            if let Some(v) = placement.get_mut(p.job as usize) {
+                v.push([p.server, p.workers, p.ps]);
+            }
         }
+        // An AntMan cut: the job's result is its later, complete run.
+        OnlineBaselineOutput::Preempted(p) => {
+            if let Some(v) = placement.get_mut(p.job as usize) {
+                v.clear();
+            }
+        }
+        OnlineBaselineOutput::Start(_) => {}
     }
 }
 
@@ -215,6 +224,13 @@ fn baseline_decision(o: &OnlineBaselineOutput) -> Decision {
         OnlineBaselineOutput::Start(r) => {
             Decision::typed("baseline.start", Some(r.job), Data::BaselineStart(*r))
         }
+        OnlineBaselineOutput::Preempted(p) => Decision {
+            record: "baseline.preempted",
+            job: Some(p.job),
+            data: Data::Json(serde_json::json!({
+                "slot": p.slot, "job": p.job, "by": p.by, "start": p.start,
+            })),
+        },
     }
 }
 
