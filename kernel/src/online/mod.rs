@@ -31,10 +31,10 @@ pub mod fast;
 pub mod independent;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
-mod sched;
+mod scheduler;
 pub mod usage;
 
-pub use sched::{
+pub use scheduler::{
     log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,
     OnlineOutput, OnlineScheduler, OnlineState, PlacedRec, Search, TAG_ONLINE_DECISION,
     TAG_ONLINE_PLACED,
