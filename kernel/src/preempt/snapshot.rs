@@ -4,8 +4,9 @@
 //! against the scheduler it goes into (same scenario and policy) before use. It restores only
 //! through [`Snapshot::restore_snapshot`]: it is not [`crate::snapshot::RawRestore`].
 use super::plan::NIL;
-use super::{PreemptScheduler, TAG_PREEMPT};
+use super::PreemptScheduler;
 use crate::limits::PREEMPT_PLAN_SLOTS_MAX;
+use crate::log::TAG_PREEMPT;
 use crate::snapshot::{self, ensure, invalid_at, Snapshot, SnapshotError};
 use alloc::vec::Vec;
 
