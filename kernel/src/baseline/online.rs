@@ -85,18 +85,18 @@ pub struct StartRec {
 /// (the explanation of where; not a log record, as before the driver existed), then its
 /// [`StartRec`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnlineBaselineOutput {
+pub enum OnlineBaselineDecision {
     /// A started job's share of one server (writes no record).
     Placed(Placed),
     /// A job started (one record).
     Start(StartRec),
 }
 
-impl crate::api::Record for OnlineBaselineOutput {
+impl crate::api::Record for OnlineBaselineDecision {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
         match self {
-            OnlineBaselineOutput::Placed(_) => Ok(()),
-            OnlineBaselineOutput::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
+            OnlineBaselineDecision::Placed(_) => Ok(()),
+            OnlineBaselineDecision::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
         }
     }
 }
@@ -105,10 +105,10 @@ impl crate::api::Record for OnlineBaselineOutput {
 /// `rounds_past_horizon` T is [`OnlineScenario::horizon`] here, as for A_online's windows.
 impl crate::api::Scheduler for OnlineBaseline<'_> {
     type Job = u32;
-    type Decision<'x> = OnlineBaselineOutput;
+    type Decision<'x> = OnlineBaselineDecision;
     type Error = BaselineError;
 
-    fn on_event<F: FnMut(&OnlineBaselineOutput) + ?Sized>(
+    fn on_event<F: FnMut(&OnlineBaselineDecision) + ?Sized>(
         &mut self,
         now: Slot,
         event: crate::api::Event<u32>,
@@ -116,7 +116,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
     ) -> Result<(), BaselineError> {
         match event {
             crate::api::Event::SlotAdvanced if now < self.scn.horizon() => {
-                self.step_with(now, &mut |o: &OnlineBaselineOutput| out(o))
+                self.step_with(now, &mut |o: &OnlineBaselineDecision| out(o))
             }
             _ => Ok(()),
         }
@@ -217,8 +217,8 @@ impl<'a> OnlineBaseline<'a> {
         let r = crate::driver::Driver::new(&mut *self).run(
             &arrivals,
             sink,
-            &mut |o: &OnlineBaselineOutput| {
-                if let OnlineBaselineOutput::Placed(p) = o {
+            &mut |o: &OnlineBaselineDecision| {
+                if let OnlineBaselineDecision::Placed(p) = o {
                     out(*p);
                 }
             },
@@ -238,8 +238,8 @@ impl<'a> OnlineBaseline<'a> {
         out: &mut dyn FnMut(Placed),
     ) -> Result<(), BaselineError> {
         let mut failed = Ok(());
-        let r = self.step_with(t, &mut |o: &OnlineBaselineOutput| match o {
-            OnlineBaselineOutput::Placed(p) => out(*p),
+        let r = self.step_with(t, &mut |o: &OnlineBaselineDecision| match o {
+            OnlineBaselineDecision::Placed(p) => out(*p),
             rec => {
                 if failed.is_ok() {
                     failed = crate::api::Record::log(rec, sink);
@@ -253,7 +253,7 @@ impl<'a> OnlineBaseline<'a> {
     fn step_with(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         self.cur = t;
         self.load_free(t)?;
@@ -507,7 +507,7 @@ impl<'a> OnlineBaseline<'a> {
     fn commit(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         self.load_free(t)?;
         for k in 0..self.order.len() {
@@ -556,7 +556,7 @@ impl<'a> OnlineBaseline<'a> {
                     self.ledger.reserve(t, end, h as u32, &z, b)?;
                 }
                 if a + b > 0 {
-                    out(&OnlineBaselineOutput::Placed(Placed {
+                    out(&OnlineBaselineDecision::Placed(Placed {
                         slot: t,
                         job: j as u32,
                         server: h as u32,
@@ -578,7 +578,7 @@ impl<'a> OnlineBaseline<'a> {
                 duration: len,
                 policy: policy_code(self.policy),
             };
-            out(&OnlineBaselineOutput::Start(rec));
+            out(&OnlineBaselineDecision::Start(rec));
         }
         Ok(())
     }

@@ -41,7 +41,9 @@ mod units;
 pub use error::OasisError;
 pub use fast::{Schedule, SlotPlacement};
 pub use market::{JobParams, Market};
-pub use records::{OasisOutput, OasisRecord, OasisSlotRecord, TAG_OASIS_DECISION, TAG_OASIS_SLOT};
+pub use records::{
+    OasisDecision, OasisRecord, OasisSlotRecord, TAG_OASIS_DECISION, TAG_OASIS_SLOT,
+};
 pub use scheduler::{commit, OasisScheduler};
 pub use snapshot::OasisState;
 
@@ -81,7 +83,7 @@ impl Reason {
 
 /// The decision on one job, with its explanation (Alg. 1 + Alg. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Decision {
+pub struct OasisJobDecision {
     /// Index of the job in the scenario.
     pub job: u32,
     /// a_i.

@@ -1,6 +1,6 @@
 //! The OASiS decision records (tags [`TAG_OASIS_DECISION`] and [`TAG_OASIS_SLOT`]) and
 //! [`OasisDecision`], what [`super::OasisScheduler`] passes out per arrival.
-use super::Decision;
+use super::OasisJobDecision;
 use crate::api::Record;
 use crate::log::{LogError, LogSink, TAG_OASIS};
 use crate::num::canon;
@@ -11,7 +11,7 @@ pub const TAG_OASIS_DECISION: u8 = TAG_OASIS;
 /// Tag of one slot of an admitted schedule ([`OasisSlotRecord`]).
 pub const TAG_OASIS_SLOT: u8 = TAG_OASIS + 1;
 
-/// The logged form of a [`Decision`] (no `usize`, canonical floats).
+/// The logged form of an [`OasisJobDecision`] (no `usize`, canonical floats).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct OasisRecord {
     /// Job index.
@@ -32,8 +32,8 @@ pub struct OasisRecord {
     pub payoff: f64,
 }
 
-impl From<&Decision> for OasisRecord {
-    fn from(d: &Decision) -> Self {
+impl From<&OasisJobDecision> for OasisRecord {
+    fn from(d: &OasisJobDecision) -> Self {
         OasisRecord {
             job: d.job,
             arrival: d.arrival,
@@ -67,18 +67,18 @@ pub struct OasisSlotRecord<'a> {
 /// One OASiS decision record: the admission decision of an arrival (tag 0x10), then, if
 /// admitted, one record per used slot of its schedule (tag 0x11).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OasisOutput<'a> {
+pub enum OasisDecision<'a> {
     /// x_i with its explanation ([`OasisRecord`], tag [`TAG_OASIS_DECISION`]).
-    Decision(&'a Decision),
+    Decision(&'a OasisJobDecision),
     /// y_ih(t), z_ik(t) of one slot t of the admitted schedule (tag [`TAG_OASIS_SLOT`]).
     Slot(OasisSlotRecord<'a>),
 }
 
-impl Record for OasisOutput<'_> {
+impl Record for OasisDecision<'_> {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
         match self {
-            OasisOutput::Decision(d) => sink.record(TAG_OASIS_DECISION, &OasisRecord::from(*d)),
-            OasisOutput::Slot(r) => sink.record(TAG_OASIS_SLOT, r),
+            OasisDecision::Decision(d) => sink.record(TAG_OASIS_DECISION, &OasisRecord::from(*d)),
+            OasisDecision::Slot(r) => sink.record(TAG_OASIS_SLOT, r),
         }
     }
 }

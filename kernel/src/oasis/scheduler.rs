@@ -2,8 +2,8 @@
 use super::fast::{DpSize, FastDp, Schedule};
 use super::grid::{TIDY_BACKLOG, TIDY_LEAVES, TIDY_LIGHT_SLOTS};
 use super::market::{JobParams, Market};
-use super::records::{OasisOutput, OasisSlotRecord};
-use super::{Decision, OasisError};
+use super::records::{OasisDecision, OasisSlotRecord};
+use super::{OasisError, OasisJobDecision};
 use crate::api::{Event, Record, Scheduler};
 use crate::error::Limit;
 use crate::limits::{self, JOBS_MAX, OASIS_DP_CELLS_MAX};
@@ -14,7 +14,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 /// OASiS (Alg. 1) over one scenario: feed [`Event::JobArrived`] with the job's index at its
-/// arrival slot; each arrival yields one [`Decision`], and an admitted job's schedule moves the
+/// arrival slot; each arrival yields one [`OasisJobDecision`], and an admitted job's schedule moves the
 /// prices every later job sees. All scratch is allocated by [`OasisScheduler::new`].
 #[derive(Clone, Debug)]
 pub struct OasisScheduler {
@@ -149,7 +149,7 @@ impl OasisScheduler {
     }
 
     /// Decides job `idx` at slot `now` and commits an admitted schedule (Alg. 1 lines 4-17).
-    pub fn decide(&mut self, now: u32, idx: u32) -> Result<Decision, OasisError> {
+    pub fn decide(&mut self, now: u32, idx: u32) -> Result<OasisJobDecision, OasisError> {
         let i = idx as usize;
         let (Some(job), Some(p), Some(done)) =
             (self.jobs.get(i), self.params.get(i), self.decided.get(i))
@@ -196,10 +196,10 @@ impl OasisScheduler {
         now: u32,
         idx: u32,
         sink: &mut S,
-    ) -> Result<Decision, OasisError> {
+    ) -> Result<OasisJobDecision, OasisError> {
         let d = self.decide(now, idx)?;
         let mut failed = None;
-        emit(&d, &self.dp.schedule(), &mut |o: &OasisOutput<'_>| {
+        emit(&d, &self.dp.schedule(), &mut |o: &OasisDecision<'_>| {
             if failed.is_none() {
                 failed = o.log(sink).err();
             }
@@ -209,11 +209,15 @@ impl OasisScheduler {
 }
 
 /// Passes a decision and (if admitted) every slot of its schedule to `out`.
-fn emit<F: FnMut(&OasisOutput<'_>) + ?Sized>(d: &Decision, s: &Schedule<'_>, out: &mut F) {
-    out(&OasisOutput::Decision(d));
+fn emit<F: FnMut(&OasisDecision<'_>) + ?Sized>(
+    d: &OasisJobDecision,
+    s: &Schedule<'_>,
+    out: &mut F,
+) {
+    out(&OasisDecision::Decision(d));
     if d.admitted {
         for sp in s.iter() {
-            out(&OasisOutput::Slot(OasisSlotRecord {
+            out(&OasisDecision::Slot(OasisSlotRecord {
                 job: d.job,
                 slot: sp.slot,
                 chunks: sp.chunks,
@@ -264,11 +268,11 @@ fn checked(m: &Market, s: &Schedule<'_>) {
 
 impl Scheduler for OasisScheduler {
     type Job = u32;
-    type Decision<'a> = OasisOutput<'a>;
+    type Decision<'a> = OasisDecision<'a>;
     type Error = OasisError;
 
     /// `JobArrived(i)` at a_i: the decision, then the admitted schedule's slots.
-    fn on_event<F: FnMut(&OasisOutput<'_>) + ?Sized>(
+    fn on_event<F: FnMut(&OasisDecision<'_>) + ?Sized>(
         &mut self,
         now: u32,
         event: Event<u32>,

@@ -39,9 +39,9 @@ pub mod usage;
 
 pub use error::OnlineError;
 pub use records::{
-    log_decision, DecisionRec, OnlineOutput, PlacedRec, TAG_ONLINE_DECISION, TAG_ONLINE_PLACED,
+    log_decision, DecisionRec, OnlineDecision, PlacedRec, TAG_ONLINE_DECISION, TAG_ONLINE_PLACED,
 };
-pub use scheduler::{run_scenario, theoretical_alpha, OnlineDecision, OnlineScheduler, Search};
+pub use scheduler::{run_scenario, theoretical_alpha, OnlineJobDecision, OnlineScheduler, Search};
 pub use snapshot::OnlineState;
 
 use crate::model::online::{Architecture, OnlineScenario};

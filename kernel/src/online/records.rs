@@ -1,6 +1,6 @@
 //! The A_online decision records (tags [`TAG_ONLINE_DECISION`] and [`TAG_ONLINE_PLACED`]) and
-//! [`OnlineOutput`], what [`super::OnlineScheduler`] passes out per decision.
-use super::OnlineDecision;
+//! [`OnlineDecision`], what [`super::OnlineScheduler`] passes out per decision.
+use super::OnlineJobDecision;
 use crate::log::{LogError, LogSink, TAG_ONLINE};
 use crate::num::canon;
 use serde::{Deserialize, Serialize};
@@ -57,24 +57,24 @@ pub struct PlacedRec {
 /// One A_online decision record: an A_maxweight decision (tag [`TAG_ONLINE_DECISION`]), then,
 /// if scheduled, one record per server of its placement (tag [`TAG_ONLINE_PLACED`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OnlineOutput<'a> {
+pub enum OnlineDecision<'a> {
     /// The decision with its explanation (logged as a [`DecisionRec`]).
-    Decision(&'a OnlineDecision),
+    Decision(&'a OnlineJobDecision),
     /// One server of a scheduled job's placement.
     Placed(PlacedRec),
 }
 
-impl crate::api::Record for OnlineOutput<'_> {
+impl crate::api::Record for OnlineDecision<'_> {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
         match self {
-            OnlineOutput::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
-            OnlineOutput::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
+            OnlineDecision::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
+            OnlineDecision::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
         }
     }
 }
 
-impl From<&OnlineDecision> for DecisionRec {
-    fn from(d: &OnlineDecision) -> Self {
+impl From<&OnlineJobDecision> for DecisionRec {
+    fn from(d: &OnlineJobDecision) -> Self {
         DecisionRec {
             job: d.job,
             round: d.round,
@@ -94,11 +94,11 @@ impl From<&OnlineDecision> for DecisionRec {
 }
 
 /// Records one decision (and its placement when scheduled) into `sink`: the records
-/// [`OnlineOutput`] yields for it.
-pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineDecision) -> Result<(), LogError> {
+/// [`OnlineDecision`] yields for it.
+pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineJobDecision) -> Result<(), LogError> {
     use crate::api::Record;
     let mut failed = Ok(());
-    emit(d, &mut |o: &OnlineOutput<'_>| {
+    emit(d, &mut |o: &OnlineDecision<'_>| {
         if failed.is_ok() {
             failed = o.log(sink);
         }
@@ -107,11 +107,11 @@ pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineDecision) -> Result<(), 
 }
 
 /// Passes a decision and (if scheduled) its placement records to `out`.
-pub(super) fn emit<F: FnMut(&OnlineOutput<'_>) + ?Sized>(d: &OnlineDecision, out: &mut F) {
-    out(&OnlineOutput::Decision(d));
+pub(super) fn emit<F: FnMut(&OnlineDecision<'_>) + ?Sized>(d: &OnlineJobDecision, out: &mut F) {
+    out(&OnlineDecision::Decision(d));
     if d.scheduled {
         for p in d.placement.iter() {
-            out(&OnlineOutput::Placed(PlacedRec {
+            out(&OnlineDecision::Placed(PlacedRec {
                 job: d.job,
                 server: p.server,
                 workers: p.workers,

@@ -2,7 +2,7 @@
 //! boundaries; all scratch allocated when the value is built.
 use super::common::{cost_f64, fit, Cand};
 use super::fast::{self, FastScratch};
-use super::records::{emit, OnlineOutput};
+use super::records::{emit, OnlineDecision};
 use super::usage::{Resv, SparseUsage, WindowIndex};
 use super::{Ctx, OnlineError, OnlineState, Placement, Window};
 use crate::api::{Event, Scheduler};
@@ -32,7 +32,7 @@ pub enum Search {
 
 /// One A_maxweight decision about one job in one window (also emitted when it is not scheduled).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OnlineDecision {
+pub struct OnlineJobDecision {
     /// Job index j.
     pub job: u32,
     /// Round i of A_online.
@@ -67,9 +67,9 @@ pub struct OnlineDecision {
     pub placement: Placement,
 }
 
-impl OnlineDecision {
+impl OnlineJobDecision {
     fn empty() -> Self {
-        OnlineDecision {
+        OnlineJobDecision {
             job: 0,
             round: 0,
             tau: 0,
@@ -129,7 +129,7 @@ pub struct OnlineScheduler<'a> {
     win: WindowIndex,
     fast: FastScratch,
     batch: Vec<u32>,
-    decision: OnlineDecision,
+    decision: OnlineJobDecision,
 }
 
 /// Largest A_dual window any round can use: max over i of min(tau_i, T' - alpha tau_i), where
@@ -287,9 +287,9 @@ impl<'a> OnlineScheduler<'a> {
                 f
             },
             batch: Vec::with_capacity(n),
-            decision: OnlineDecision {
+            decision: OnlineJobDecision {
                 placement: Vec::with_capacity(placement_max),
-                ..OnlineDecision::empty()
+                ..OnlineJobDecision::empty()
             },
         })
     }
@@ -336,7 +336,7 @@ impl<'a> OnlineScheduler<'a> {
     }
 
     /// Runs every round i with tau_i <= now that has not run yet.
-    fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineDecision)) {
+    fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineJobDecision)) {
         while self.state.next_round <= ROUNDS_MAX {
             let tau = 1u64 << (self.state.next_round - 1);
             if tau > now as u64 {
@@ -348,7 +348,7 @@ impl<'a> OnlineScheduler<'a> {
     }
 
     /// One round of A_online: A_dual on J_i.
-    fn run_round(&mut self, round: u32, tau: u32, out: &mut dyn FnMut(&OnlineDecision)) {
+    fn run_round(&mut self, round: u32, tau: u32, out: &mut dyn FnMut(&OnlineJobDecision)) {
         let jobs = &self.scn.jobs;
         self.batch.clear();
         self.batch.extend_from_slice(&self.state.pending);
@@ -477,12 +477,12 @@ impl<'a> OnlineScheduler<'a> {
 
 impl Scheduler for OnlineScheduler<'_> {
     type Job = u32;
-    type Decision<'a> = OnlineOutput<'a>;
+    type Decision<'a> = OnlineDecision<'a>;
     type Error = OnlineError;
 
     /// Every event first runs the rounds i with tau_i <= `now` not run yet (so arrivals before
     /// or after `SlotAdvanced` in a slot see the same rounds); `JobArrived(j)` then queues j.
-    fn on_event<F: FnMut(&OnlineOutput<'_>) + ?Sized>(
+    fn on_event<F: FnMut(&OnlineDecision<'_>) + ?Sized>(
         &mut self,
         now: Slot,
         event: Event<u32>,
@@ -495,7 +495,7 @@ impl Scheduler for OnlineScheduler<'_> {
             });
         }
         self.state.last_now = now;
-        self.catch_up(now, &mut |d: &OnlineDecision| emit(d, out));
+        self.catch_up(now, &mut |d: &OnlineJobDecision| emit(d, out));
         if let Event::JobArrived(j) = event {
             let seen = self.state.arrived.get_mut(j as usize);
             match seen {
@@ -536,14 +536,14 @@ impl Scheduler for OnlineScheduler<'_> {
 pub fn run_scenario(
     scn: &OnlineScenario,
     mode: Search,
-    on_decision: &mut dyn FnMut(&OnlineDecision),
+    on_decision: &mut dyn FnMut(&OnlineJobDecision),
 ) -> Result<(), OnlineError> {
     let s = OnlineScheduler::new(scn, mode)?;
     let order = crate::driver::arrival_order(scn.jobs.iter().map(|j| j.arrival));
     let mut d = crate::driver::Driver::new(s);
     let mut sink = crate::log::HashSink::new();
-    d.run(&order, &mut sink, &mut |o: &OnlineOutput<'_>| {
-        if let OnlineOutput::Decision(x) = o {
+    d.run(&order, &mut sink, &mut |o: &OnlineDecision<'_>| {
+        if let OnlineDecision::Decision(x) = o {
             on_decision(x);
         }
     })

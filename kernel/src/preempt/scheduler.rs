@@ -1,9 +1,10 @@
 //! [`PreemptScheduler`]: A_online (Algorithm 1) with A_greedy / A_ps or a baseline dispatch as
 //! an embeddable [`Scheduler`] value, and [`run_all`] over a whole scenario.
-use super::plan::{self, Plans};
+use super::plan::Plans;
 use super::{Policy, PreemptDecision, PreemptError};
 use crate::api::{Event, Scheduler};
 use crate::error::Limit;
+use crate::index::NONE;
 use crate::model::preempt::PreemptScenario;
 use crate::rng::SplitMix64;
 use crate::Slot;
@@ -32,7 +33,7 @@ pub struct Placement {
 pub(super) struct Cand {
     pub(super) server: u32,
     pub(super) worker: u32,
-    /// global edge worker index, or NIL for the cloud
+    /// global edge worker index, or NONE for the cloud
     pub(super) gw: u32,
     pub(super) q: f64,
     pub(super) t_star: Slot,
@@ -61,7 +62,7 @@ pub struct PreemptScheduler {
     /// Per job: slot + 1 it last ran in (0 = never), and the PS it had then.
     pub(super) last_run: Vec<Slot>,
     pub(super) last_ps: Vec<u32>,
-    /// Per job: this slot's PS (global index or NIL), scratch for A_ps.
+    /// Per job: this slot's PS (global index or NONE), scratch for A_ps.
     pub(super) cur_ps: Vec<u32>,
     /// Per PS: slot + 1 it was last taken in.
     pub(super) ps_taken: Vec<Slot>,
@@ -145,8 +146,8 @@ impl PreemptScheduler {
             cloud_window: alloc::vec![(0, 0); nj],
             cloud_end: 0,
             last_run: alloc::vec![0; nj],
-            last_ps: alloc::vec![plan::NIL; nj],
-            cur_ps: alloc::vec![plan::NIL; nj],
+            last_ps: alloc::vec![NONE; nj],
+            cur_ps: alloc::vec![NONE; nj],
             ps_taken: alloc::vec![0; np as usize],
             cand: Vec::with_capacity(nw as usize + scn.servers.len()),
             cloud_workers: 0,
