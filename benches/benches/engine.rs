@@ -52,8 +52,11 @@ fn driver_only(d: &ScenarioDoc) -> Option<u64> {
         ScenarioDoc::Route(x) => {
             let scn = x.validate().ok()?;
             let order = arrival_order(scn.jobs.iter().map(|j| j.release));
-            let s = mlsched_kernel::route::Router::new(&scn, mlsched_kernel::route::Policy::Csrp)
-                .ok()?;
+            let s = mlsched_kernel::route::RouteScheduler::new(
+                &scn,
+                mlsched_kernel::route::Policy::Csrp,
+            )
+            .ok()?;
             Driver::new(s)
                 .run(&order, &mut sink, &mut |_: &_| {})
                 .ok()?;

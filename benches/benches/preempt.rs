@@ -4,8 +4,8 @@
 //! so the report shows the ratio).
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::index::NONE;
 use mlsched_kernel::model::preempt::{PreemptJob, PreemptScenario, PreemptServer};
-use mlsched_kernel::preempt::plan::NIL;
 use mlsched_kernel::preempt::reference::{RefChunk, SlotPlan};
 use mlsched_kernel::preempt::{Policy, PreemptScheduler};
 
@@ -121,7 +121,7 @@ fn dispatch(c: &mut Criterion) {
     let mut slow = SlotPlan::new(nw);
     for w in 0..nw {
         let end = plans.segments(w).map(|g| g.end).max().unwrap_or(0) as usize;
-        let mut ys = vec![NIL; end];
+        let mut ys = vec![NONE; end];
         for g in plans.segments(w) {
             for t in g.start..g.end {
                 ys[t as usize] = g.chunk;

@@ -8,7 +8,7 @@ use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::dijkstra::{reference, Dijkstra, Weight};
 use mlsched_kernel::route::graph::Graph;
 use mlsched_kernel::route::topo::{clos, fat_tree, fat_tree_k, ClosShape, TopoParams};
-use mlsched_kernel::route::{Policy, Router};
+use mlsched_kernel::route::{Policy, RouteScheduler};
 
 fn params() -> TopoParams {
     TopoParams {
@@ -93,7 +93,7 @@ fn csrp(c: &mut Criterion) {
         let s = one_job(agg);
         grp.bench_function(name, |b| {
             b.iter_batched(
-                || Router::new(&s, Policy::Csrp).unwrap(),
+                || RouteScheduler::new(&s, Policy::Csrp).unwrap(),
                 |r| black_box(r.run(&mut HashSink::new()).unwrap()),
                 BatchSize::LargeInput,
             )
@@ -102,7 +102,7 @@ fn csrp(c: &mut Criterion) {
     let s = one_job(false);
     grp.bench_function("FIFO baseline", |b| {
         b.iter_batched(
-            || Router::new(&s, Policy::Fifo).unwrap(),
+            || RouteScheduler::new(&s, Policy::Fifo).unwrap(),
             |r| black_box(r.run(&mut HashSink::new()).unwrap()),
             BatchSize::LargeInput,
         )

@@ -11,7 +11,7 @@ use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{arrival_order, Driver};
 use mlsched_kernel::log::{LogSink, VecSink};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
-use mlsched_kernel::oasis::{OasisOutput, OasisScheduler};
+use mlsched_kernel::oasis::{OasisDecision, OasisScheduler};
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::ResourceVec;
 
@@ -67,16 +67,16 @@ fn main() {
     let mut driver = Driver::new(sched);
     let order = driver.scheduler().arrival_order();
     let mut sink = VecSink::new();
-    let mut show = |d: &OasisOutput<'_>| {
+    let mut show = |d: &OasisDecision<'_>| {
         match d {
-        OasisOutput::Decision(d) => match d.completion_slot.filter(|_| d.admitted) {
+        OasisDecision::Decision(d) => match d.completion_slot.filter(|_| d.admitted) {
             Some(t) => println!(
                 "slot {:>2}: job {} admitted, completes in slot {t}, utility {:.2} - cost {:.2} = payoff {:.2}",
                 d.arrival, d.job, d.utility, d.cost, d.payoff
             ),
             None => println!("slot {:>2}: job {} rejected: {}", d.arrival, d.job, d.reason.text()),
         },
-        OasisOutput::Slot(sp) => println!(
+        OasisDecision::Slot(sp) => println!(
             "          slot {:>2}: {} chunks, workers {:?}, ps {:?}, cost {:.3}",
             sp.slot, sp.chunks, sp.workers, sp.ps, sp.cost
         ),
@@ -109,7 +109,7 @@ fn main() {
         .run(
             &arrival_order(scn.jobs.iter().map(|j| j.arrival)),
             &mut again,
-            &mut |_: &OasisOutput<'_>| {},
+            &mut |_: &OasisDecision<'_>| {},
         )
         .expect("runs");
     assert_eq!(again.records, sink.records);

@@ -44,6 +44,7 @@ extern crate std;
 pub mod api;
 pub mod driver;
 pub mod error;
+pub mod index;
 pub mod ledger;
 pub mod limits;
 pub mod log;

@@ -18,7 +18,7 @@
 //!   OASiS [`crate::oasis::OasisState`] (market usage and prices, decided flags, clock), the
 //!   Zhou et al. `OnlineState` (usage, pending / arrived / scheduled jobs, next round, clock),
 //!   the whole Wang et al. `PreemptScheduler` (its scenario, plans, placements, PRNGs), the whole
-//!   HAS/JPS `Placer`, and the CSRP `RouterState` (link load, lanes, queue, plans, paths, PRNG,
+//!   HAS/JPS `Placer`, and the CSRP `RouteState` (link load, lanes, queue, plans, paths, PRNG,
 //!   clock). Scratch that a decision rebuilds before reading is not part of a state.
 //!
 //! Any change of the envelope or of a state's layout bumps the version; a snapshot of another
@@ -247,7 +247,7 @@ pub fn save<T: Serialize + ?Sized>(
 /// ([`crate::ledger::Ledger`], [`crate::rng::SplitMix64`]), or it is a scheduler *state* that
 /// only enters a scheduler through that scheduler's validating restore
 /// ([`crate::oasis::OasisState`] via `OasisScheduler::restore`, `OnlineState` via
-/// `OnlineScheduler::restore`, `RouterState` via `Router::restore`).
+/// `OnlineScheduler::restore`, `RouteState` via `RouteScheduler::restore`).
 ///
 /// Whole scheduler values (the Wang et al. `PreemptScheduler`, the HAS/JPS `Placer`) are
 /// deliberately not: a decoded one could make decisions without ever being checked against
@@ -263,7 +263,7 @@ impl RawRestore for crate::oasis::OasisState {}
 #[cfg(feature = "alloc")]
 impl RawRestore for crate::online::OnlineState {}
 #[cfg(feature = "alloc")]
-impl RawRestore for crate::route::RouterState {}
+impl RawRestore for crate::route::RouteState {}
 impl<A: RawRestore, B: RawRestore> RawRestore for (A, B) {}
 impl<A: RawRestore, B: RawRestore, C: RawRestore> RawRestore for (A, B, C) {}
 

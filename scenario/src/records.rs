@@ -44,7 +44,7 @@ mirrors! {
         utility: f64, cost: f64, payoff: f64,
     }
     OasisSlot { job: u32, slot: u32, chunks: u64, workers: Vec<[u32; 2]>, ps: Vec<[u32; 2]>, cost: f64 }
-    OnlineDecision {
+    OnlineJobDecision {
         job: u32, round: u32, iota: u32, feasible: bool, scheduled: bool, colocated: bool,
         worker_type: u32, ps_type: u32, start: u32, duration: u32, workers: u32, cost: f64,
         utility: f64,
@@ -102,7 +102,7 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         TAG_EVENT_HOST => ("event host-driven", exact::<HostMarker>(body)?),
         t if t == TAG_OASIS => ("oasis decision", exact::<OasisDecision>(body)?),
         t if t == TAG_OASIS + 1 => ("oasis slot", exact::<OasisSlot>(body)?),
-        t if t == TAG_ONLINE + 1 => ("online decision", exact::<OnlineDecision>(body)?),
+        t if t == TAG_ONLINE + 1 => ("online decision", exact::<OnlineJobDecision>(body)?),
         t if t == TAG_ONLINE + 2 => ("online placement", exact::<OnlinePlaced>(body)?),
         t if t == TAG_PLACEMENT => ("placement category", exact::<Category>(body)?),
         t if t == TAG_PLACEMENT + 1 => ("placement greedy step", exact::<Greedy>(body)?),

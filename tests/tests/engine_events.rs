@@ -117,7 +117,7 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
                 _ => route::Policy::Csrp,
             };
             let arr: Vec<u32> = scn.jobs.iter().map(|j| j.release).collect();
-            drive(route::Router::new(&scn, p).ok()?, &arr)
+            drive(route::RouteScheduler::new(&scn, p).ok()?, &arr)
         }
     }
 }

@@ -25,8 +25,8 @@ fn decisions_allocate_nothing() {
         let scn = doc.validate().unwrap();
         let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
         let mut scheduled = 0u32;
-        let mut out = |o: &mlsched_kernel::online::OnlineOutput<'_>| {
-            if let mlsched_kernel::online::OnlineOutput::Decision(d) = o {
+        let mut out = |o: &mlsched_kernel::online::OnlineDecision<'_>| {
+            if let mlsched_kernel::online::OnlineDecision::Decision(d) = o {
                 scheduled += d.scheduled as u32;
             }
         };

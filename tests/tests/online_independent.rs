@@ -7,12 +7,12 @@
 mod online_common;
 use mlsched_kernel::model::online::{Architecture, OnlineScenario};
 use mlsched_kernel::online::independent::{self, RefDecision, RefPlaced};
-use mlsched_kernel::online::{OnlineDecision, Search};
+use mlsched_kernel::online::{OnlineJobDecision, Search};
 use online_common::{decisions, many_servers_instance, small_instance};
 use proptest::prelude::*;
 
 /// The fast path's decision in the reference's terms.
-fn as_ref(d: &OnlineDecision) -> RefDecision {
+fn as_ref(d: &OnlineJobDecision) -> RefDecision {
     RefDecision {
         job: d.job,
         round: d.round,

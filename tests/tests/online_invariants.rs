@@ -6,12 +6,12 @@
 mod online_common;
 use mlsched_kernel::model::online::{Architecture, OnlineScenario};
 use mlsched_kernel::online::common::{edk, rho_ps, rho_ring};
-use mlsched_kernel::online::{OnlineDecision, Search};
+use mlsched_kernel::online::{OnlineJobDecision, Search};
 use mlsched_lab::gen::{online as gen, GenOptions};
 use mlsched_scenario::doc::online::OnlineDoc;
 use online_common::{decisions, small_instance};
 
-fn check_run(scn: &OnlineScenario, ds: &[OnlineDecision], what: &str) -> usize {
+fn check_run(scn: &OnlineScenario, ds: &[OnlineJobDecision], what: &str) -> usize {
     let (t_n, h_n, r_n) = (
         scn.slots as usize,
         scn.servers.len(),

@@ -1,7 +1,8 @@
 //! Wang et al. (kind "preempt"): the fast Q and dispatch against the paper-literal references,
 //! and the brute-force check of what eq. (5) claims (Q = the increase of the flow time when the
 //! chunk is inserted), with the gaps the slot model leaves (see docs/preempt.md).
-use mlsched_kernel::preempt::plan::{Plans, QValue, NIL, WEIGHT_ONE};
+use mlsched_kernel::index::NONE;
+use mlsched_kernel::preempt::plan::{Plans, QValue, WEIGHT_ONE};
 use mlsched_kernel::preempt::reference::{self, RefChunk, RefQ, SlotPlan};
 use mlsched_kernel::preempt::{run_all, Policy, PreemptScheduler};
 use mlsched_kernel::rng::SplitMix64;
@@ -73,7 +74,7 @@ proptest! {
                 fast.compact();
             }
             for (pw, ys) in slow.slots.iter().enumerate() {
-                let mut from_fast = vec![NIL; ys.len()];
+                let mut from_fast = vec![NONE; ys.len()];
                 for seg in fast.segments(pw) {
                     for t in seg.start..seg.end {
                         if (t as usize) < from_fast.len() { from_fast[t as usize] = seg.chunk; }

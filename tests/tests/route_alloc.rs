@@ -1,11 +1,11 @@
 //! A counting global allocator proves that a whole CSRP / Aggregated CSRP / baseline run —
 //! every Dijkstra, PSO, aggregation and decision record — allocates nothing once the
-//! [`Router`] is built (all scratch is sized in `Router::new`).
+//! [`RouteScheduler`] is built (all scratch is sized in `RouteScheduler::new`).
 use mlsched_kernel::log::HashSink;
 use mlsched_kernel::model::route::{NodeKind, PsoParams, RouteJob, RouteScenario};
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{fat_tree, TopoParams};
-use mlsched_kernel::route::{Policy, Router};
+use mlsched_kernel::route::{Policy, RouteScheduler};
 use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
@@ -60,7 +60,7 @@ fn a_whole_run_allocates_nothing_after_build() {
         (false, Policy::DeadlinePreemptive),
     ] {
         let s = scenario(agg);
-        let router = Router::new(&s, policy).unwrap();
+        let router = RouteScheduler::new(&s, policy).unwrap();
         let mut sink = HashSink::new();
         let (out, allocated) = allocations(|| router.run(&mut sink).unwrap());
         assert_eq!(allocated, 0, "{policy:?} (aggregate {agg}) allocated");

@@ -11,7 +11,7 @@ use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::route::RouteScenario;
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{fat_tree, TopoParams};
-use mlsched_kernel::route::{Policy, RouteDecision, Router};
+use mlsched_kernel::route::{Policy, RouteDecision, RouteScheduler};
 use mlsched_kernel::snapshot::Snapshot;
 use mlsched_tests::alloc_count::{allocations, CountingAlloc};
 use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
@@ -61,10 +61,10 @@ fn slack_key(s: &RouteScenario, j: u32) -> (u64, u64, u32) {
     )
 }
 
-/// Drives the router event by event (as `Router::run` does) and checks every invariant;
+/// Drives the router event by event (as `RouteScheduler::run` does) and checks every invariant;
 /// returns (preemptions, log hash).
 fn check(s: &RouteScenario) -> (usize, u64) {
-    let mut r = Router::new(s, Policy::DeadlinePreemptive).unwrap();
+    let mut r = RouteScheduler::new(s, Policy::DeadlinePreemptive).unwrap();
     let slots: Vec<u32> = (0..r.graph().nodes() as u32)
         .map(|v| r.graph().slots(v))
         .collect();
@@ -229,7 +229,7 @@ fn bundled_route_scenarios_run_preemptive_deadline() {
     let s = scenario(7, 24);
     let mut sink = HashSink::new();
     let mut cuts = 0;
-    let mut r = Router::new(&s, Policy::Deadline).unwrap();
+    let mut r = RouteScheduler::new(&s, Policy::Deadline).unwrap();
     let order: Vec<(u32, u32)> = r
         .release_order()
         .iter()
@@ -246,7 +246,7 @@ fn bundled_route_scenarios_run_preemptive_deadline() {
 /// The run's log hash when the router is snapshotted after event `cut` and a fresh router
 /// restored from the bytes carries on (no cut: one router throughout).
 fn hash_with_cut(s: &RouteScenario, cut: Option<usize>) -> u64 {
-    let mut r = Router::new(s, Policy::DeadlinePreemptive).unwrap();
+    let mut r = RouteScheduler::new(s, Policy::DeadlinePreemptive).unwrap();
     let arrivals: Vec<(u32, u32)> = r
         .release_order()
         .iter()
@@ -277,7 +277,7 @@ fn hash_with_cut(s: &RouteScenario, cut: Option<usize>) -> u64 {
         .unwrap();
         if Some(event) == cut {
             let bytes = r.snapshot().unwrap();
-            r = Router::new(s, Policy::DeadlinePreemptive).unwrap();
+            r = RouteScheduler::new(s, Policy::DeadlinePreemptive).unwrap();
             r.restore_snapshot(&bytes).unwrap();
         }
         event += 1;
@@ -315,7 +315,7 @@ fn runs_with_preemptions_allocate_nothing_after_build() {
             continue;
         }
         tried += 1;
-        let router = Router::new(&s, Policy::DeadlinePreemptive).unwrap();
+        let router = RouteScheduler::new(&s, Policy::DeadlinePreemptive).unwrap();
         let mut sink = HashSink::new();
         let (_, allocated) = allocations(|| router.run(&mut sink).unwrap());
         assert_eq!(allocated, 0, "seed {seed}");

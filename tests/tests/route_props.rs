@@ -2,6 +2,7 @@
 //! schedule (eqs. 6-10), the fast paths against their paper-literal references (Dijkstra vs
 //! O(V^2), the incremental eq. 11 vs the set-based recomputation of eqs. 1-3), determinism.
 use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::index::NONE;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::route::{Link, Node, NodeKind, RouteScenario, Topology};
 use mlsched_kernel::rng::SplitMix64;
@@ -10,7 +11,7 @@ use mlsched_kernel::route::graph::Graph;
 use mlsched_kernel::route::reference::{summary as reference_summary, Decided};
 use mlsched_kernel::route::topo::{clos, fat_tree, ClosShape, TopoParams};
 use mlsched_kernel::route::RouteDecision;
-use mlsched_kernel::route::{Policy, RouteOutcome, Router, NONE};
+use mlsched_kernel::route::{Policy, RouteOutcome, RouteScheduler};
 use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
 use proptest::prelude::*;
 
@@ -56,14 +57,14 @@ fn scenario(seed: u64, jobs: usize, aggregate: bool, use_clos: bool) -> RouteSce
 
 fn run(s: &RouteScenario, p: Policy) -> (RouteOutcome, String) {
     let mut sink = HashSink::new();
-    let out = Router::new(s, p).unwrap().run(&mut sink).unwrap();
+    let out = RouteScheduler::new(s, p).unwrap().run(&mut sink).unwrap();
     (out, sink.hash().hex().to_string())
 }
 
 /// (slot, job) of every placement in decision order, from a run driven event by event as
-/// `Router::run` drives it (releases at their times, then `SlotAdvanced`).
+/// `RouteScheduler::run` drives it (releases at their times, then `SlotAdvanced`).
 fn decision_times(s: &RouteScenario, p: Policy) -> Vec<(u32, u32)> {
-    let mut r = Router::new(s, p).unwrap();
+    let mut r = RouteScheduler::new(s, p).unwrap();
     let arrivals: Vec<(u32, u32)> = r
         .release_order()
         .iter()
@@ -322,7 +323,7 @@ fn unreachable_workers_are_an_error() {
             n.slots = 1;
         }
     }
-    let e = Router::new(&s, Policy::Fifo).unwrap_err();
+    let e = RouteScheduler::new(&s, Policy::Fifo).unwrap_err();
     assert!(e.to_string().contains("needs 60 compute slots"), "{e}");
 }
 

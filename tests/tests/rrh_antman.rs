@@ -9,7 +9,7 @@
 #![allow(clippy::needless_range_loop)]
 use mlsched_kernel::baseline::oasis::{fixed_workers, ps_for, OasisBaseline};
 use mlsched_kernel::baseline::online::{
-    duration, ps_count, OnlineBaseline, OnlineBaselineOutput, Placed,
+    duration, ps_count, OnlineBaseline, OnlineBaselineDecision, Placed,
 };
 use mlsched_kernel::baseline::{BaselineError, Policy, ANTMAN_QUEUE_SLOTS, FIXED_WORKERS};
 use mlsched_kernel::log::{HashSink, LogSink};
@@ -152,7 +152,7 @@ fn antman_guarantee_job_preempts_an_opportunistic_run() {
     let cuts: Vec<_> = outs
         .iter()
         .filter_map(|o| match o {
-            OnlineBaselineOutput::Preempted(p) => Some((p.slot, p.job, p.by, p.start)),
+            OnlineBaselineDecision::Preempted(p) => Some((p.slot, p.job, p.by, p.start)),
             _ => None,
         })
         .collect();
@@ -319,7 +319,7 @@ struct AntRun {
 
 /// Every AntMan invariant on one scenario; returns (log hash, cuts).
 fn check_antman(scn: &OnlineScenario) -> Result<(u64, usize), TestCaseError> {
-    let mut outs: Vec<OnlineBaselineOutput> = Vec::new();
+    let mut outs: Vec<OnlineBaselineDecision> = Vec::new();
     let mut r = OnlineBaseline::new(Policy::AntMan, scn).unwrap();
     let mut sink = HashSink::new();
     r.run_outputs(&mut sink, &mut |o| outs.push(*o)).unwrap();
@@ -334,8 +334,8 @@ fn check_antman(scn: &OnlineScenario) -> Result<(u64, usize), TestCaseError> {
     let mut cuts = 0usize;
     for o in &outs {
         match *o {
-            OnlineBaselineOutput::Placed(p) => pending.push(p),
-            OnlineBaselineOutput::Start(rec) => {
+            OnlineBaselineDecision::Placed(p) => pending.push(p),
+            OnlineBaselineDecision::Start(rec) => {
                 if let Some((b, at)) = owed.take() {
                     prop_assert_eq!((rec.job, rec.slot), (b, at), "cut for {} at {}", b, at);
                 }
@@ -351,7 +351,7 @@ fn check_antman(scn: &OnlineScenario) -> Result<(u64, usize), TestCaseError> {
                     cut: false,
                 });
             }
-            OnlineBaselineOutput::Preempted(c) => {
+            OnlineBaselineDecision::Preempted(c) => {
                 cuts += 1;
                 prop_assert!(owed.is_none_or(|(b, at)| b == c.by && at == c.slot));
                 owed = Some((c.by, c.slot));

@@ -14,7 +14,9 @@ use mlsched_kernel::log::{HashSink, LogSink, TAG_ONLINE, TAG_PLACEMENT};
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::online::{OnlineDecision, OnlineOutput, OnlineScheduler, OnlineState, Search};
+use mlsched_kernel::online::{
+    OnlineDecision, OnlineJobDecision, OnlineScheduler, OnlineState, Search,
+};
 use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{run_all, Policy, PreemptDecision, PreemptScheduler};
 use mlsched_kernel::snapshot::{self, Snapshot, SnapshotError};
@@ -91,7 +93,7 @@ fn preempt_run(scn: &PreemptScenario, cut: Option<u64>) -> Vec<PreemptDecision> 
 
 /// Drives Zhou et al.'s A_online as `online::run_scenario` does, snapshotting `OnlineState`
 /// before event `cut` and continuing on a freshly built scheduler restored from it.
-fn online_run(scn: &OnlineScenario, cut: Option<u64>) -> Vec<OnlineDecision> {
+fn online_run(scn: &OnlineScenario, cut: Option<u64>) -> Vec<OnlineJobDecision> {
     let mut s = OnlineScheduler::new(scn, Search::Fast).unwrap();
     let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
     order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));
@@ -114,8 +116,8 @@ fn online_run(scn: &OnlineScenario, cut: Option<u64>) -> Vec<OnlineDecision> {
                 s.restore(st).unwrap();
             }
             events += 1;
-            s.on_event(now, ev, &mut |o: &OnlineOutput<'_>| {
-                if let OnlineOutput::Decision(d) = o {
+            s.on_event(now, ev, &mut |o: &OnlineDecision<'_>| {
+                if let OnlineDecision::Decision(d) = o {
                     out.push((*d).clone());
                 }
             })

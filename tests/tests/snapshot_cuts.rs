@@ -18,15 +18,15 @@ use mlsched_kernel::model::placement::{
 };
 use mlsched_kernel::model::preempt::PreemptScenario;
 use mlsched_kernel::model::route::RouteScenario;
-use mlsched_kernel::oasis::{Decision, OasisScheduler};
+use mlsched_kernel::oasis::{OasisJobDecision, OasisScheduler};
 use mlsched_kernel::online::{
-    log_decision, OnlineDecision, OnlineOutput, OnlineScheduler, OnlineState, Search,
+    log_decision, OnlineDecision, OnlineJobDecision, OnlineScheduler, OnlineState, Search,
 };
 use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptScheduler};
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{fat_tree, TopoParams};
-use mlsched_kernel::route::{self, RouteDecision, RouteOutcome, Router, RouterState};
+use mlsched_kernel::route::{self, RouteDecision, RouteOutcome, RouteScheduler, RouteState};
 use mlsched_kernel::snapshot::{self, Snapshot, SnapshotError, SNAPSHOT_HEADER_BYTES};
 use mlsched_lab::gen::GenOptions;
 use mlsched_tests::route_instances::{self, random_jobs, JobRanges};
@@ -129,7 +129,7 @@ fn oasis_events(scn: &OasisScenario) -> Vec<(u32, Option<u32>)> {
     ev
 }
 
-fn oasis_run(scn: &OasisScenario, cut: Option<usize>) -> (Vec<Decision>, LogHash) {
+fn oasis_run(scn: &OasisScenario, cut: Option<usize>) -> (Vec<OasisJobDecision>, LogHash) {
     let mut s = OasisScheduler::new(scn).unwrap();
     let mut sink = HashSink::new();
     let mut out = Vec::new();
@@ -189,7 +189,7 @@ fn online_events(scn: &OnlineScenario) -> Vec<(u32, Event<u32>)> {
     ev
 }
 
-fn online_run(scn: &OnlineScenario, cut: Option<usize>) -> (Vec<OnlineDecision>, LogHash) {
+fn online_run(scn: &OnlineScenario, cut: Option<usize>) -> (Vec<OnlineJobDecision>, LogHash) {
     let mut s = OnlineScheduler::new(scn, Search::Fast).unwrap();
     let mut sink = HashSink::new();
     let mut out = Vec::new();
@@ -201,8 +201,8 @@ fn online_run(scn: &OnlineScenario, cut: Option<usize>) -> (Vec<OnlineDecision>,
                 true,
             );
         }
-        s.on_event(t, ev, &mut |o: &OnlineOutput<'_>| {
-            if let OnlineOutput::Decision(d) = o {
+        s.on_event(t, ev, &mut |o: &OnlineDecision<'_>| {
+            if let OnlineDecision::Decision(d) = o {
                 log_decision(&mut sink, d).unwrap();
                 out.push((*d).clone());
             }
@@ -386,11 +386,11 @@ fn route_scn(seed: u64, jobs: usize, aggregate: bool) -> RouteScenario {
     route_instances::scenario(seed, aggregate, topology, jobs, 4, 5)
 }
 
-/// [`Router::run`]'s loop through [`Scheduler::on_event`]: releases, then `SlotAdvanced`, at
+/// [`RouteScheduler::run`]'s loop through [`Scheduler::on_event`]: releases, then `SlotAdvanced`, at
 /// each event time; before event `cut` the router goes through a snapshot. At most `budget`
 /// event times.
 fn route_drive(
-    r: &mut Router,
+    r: &mut RouteScheduler,
     scn: &RouteScenario,
     policy: route::Policy,
     cut: Option<usize>,
@@ -404,9 +404,9 @@ fn route_drive(
         return true;
     };
     let strict = budget == usize::MAX;
-    let mut step = |r: &mut Router, t, ev| {
+    let mut step = |r: &mut RouteScheduler, t, ev| {
         if Some(events) == cut {
-            through_snapshot(r, Router::new(scn, policy).unwrap(), true);
+            through_snapshot(r, RouteScheduler::new(scn, policy).unwrap(), true);
         }
         events += 1;
         let res = r.on_event(t, ev, out);
@@ -435,7 +435,7 @@ fn route_run(
     policy: route::Policy,
     cut: Option<usize>,
 ) -> (Vec<RouteDecision>, RouteOutcome, LogHash) {
-    let mut r = Router::new(scn, policy).unwrap();
+    let mut r = RouteScheduler::new(scn, policy).unwrap();
     let mut sink = HashSink::new();
     let mut out = Vec::new();
     let done = route_drive(&mut r, scn, policy, cut, usize::MAX, &mut |d| {
@@ -470,7 +470,10 @@ fn event_drivers_match_the_kernel_runs() {
         let scn = route_scn(seed, 8, agg);
         for policy in ROUTE_POLICIES {
             let mut sink = HashSink::new();
-            let want = Router::new(&scn, policy).unwrap().run(&mut sink).unwrap();
+            let want = RouteScheduler::new(&scn, policy)
+                .unwrap()
+                .run(&mut sink)
+                .unwrap();
             let (_, got, h) = route_run(&scn, policy, None);
             assert_eq!((got, h), (want, sink.hash()), "{policy:?}");
         }
@@ -653,12 +656,16 @@ fn crafted_online_states_are_refused() {
 #[test]
 fn crafted_route_states_are_refused() {
     let scn = route_scn(5, 8, true);
-    let mut r = Router::new(&scn, route::Policy::Csrp).unwrap();
+    let mut r = RouteScheduler::new(&scn, route::Policy::Csrp).unwrap();
     // Stop half-way: some jobs placed, some queued or live.
     route_drive(&mut r, &scn, route::Policy::Csrp, None, 3, &mut |_| {});
     let good = r.state();
     assert!(good.decided.iter().any(|&d| d), "something placed");
-    let restore = |st: &RouterState| Router::new(&scn, route::Policy::Csrp).unwrap().restore(st);
+    let restore = |st: &RouteState| {
+        RouteScheduler::new(&scn, route::Policy::Csrp)
+            .unwrap()
+            .restore(st)
+    };
     restore(&good).unwrap();
     assert_eq!(
         snapshot::save(TAG_ROUTE, &good).unwrap(),
@@ -666,7 +673,7 @@ fn crafted_route_states_are_refused() {
         "owned and borrowed state encode alike"
     );
     let placed = good.decided.iter().position(|&d| d).unwrap() as u32;
-    let cases: Vec<Craft<RouterState>> = vec![
+    let cases: Vec<Craft<RouteState>> = vec![
         ("link_used", Box::new(|st| st.link_used[0] = f64::NAN)),
         (
             "link_used",
@@ -699,7 +706,7 @@ fn crafted_route_states_are_refused() {
     }
     // Through the bytes too (a valid state re-encodes to the same snapshot), and the router is
     // unchanged after a refusal.
-    let mut x = Router::new(&scn, route::Policy::Csrp).unwrap();
+    let mut x = RouteScheduler::new(&scn, route::Policy::Csrp).unwrap();
     x.restore(&good).unwrap();
     assert_eq!(x.snapshot().unwrap(), r.snapshot().unwrap());
     assert_eq!(x.snapshot().unwrap()[6], TAG_ROUTE, "kind byte");
@@ -713,7 +720,7 @@ fn crafted_route_states_are_refused() {
 #[test]
 fn a_snapshot_of_another_algorithm_is_refused_by_kind() {
     let scn = route_scn(1, 4, false);
-    let bytes = Router::new(&scn, route::Policy::Fifo)
+    let bytes = RouteScheduler::new(&scn, route::Policy::Fifo)
         .unwrap()
         .snapshot()
         .unwrap();
@@ -819,10 +826,10 @@ proptest! {
     fn mutated_route_snapshots_never_panic(seed in any::<u64>(), p in 0usize..5, k in 1usize..6, muts in mutations()) {
         let scn = route_scn(seed, 6, seed % 2 == 0);
         let policy = ROUTE_POLICIES[p];
-        let mut r = Router::new(&scn, policy).unwrap();
+        let mut r = RouteScheduler::new(&scn, policy).unwrap();
         route_drive(&mut r, &scn, policy, None, k, &mut |_| {});
         let bytes = mutate(&r.snapshot().unwrap(), &muts);
-        let mut q = Router::new(&scn, policy).unwrap();
+        let mut q = RouteScheduler::new(&scn, policy).unwrap();
         let res = q.restore_snapshot(&bytes);
         prop_assert!(typed_refusal(&res), "{:?}", res);
         if res.is_ok() {

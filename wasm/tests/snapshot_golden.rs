@@ -15,7 +15,7 @@ use mlsched_kernel::oasis::OasisScheduler;
 use mlsched_kernel::online::{OnlineScheduler, Search};
 use mlsched_kernel::placement::Placer;
 use mlsched_kernel::preempt::{Policy, PreemptScheduler};
-use mlsched_kernel::route::{self, Router};
+use mlsched_kernel::route::{self, RouteScheduler};
 use mlsched_kernel::snapshot::Snapshot;
 use mlsched_scenario::doc::{self, ScenarioDoc};
 use std::collections::BTreeMap;
@@ -124,10 +124,10 @@ fn snapshot_of(name: &str) -> Vec<u8> {
         }
         ScenarioDoc::Route(d) => {
             let scn = d.validate().unwrap();
-            let mut r = Router::new(&scn, route::Policy::Csrp).unwrap();
+            let mut r = RouteScheduler::new(&scn, route::Policy::Csrp).unwrap();
             let order = r.release_order().to_vec();
             let release = |i: usize| scn.jobs[order[i] as usize].release;
-            // `Router::run`'s loop: releases, then `SlotAdvanced`, at each event time; stops
+            // `RouteScheduler::run`'s loop: releases, then `SlotAdvanced`, at each event time; stops
             // once half of the jobs are released.
             let (mut next, mut t) = (0, release(0));
             while next < order.len() / 2 {

@@ -87,18 +87,18 @@ pub struct SlotRec {
 /// What an [`OasisBaseline`] decides in a slot: each placed unit (the explanation of where;
 /// not a log record, as before the driver existed), then one [`SlotRec`] per running job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OasisBaselineOutput {
+pub enum OasisBaselineDecision {
     /// One worker or PS placed (writes no record).
     Unit(Unit),
     /// A job's allocation and progress in the slot (one record).
     Slot(SlotRec),
 }
 
-impl crate::api::Record for OasisBaselineOutput {
+impl crate::api::Record for OasisBaselineDecision {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
         match self {
-            OasisBaselineOutput::Unit(_) => Ok(()),
-            OasisBaselineOutput::Slot(r) => sink.record(TAG_BASELINE + r.policy, r),
+            OasisBaselineDecision::Unit(_) => Ok(()),
+            OasisBaselineDecision::Slot(r) => sink.record(TAG_BASELINE + r.policy, r),
         }
     }
 }
@@ -106,10 +106,10 @@ impl crate::api::Record for OasisBaselineOutput {
 /// Every slot 0..T (the baselines re-decide each slot); arrivals only move the clock.
 impl crate::api::Scheduler for OasisBaseline<'_> {
     type Job = u32;
-    type Decision<'x> = OasisBaselineOutput;
+    type Decision<'x> = OasisBaselineDecision;
     type Error = BaselineError;
 
-    fn on_event<F: FnMut(&OasisBaselineOutput) + ?Sized>(
+    fn on_event<F: FnMut(&OasisBaselineDecision) + ?Sized>(
         &mut self,
         now: Slot,
         event: crate::api::Event<u32>,
@@ -117,7 +117,7 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
     ) -> Result<(), BaselineError> {
         match event {
             crate::api::Event::SlotAdvanced if now < self.scn.slots => {
-                self.step_with(now, &mut |o: &OasisBaselineOutput| out(o))
+                self.step_with(now, &mut |o: &OasisBaselineDecision| out(o))
             }
             _ => Ok(()),
         }
@@ -246,8 +246,8 @@ impl<'a> OasisBaseline<'a> {
         let r = crate::driver::Driver::new(&mut *self).run(
             &arrivals,
             sink,
-            &mut |o: &OasisBaselineOutput| {
-                if let OasisBaselineOutput::Unit(u) = o {
+            &mut |o: &OasisBaselineDecision| {
+                if let OasisBaselineDecision::Unit(u) = o {
                     out(*u);
                 }
             },
@@ -267,8 +267,8 @@ impl<'a> OasisBaseline<'a> {
         out: &mut dyn FnMut(Unit),
     ) -> Result<(), BaselineError> {
         let mut failed = Ok(());
-        let r = self.step_with(t, &mut |o: &OasisBaselineOutput| match o {
-            OasisBaselineOutput::Unit(u) => out(*u),
+        let r = self.step_with(t, &mut |o: &OasisBaselineDecision| match o {
+            OasisBaselineDecision::Unit(u) => out(*u),
             rec => {
                 if failed.is_ok() {
                     failed = crate::api::Record::log(rec, sink);
@@ -282,7 +282,7 @@ impl<'a> OasisBaseline<'a> {
     fn step_with(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OasisBaselineOutput),
+        out: &mut dyn FnMut(&OasisBaselineDecision),
     ) -> Result<(), BaselineError> {
         self.workers.reset();
         self.ps.reset();
@@ -319,7 +319,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn fifo(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    fn fifo(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineDecision)) {
         for k in 0..self.order.len() {
             let j = self.order[k] as usize;
             if !self.arrived(j, t) {
@@ -335,7 +335,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn las(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    fn las(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineDecision)) {
         let mut n = 0;
         let span = self.scn.slots as f64 + 1.0;
         for j in 0..self.jobs.len() {
@@ -360,7 +360,7 @@ impl<'a> OasisBaseline<'a> {
     /// allocation only, so a binary heap over (share, index) picks exactly what a scan of every
     /// job would, in O(log n) per unit instead of O(n) (a whole-trace run has thousands of
     /// jobs and hundreds of units per slot).
-    fn drf(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    fn drf(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineDecision)) {
         let mut n = 0;
         for j in 0..self.jobs.len() {
             if self.arrived(j, t) {
@@ -392,7 +392,7 @@ impl<'a> OasisBaseline<'a> {
         }
     }
 
-    fn optimus(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    fn optimus(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineDecision)) {
         for k in 0..self.order.len() {
             let j = self.order[k] as usize;
             if self.arrived(j, t) && !self.add_worker(j, t, out) {
@@ -438,7 +438,12 @@ impl<'a> OasisBaseline<'a> {
     }
 
     /// One more worker (and the PSs it needs) for job j, or `false` if it does not fit.
-    fn add_worker(&mut self, j: usize, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) -> bool {
+    fn add_worker(
+        &mut self,
+        j: usize,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineDecision),
+    ) -> bool {
         let job = &self.scn.jobs[j];
         let x = self.jobs[j].workers;
         let z = ps_for(job, x + 1);
@@ -459,7 +464,7 @@ impl<'a> OasisBaseline<'a> {
         j: usize,
         n: u32,
         t: Slot,
-        out: &mut dyn FnMut(&OasisBaselineOutput),
+        out: &mut dyn FnMut(&OasisBaselineDecision),
     ) -> bool {
         let job = &self.scn.jobs[j];
         let z = ps_for(job, n);
@@ -479,7 +484,7 @@ impl<'a> OasisBaseline<'a> {
         n: u32,
         z: u32,
         t: Slot,
-        out: &mut dyn FnMut(&OasisBaselineOutput),
+        out: &mut dyn FnMut(&OasisBaselineDecision),
     ) {
         let job = &self.scn.jobs[j];
         let unit = |ps, server| Unit {
@@ -496,19 +501,19 @@ impl<'a> OasisBaseline<'a> {
                 // restart fingerprint counts units, not servers (docs/restart.md).
                 self.restarts.place(j, 0, 0);
                 self.spans.mark(j, h);
-                out(&OasisBaselineOutput::Unit(unit(false, h)));
+                out(&OasisBaselineDecision::Unit(unit(false, h)));
             }
         }
         for _ in 0..z {
             if let Some(k) = self.ps.place(&job.ps_demand) {
                 self.jobs[j].ps += 1;
                 self.restarts.place(j, 1, 0);
-                out(&OasisBaselineOutput::Unit(unit(true, k)));
+                out(&OasisBaselineDecision::Unit(unit(true, k)));
             }
         }
     }
 
-    fn progress(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    fn progress(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineDecision)) {
         let mut finished = false;
         for j in 0..self.jobs.len() {
             // Every job, held or not: a pause is what makes the next allocation a restart.
@@ -540,7 +545,7 @@ impl<'a> OasisBaseline<'a> {
                 done: s.remaining == 0,
                 policy: policy_code(self.policy),
             };
-            out(&OasisBaselineOutput::Slot(rec));
+            out(&OasisBaselineDecision::Slot(rec));
         }
         self.replan |= finished;
     }

@@ -113,7 +113,7 @@ pub struct PreemptRec {
 /// (the explanation of where; not a log record, as before the driver existed), then its
 /// [`StartRec`]; AntMan's cuts before the start they make room for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnlineBaselineOutput {
+pub enum OnlineBaselineDecision {
     /// A started job's share of one server (writes no record).
     Placed(Placed),
     /// A job started (one record).
@@ -122,12 +122,12 @@ pub enum OnlineBaselineOutput {
     Preempted(PreemptRec),
 }
 
-impl crate::api::Record for OnlineBaselineOutput {
+impl crate::api::Record for OnlineBaselineDecision {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
         match self {
-            OnlineBaselineOutput::Placed(_) => Ok(()),
-            OnlineBaselineOutput::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
-            OnlineBaselineOutput::Preempted(r) => sink.record(TAG_BASELINE_PREEMPT, r),
+            OnlineBaselineDecision::Placed(_) => Ok(()),
+            OnlineBaselineDecision::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
+            OnlineBaselineDecision::Preempted(r) => sink.record(TAG_BASELINE_PREEMPT, r),
         }
     }
 }
@@ -136,10 +136,10 @@ impl crate::api::Record for OnlineBaselineOutput {
 /// `rounds_past_horizon` T is [`OnlineScenario::horizon`] here, as for A_online's windows.
 impl crate::api::Scheduler for OnlineBaseline<'_> {
     type Job = u32;
-    type Decision<'x> = OnlineBaselineOutput;
+    type Decision<'x> = OnlineBaselineDecision;
     type Error = BaselineError;
 
-    fn on_event<F: FnMut(&OnlineBaselineOutput) + ?Sized>(
+    fn on_event<F: FnMut(&OnlineBaselineDecision) + ?Sized>(
         &mut self,
         now: Slot,
         event: crate::api::Event<u32>,
@@ -147,7 +147,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
     ) -> Result<(), BaselineError> {
         match event {
             crate::api::Event::SlotAdvanced if now < self.scn.horizon() => {
-                self.step_with(now, &mut |o: &OnlineBaselineOutput| out(o))
+                self.step_with(now, &mut |o: &OnlineBaselineDecision| out(o))
             }
             _ => Ok(()),
         }
@@ -267,8 +267,8 @@ impl<'a> OnlineBaseline<'a> {
         sink: &mut S,
         out: &mut dyn FnMut(Placed),
     ) -> Result<(), BaselineError> {
-        self.run_outputs(sink, &mut |o: &OnlineBaselineOutput| {
-            if let OnlineBaselineOutput::Placed(p) = o {
+        self.run_outputs(sink, &mut |o: &OnlineBaselineDecision| {
+            if let OnlineBaselineDecision::Placed(p) = o {
                 out(*p);
             }
         })
@@ -278,7 +278,7 @@ impl<'a> OnlineBaseline<'a> {
     pub fn run_outputs<S: LogSink>(
         &mut self,
         sink: &mut S,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         let arrivals = core::mem::take(&mut self.arrivals);
         let r = crate::driver::Driver::new(&mut *self).run(&arrivals, sink, out);
@@ -297,8 +297,8 @@ impl<'a> OnlineBaseline<'a> {
         out: &mut dyn FnMut(Placed),
     ) -> Result<(), BaselineError> {
         let mut failed = Ok(());
-        let r = self.step_with(t, &mut |o: &OnlineBaselineOutput| match o {
-            OnlineBaselineOutput::Placed(p) => out(*p),
+        let r = self.step_with(t, &mut |o: &OnlineBaselineDecision| match o {
+            OnlineBaselineDecision::Placed(p) => out(*p),
             rec => {
                 if failed.is_ok() {
                     failed = crate::api::Record::log(rec, sink);
@@ -312,7 +312,7 @@ impl<'a> OnlineBaseline<'a> {
     fn step_with(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         self.cur = t;
         self.load_free(t)?;
@@ -566,7 +566,7 @@ impl<'a> OnlineBaseline<'a> {
     fn commit(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         self.load_free(t)?;
         for k in 0..self.order.len() {
@@ -617,7 +617,7 @@ impl<'a> OnlineBaseline<'a> {
         j: usize,
         t: Slot,
         len: u32,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         let s = self.jobs[j];
         let (w, z) = self.demands(&s);
@@ -637,7 +637,7 @@ impl<'a> OnlineBaseline<'a> {
                     self.runs[self.run_off[j] as usize + kept] = [h as u32, a, b];
                     kept += 1;
                 }
-                out(&OnlineBaselineOutput::Placed(Placed {
+                out(&OnlineBaselineDecision::Placed(Placed {
                     slot: t,
                     job: j as u32,
                     server: h as u32,
@@ -660,7 +660,7 @@ impl<'a> OnlineBaseline<'a> {
             duration: len,
             policy: policy_code(self.policy),
         };
-        out(&OnlineBaselineOutput::Start(rec));
+        out(&OnlineBaselineDecision::Start(rec));
         Ok(())
     }
 }

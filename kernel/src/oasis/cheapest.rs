@@ -21,7 +21,7 @@ pub(crate) const BLOCK: usize = 64;
 
 /// The key of an absent server.
 pub(crate) const ABSENT: i64 = i64::MAX;
-const NONE: u32 = u32::MAX;
+use crate::index::NONE;
 
 /// The integer whose order is `f64::total_cmp`'s.
 pub(crate) fn ordered(x: f64) -> i64 {

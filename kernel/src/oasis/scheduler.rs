@@ -2,107 +2,28 @@
 use super::fast::{DpSize, FastDp, Schedule};
 use super::grid::{TIDY_BACKLOG, TIDY_LEAVES, TIDY_LIGHT_SLOTS};
 use super::market::{JobParams, Market};
-use super::{Decision, OasisError};
+use super::records::{OasisDecision, OasisSlotRecord};
+use super::{OasisError, OasisJobDecision};
 use crate::api::{Event, Record, Scheduler};
 use crate::error::Limit;
 use crate::limits::{self, JOBS_MAX, OASIS_DP_CELLS_MAX};
-use crate::log::{LogError, LogSink, TAG_OASIS};
+use crate::log::LogSink;
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
 use crate::num::canon;
-use crate::snapshot::{self, Snapshot, SnapshotError};
 use alloc::vec;
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
-
-/// Tag of an OASiS decision record ([`OasisRecord`]).
-pub const TAG_OASIS_DECISION: u8 = TAG_OASIS;
-/// Tag of one slot of an admitted schedule ([`OasisSlotRecord`]).
-pub const TAG_OASIS_SLOT: u8 = TAG_OASIS + 1;
-
-/// The logged form of a [`Decision`] (no `usize`, canonical floats).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct OasisRecord {
-    /// Job index.
-    pub job: u32,
-    /// a_i.
-    pub arrival: u32,
-    /// x_i.
-    pub admitted: bool,
-    /// [`super::Reason::code`].
-    pub reason: u8,
-    /// t_hat, or `u32::MAX` when no schedule is feasible.
-    pub completion_slot: u32,
-    /// f_i(t_hat - a_i).
-    pub utility: f64,
-    /// Cost of the best schedule.
-    pub cost: f64,
-    /// mu_i.
-    pub payoff: f64,
-}
-
-impl From<&Decision> for OasisRecord {
-    fn from(d: &Decision) -> Self {
-        OasisRecord {
-            job: d.job,
-            arrival: d.arrival,
-            admitted: d.admitted,
-            reason: d.reason.code(),
-            completion_slot: d.completion_slot.unwrap_or(u32::MAX),
-            utility: canon(d.utility),
-            cost: canon(d.cost),
-            payoff: canon(d.payoff),
-        }
-    }
-}
-
-/// One slot of an admitted schedule as logged: y_ih(t) and z_ik(t) pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct OasisSlotRecord<'a> {
-    /// Job index.
-    pub job: u32,
-    /// t.
-    pub slot: u32,
-    /// Chunks trained in t.
-    pub chunks: u64,
-    /// `[h, y]` pairs.
-    pub workers: &'a [[u32; 2]],
-    /// `[k, z]` pairs.
-    pub ps: &'a [[u32; 2]],
-    /// COST_t.
-    pub cost: f64,
-}
-
-/// The restorable state of an [`OasisScheduler`]: the priced cluster, which jobs were decided,
-/// and the clock. Scratch is not part of it (it is rebuilt from the scenario).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OasisState {
-    /// Usage and prices.
-    pub market: Market,
-    /// Per job: decided yet?
-    pub decided: Vec<bool>,
-    /// The last slot seen.
-    pub now: u32,
-}
-
-/// [`OasisState`] by reference: the same postcard bytes, written without cloning.
-#[derive(Serialize)]
-struct OasisStateRef<'a> {
-    market: &'a Market,
-    decided: &'a [bool],
-    now: u32,
-}
 
 /// OASiS (Alg. 1) over one scenario: feed [`Event::JobArrived`] with the job's index at its
-/// arrival slot; each arrival yields one [`Decision`], and an admitted job's schedule moves the
+/// arrival slot; each arrival yields one [`OasisJobDecision`], and an admitted job's schedule moves the
 /// prices every later job sees. All scratch is allocated by [`OasisScheduler::new`].
 #[derive(Clone, Debug)]
 pub struct OasisScheduler {
-    market: Market,
+    pub(super) market: Market,
     jobs: Vec<OasisJob>,
     params: Vec<JobParams>,
-    decided: Vec<bool>,
+    pub(super) decided: Vec<bool>,
     dp: FastDp,
-    now: u32,
+    pub(super) now: u32,
     bounds_derived: bool,
 }
 
@@ -159,44 +80,6 @@ impl OasisScheduler {
             now: 0,
             bounds_derived: derived,
         })
-    }
-
-    /// A snapshot of the state (for persistence; restore with [`Self::restore`]).
-    pub fn state(&self) -> OasisState {
-        OasisState {
-            market: self.market.clone(),
-            decided: self.decided.clone(),
-            now: self.now,
-        }
-    }
-
-    /// Rebuilds the scheduler of `scn` in a saved state; [`OasisError::Shape`] if the state
-    /// does not belong to this scenario or is inconsistent (see [`Self::check_state`]).
-    pub fn restore(scn: &OasisScenario, state: OasisState) -> Result<Self, OasisError> {
-        let mut s = Self::new(scn)?;
-        s.check_state(&state).map_err(|_| OasisError::Shape)?;
-        s.set_state(state);
-        debug_assert!(
-            s.check_state(&s.state()).is_ok(),
-            "oasis: restored state fails its own check"
-        );
-        Ok(s)
-    }
-
-    /// Checks a saved state against the scenario this scheduler was built from: one decided
-    /// flag per job, and a market of the same shape, bounds and capacities whose usage is
-    /// finite and within capacity and whose prices are eq. (22) of that usage.
-    pub fn check_state(&self, state: &OasisState) -> Result<(), SnapshotError> {
-        snapshot::ensure(state.decided.len() == self.decided.len(), "decided")?;
-        // Shape, bounds and capacities never change after the build: the live market is the model.
-        state.market.check_restored(&self.market)
-    }
-
-    fn set_state(&mut self, state: OasisState) {
-        let live = core::mem::replace(&mut self.market, state.market);
-        self.market.rebuild_grids_like(&live);
-        self.decided = state.decided;
-        self.now = state.now;
     }
 
     /// The priced cluster (usage and prices) as it stands. Its slot trees may still owe
@@ -266,7 +149,7 @@ impl OasisScheduler {
     }
 
     /// Decides job `idx` at slot `now` and commits an admitted schedule (Alg. 1 lines 4-17).
-    pub fn decide(&mut self, now: u32, idx: u32) -> Result<Decision, OasisError> {
+    pub fn decide(&mut self, now: u32, idx: u32) -> Result<OasisJobDecision, OasisError> {
         let i = idx as usize;
         let (Some(job), Some(p), Some(done)) =
             (self.jobs.get(i), self.params.get(i), self.decided.get(i))
@@ -313,10 +196,10 @@ impl OasisScheduler {
         now: u32,
         idx: u32,
         sink: &mut S,
-    ) -> Result<Decision, OasisError> {
+    ) -> Result<OasisJobDecision, OasisError> {
         let d = self.decide(now, idx)?;
         let mut failed = None;
-        emit(&d, &self.dp.schedule(), &mut |o: &OasisOutput<'_>| {
+        emit(&d, &self.dp.schedule(), &mut |o: &OasisDecision<'_>| {
             if failed.is_none() {
                 failed = o.log(sink).err();
             }
@@ -325,31 +208,16 @@ impl OasisScheduler {
     }
 }
 
-/// One OASiS decision record: the admission decision of an arrival (tag 0x10), then, if
-/// admitted, one record per used slot of its schedule (tag 0x11).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OasisOutput<'a> {
-    /// x_i with its explanation ([`OasisRecord`], tag [`TAG_OASIS_DECISION`]).
-    Decision(&'a Decision),
-    /// y_ih(t), z_ik(t) of one slot t of the admitted schedule (tag [`TAG_OASIS_SLOT`]).
-    Slot(OasisSlotRecord<'a>),
-}
-
-impl Record for OasisOutput<'_> {
-    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
-        match self {
-            OasisOutput::Decision(d) => sink.record(TAG_OASIS_DECISION, &OasisRecord::from(*d)),
-            OasisOutput::Slot(r) => sink.record(TAG_OASIS_SLOT, r),
-        }
-    }
-}
-
 /// Passes a decision and (if admitted) every slot of its schedule to `out`.
-fn emit<F: FnMut(&OasisOutput<'_>) + ?Sized>(d: &Decision, s: &Schedule<'_>, out: &mut F) {
-    out(&OasisOutput::Decision(d));
+fn emit<F: FnMut(&OasisDecision<'_>) + ?Sized>(
+    d: &OasisJobDecision,
+    s: &Schedule<'_>,
+    out: &mut F,
+) {
+    out(&OasisDecision::Decision(d));
     if d.admitted {
         for sp in s.iter() {
-            out(&OasisOutput::Slot(OasisSlotRecord {
+            out(&OasisDecision::Slot(OasisSlotRecord {
                 job: d.job,
                 slot: sp.slot,
                 chunks: sp.chunks,
@@ -400,11 +268,11 @@ fn checked(m: &Market, s: &Schedule<'_>) {
 
 impl Scheduler for OasisScheduler {
     type Job = u32;
-    type Decision<'a> = OasisOutput<'a>;
+    type Decision<'a> = OasisDecision<'a>;
     type Error = OasisError;
 
     /// `JobArrived(i)` at a_i: the decision, then the admitted schedule's slots.
-    fn on_event<F: FnMut(&OasisOutput<'_>) + ?Sized>(
+    fn on_event<F: FnMut(&OasisDecision<'_>) + ?Sized>(
         &mut self,
         now: u32,
         event: Event<u32>,
@@ -424,40 +292,6 @@ impl Scheduler for OasisScheduler {
                 self.now = now;
             }
         }
-        Ok(())
-    }
-}
-
-impl OasisScheduler {
-    fn state_ref(&self) -> OasisStateRef<'_> {
-        OasisStateRef {
-            market: &self.market,
-            decided: &self.decided,
-            now: self.now,
-        }
-    }
-}
-
-/// Snapshots of kind [`TAG_OASIS`]: the body is an [`OasisState`].
-impl Snapshot for OasisScheduler {
-    const KIND: u8 = TAG_OASIS;
-
-    fn snapshot_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b [u8], SnapshotError> {
-        snapshot::save_into(Self::KIND, &self.state_ref(), buf)
-    }
-
-    fn snapshot(&self) -> Result<Vec<u8>, SnapshotError> {
-        snapshot::save(Self::KIND, &self.state_ref())
-    }
-
-    fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), SnapshotError> {
-        let state: OasisState = snapshot::restore(Self::KIND, bytes)?;
-        self.check_state(&state)?;
-        self.set_state(state);
-        debug_assert!(
-            self.check_state(&self.state()).is_ok(),
-            "oasis: restored state fails its own check"
-        );
         Ok(())
     }
 }

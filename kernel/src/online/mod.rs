@@ -26,19 +26,23 @@
 //! cost ties. `independent` (feature `reference`) is a whole second A_online that shares only
 //! the model types with this module: its own driver, usage, eq. (11) prices, rho and listings.
 pub mod common;
+mod error;
 pub mod fast;
 #[cfg(any(test, feature = "reference"))]
 pub mod independent;
+mod records;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
-mod sched;
+mod scheduler;
+mod snapshot;
 pub mod usage;
 
-pub use sched::{
-    log_decision, run_scenario, theoretical_alpha, DecisionRec, OnlineDecision, OnlineError,
-    OnlineOutput, OnlineScheduler, OnlineState, PlacedRec, Search, TAG_ONLINE_DECISION,
-    TAG_ONLINE_PLACED,
+pub use error::OnlineError;
+pub use records::{
+    log_decision, DecisionRec, OnlineDecision, PlacedRec, TAG_ONLINE_DECISION, TAG_ONLINE_PLACED,
 };
+pub use scheduler::{run_scenario, theoretical_alpha, OnlineJobDecision, OnlineScheduler, Search};
+pub use snapshot::OnlineState;
 
 use crate::model::online::{Architecture, OnlineScenario};
 use serde::{Deserialize, Serialize};

@@ -44,7 +44,7 @@ fn scenario(arch: Architecture) -> OnlineScenario {
     }
 }
 
-fn run(scn: &OnlineScenario, mode: Search) -> Vec<OnlineDecision> {
+fn run(scn: &OnlineScenario, mode: Search) -> Vec<OnlineJobDecision> {
     let mut v = Vec::new();
     run_scenario(scn, mode, &mut |d| v.push(d.clone())).unwrap();
     v
@@ -100,7 +100,7 @@ fn bad_events_are_typed_errors() {
     use crate::api::{Event, Scheduler};
     let scn = scenario(Architecture::Ring);
     let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
-    let mut sink = |_: &super::OnlineOutput<'_>| {};
+    let mut sink = |_: &super::OnlineDecision<'_>| {};
     assert_eq!(
         s.on_event(0, Event::JobArrived(9), &mut sink),
         Err(OnlineError::UnknownJob { job: 9 })

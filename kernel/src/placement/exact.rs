@@ -11,7 +11,7 @@ use super::{Assignment, Instance, Split};
 use alloc::vec;
 use alloc::vec::Vec;
 
-const NONE: u32 = u32::MAX;
+use crate::index::NONE;
 
 /// `cand` beats `old` by more than 1e-9 relative. Float rounding would otherwise let a
 /// zero-cost cycle (job -> class -> back to the job) look negative and corrupt the path.

@@ -7,7 +7,7 @@ use crate::num::{max_finite, min_finite};
 use alloc::vec;
 use alloc::vec::Vec;
 
-const NONE: u32 = u32::MAX;
+use crate::index::NONE;
 
 /// Tolerance of valuation ties: 1e-9 relative (prices accumulate float noise).
 fn tol(x: f64) -> f64 {

@@ -55,7 +55,7 @@ pub use exact::Exact;
 pub use instance::{Classes, Instance};
 pub use jct::Assignment;
 pub use market::{Market, MarketOutcome, MarketRound};
-pub use scheduler::{PlacementOutput, PlacementScheduler};
+pub use scheduler::{PlacementDecision, PlacementScheduler};
 pub use transfer::{Transfer, TransferOutcome, TransferStats};
 pub use workload::Split;
 

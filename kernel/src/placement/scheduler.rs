@@ -3,8 +3,8 @@
 //! Placement is one decision over the whole instance: every job arrives at slot 0
 //! (`JobArrived(j)` in input order), then `SlotAdvanced` at slot 0 runs the method. Its records
 //! (per-category and final, exactly those [`Placer::run`] writes) reach the driver as
-//! [`PlacementOutput::Record`] decisions, encoded into a buffer sized at build; each evaluated
-//! category is also shown as [`PlacementOutput::Category`] (its explanation, no record).
+//! [`PlacementDecision::Record`] decisions, encoded into a buffer sized at build; each evaluated
+//! category is also shown as [`PlacementDecision::Category`] (its explanation, no record).
 use super::{CategoryReport, PlacementError, Placer, RunSummary};
 use crate::api::{Event, Record, Scheduler};
 use crate::log::{Encoded, ForwardSink, LogError, LogSink};
@@ -15,18 +15,18 @@ use core::cell::RefCell;
 
 /// One placement decision: an evaluated category (explanation only) or a decision record.
 #[derive(Clone, Copy, Debug)]
-pub enum PlacementOutput<'a> {
+pub enum PlacementDecision<'a> {
     /// A category the method evaluated (writes no record; the method's own records do).
     Category(CategoryReport<'a>),
     /// A decision record of the method (tag range 0x30), already encoded.
     Record(Encoded<'a>),
 }
 
-impl Record for PlacementOutput<'_> {
+impl Record for PlacementDecision<'_> {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
         match self {
-            PlacementOutput::Category(_) => Ok(()),
-            PlacementOutput::Record(e) => e.log(sink),
+            PlacementDecision::Category(_) => Ok(()),
+            PlacementDecision::Record(e) => e.log(sink),
         }
     }
 }
@@ -65,11 +65,11 @@ impl PlacementScheduler {
 impl Scheduler for PlacementScheduler {
     /// The job's index (all arrive at slot 0).
     type Job = u32;
-    type Decision<'a> = PlacementOutput<'a>;
+    type Decision<'a> = PlacementDecision<'a>;
     type Error = PlacementError;
 
     /// `SlotAdvanced` (the first one) runs the method; arrivals and finishes change nothing.
-    fn on_event<F: FnMut(&PlacementOutput<'_>) + ?Sized>(
+    fn on_event<F: FnMut(&PlacementDecision<'_>) + ?Sized>(
         &mut self,
         _now: Slot,
         event: Event<u32>,
@@ -82,11 +82,11 @@ impl Scheduler for PlacementScheduler {
         let out = RefCell::new(out);
         let result = {
             let mut fwd = ForwardSink::new(&mut buf, |e: Encoded<'_>| {
-                (out.borrow_mut())(&PlacementOutput::Record(e))
+                (out.borrow_mut())(&PlacementDecision::Record(e))
             });
             self.placer
                 .run(self.method, &mut fwd, |c: &CategoryReport<'_>| {
-                    (out.borrow_mut())(&PlacementOutput::Category(*c))
+                    (out.borrow_mut())(&PlacementDecision::Category(*c))
                 })
         };
         self.buf = buf;

@@ -27,7 +27,7 @@ use super::Instance;
 use alloc::vec;
 use alloc::vec::Vec;
 
-const NONE: u32 = u32::MAX;
+use crate::index::NONE;
 
 /// Largest S x S x C (entries of the per-pair class orders and their inverse, 8 bytes each:
 /// 16 MiB) the transfer solver sizes scratch for; above it every category goes to the market.

@@ -1,8 +1,9 @@
 //! A_greedy (Algorithm 2 with CALCULATEQ, Algorithm 3) and the baseline dispatch rules.
-use super::plan::{QValue, NIL};
+use super::plan::QValue;
 use super::{
     Cand, DispatchRec, Placement, Policy, PreemptDecision, PreemptError, PreemptScheduler,
 };
+use crate::index::NONE;
 use crate::model::preempt::PreemptJob;
 use crate::Slot;
 
@@ -54,7 +55,7 @@ impl PreemptScheduler {
                     self.cand.push(Cand {
                         server: s as u32,
                         worker: 0,
-                        gw: NIL,
+                        gw: NONE,
                         q,
                         t_star,
                     });
@@ -63,7 +64,7 @@ impl PreemptScheduler {
             }
             for w in 0..sv.workers {
                 if let Some(qv) = self.edge_q(job, s, w) {
-                    let gw = self.worker_index(s, w).unwrap_or(NIL);
+                    let gw = self.worker_index(s, w).unwrap_or(NONE);
                     self.cand.push(Cand {
                         server: s as u32,
                         worker: w,
@@ -169,7 +170,7 @@ impl PreemptScheduler {
             let Some(c) = self.cand.get(i).copied() else {
                 return Err(PreemptError::NoEligibleWorker { job: j });
             };
-            if c.gw == NIL {
+            if c.gw == NONE {
                 // The cloud: this chunk and every remaining one (zeta_j = 1 iff chunk 1).
                 return self.rest_to_cloud(j, job, d, c.server as usize, d == 0, c.q, out);
             }
@@ -203,7 +204,7 @@ impl PreemptScheduler {
 
     /// After chunk 1 lands on an edge worker the cloud entry switches to zeta_j = 0.
     fn recheck_cloud(&mut self, job: &PreemptJob) {
-        for c in self.cand.iter_mut().filter(|c| c.gw == NIL) {
+        for c in self.cand.iter_mut().filter(|c| c.gw == NONE) {
             match cloud_q(job, c.server as usize, false) {
                 Some((q, t)) => {
                     c.q = q;
@@ -369,7 +370,7 @@ impl PreemptScheduler {
                 if job.rate_of(s, w as usize, false, false) <= 0.0 {
                     continue;
                 }
-                let gw = self.worker_index(s, w).unwrap_or(NIL) as usize;
+                let gw = self.worker_index(s, w).unwrap_or(NONE) as usize;
                 let start = self.plans.tail_end(gw).max(t0);
                 if pick.is_none_or(|(b, _)| start < b) {
                     pick = Some((start, w));
@@ -378,7 +379,7 @@ impl PreemptScheduler {
             let Some((start, w)) = pick else {
                 return Err(PreemptError::NoEligibleWorker { job: j });
             };
-            let gw = self.worker_index(s, w).unwrap_or(NIL);
+            let gw = self.worker_index(s, w).unwrap_or(NONE);
             let (len, gamma, inv_d) = self.edge_params(job, s, w);
             self.place_edge(j, d, s as u32, w, gw, start, len, gamma, inv_d)?;
             out(&PreemptDecision::Dispatch(DispatchRec {
@@ -419,7 +420,7 @@ impl PreemptScheduler {
             let Some(c) = self.cand.iter().filter(|c| c.q.is_finite()).nth(k).copied() else {
                 return Err(PreemptError::NoEligibleWorker { job: j });
             };
-            if c.gw == NIL {
+            if c.gw == NONE {
                 self.cloud_one(j, job, d, c.server as usize, out)?;
                 continue;
             }

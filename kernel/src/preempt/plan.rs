@@ -10,8 +10,7 @@ use crate::Slot;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// "No segment" in the linked lists.
-pub const NIL: u32 = u32::MAX;
+use crate::index::NONE;
 
 /// One run of consecutive slots in which a worker trains one chunk (y_jdsw(t) = 1 on it).
 /// The chunk's gamma and weight are copied in so Q reads one contiguous record per segment.
@@ -49,7 +48,7 @@ struct WorkerList {
     head: u32,
     /// First segment with `end > now` (earlier ones are history).
     live: u32,
-    /// The segment before `live` (NIL when `live` is the head).
+    /// The segment before `live` (NONE when `live` is the head).
     live_prev: u32,
 }
 
@@ -142,9 +141,9 @@ impl Plans {
             fresh: 0,
             workers: alloc::vec![
                 WorkerList {
-                    head: NIL,
-                    live: NIL,
-                    live_prev: NIL
+                    head: NONE,
+                    live: NONE,
+                    live_prev: NONE
                 };
                 workers
             ],
@@ -216,7 +215,7 @@ impl Plans {
         let mut a1 = 0u64;
         let mut a2 = 0u64;
         let mut t_star = t0;
-        let mut i = self.workers.get(w).map_or(NIL, |wl| wl.live);
+        let mut i = self.workers.get(w).map_or(NONE, |wl| wl.live);
         while let Some(s) = self.seg(i) {
             i = s.next;
             if s.end <= t0 {
@@ -405,7 +404,7 @@ impl Plans {
             None => (0, t0),
         };
         let mut a2 = region.get(k).map_or(0, |e| e.weight);
-        let mut i = self.workers.get(w).map_or(NIL, |wl| wl.live);
+        let mut i = self.workers.get(w).map_or(NONE, |wl| wl.live);
         while let Some(s) = self.seg(i) {
             if s.start >= t0 {
                 break;
@@ -440,7 +439,7 @@ impl Plans {
         self.summary.clear();
         for w in 0..self.workers.len() {
             let off = self.summary.len();
-            let mut i = self.workers.get(w).map_or(NIL, |wl| wl.live);
+            let mut i = self.workers.get(w).map_or(NONE, |wl| wl.live);
             let mut full = false;
             while let Some(&s) = self.seg(i) {
                 i = s.next;
@@ -503,9 +502,9 @@ impl Plans {
         }
         self.spare.clear();
         for wl in self.workers.iter_mut() {
-            let (mut i, mut prev) = (wl.head, NIL);
-            let (old_live, mut live, mut live_prev) = (wl.live, NIL, NIL);
-            wl.head = NIL;
+            let (mut i, mut prev) = (wl.head, NONE);
+            let (old_live, mut live, mut live_prev) = (wl.live, NONE, NONE);
+            wl.head = NONE;
             while let Some(&s) = self.segs.get(i as usize) {
                 let at = self.spare.len() as u32;
                 if let Some(p) = self.spare.get_mut(prev as usize) {
@@ -517,12 +516,12 @@ impl Plans {
                     live = at;
                     live_prev = prev;
                 }
-                self.spare.push(Segment { next: NIL, ..s });
+                self.spare.push(Segment { next: NONE, ..s });
                 prev = at;
                 i = s.next;
             }
             wl.live = live;
-            wl.live_prev = if live == NIL { prev } else { live_prev };
+            wl.live_prev = if live == NONE { prev } else { live_prev };
         }
         core::mem::swap(&mut self.segs, &mut self.spare);
         self.fresh = 0;
@@ -532,7 +531,7 @@ impl Plans {
     pub fn segments(&self, w: usize) -> SegmentIter<'_> {
         SegmentIter {
             plans: self,
-            next: self.workers.get(w).map_or(NIL, |wl| wl.head),
+            next: self.workers.get(w).map_or(NONE, |wl| wl.head),
         }
     }
 }
@@ -574,7 +573,7 @@ impl Plans {
                 s.gamma.to_bits() == m.gamma.to_bits() && s.weight == weight(m.inv_d)
             }) && s.start < s.end
                 && s.end <= self.max_end
-                && (s.next == NIL || (s.next as usize) < self.segs.len());
+                && (s.next == NONE || (s.next as usize) < self.segs.len());
             if !ok {
                 return Err(invalid_at("plans.segs", i));
             }
@@ -601,10 +600,10 @@ impl Plans {
         seen: &mut [bool],
         count: &mut usize,
     ) -> Result<(), &'static str> {
-        let (mut i, mut prev, mut prev_end) = (wl.head, NIL, 0);
-        let mut live_ok = wl.live == NIL;
-        let mut live_prev = NIL;
-        while i != NIL {
+        let (mut i, mut prev, mut prev_end) = (wl.head, NONE, 0);
+        let mut live_ok = wl.live == NONE;
+        let mut live_prev = NONE;
+        while i != NONE {
             let s = self.segs.get(i as usize).ok_or("plans.workers.head")?;
             let mark = seen.get_mut(i as usize).ok_or("plans.workers.head")?;
             if *mark {
@@ -623,8 +622,8 @@ impl Plans {
             prev = i;
             i = s.next;
         }
-        if wl.live == NIL {
-            live_prev = prev; // ran off the end: the last segment (NIL for an empty list)
+        if wl.live == NONE {
+            live_prev = prev; // ran off the end: the last segment (NONE for an empty list)
         }
         if !live_ok {
             return Err("plans.workers.live");
@@ -764,7 +763,7 @@ mod tests {
         p.summary_at[0] = (u32::MAX, 2, 5);
         refused(&p, "plans.summary_at");
         let mut p = plans();
-        p.workers[0].live_prev = NIL;
+        p.workers[0].live_prev = NONE;
         refused(&p, "plans.workers.live_prev");
         let mut p = plans();
         p.workers[1].live = 0;

@@ -1,10 +1,10 @@
 //! A_ps (Algorithm 5): one parameter server per running job per slot.
-use super::plan::NIL;
 use super::{PreemptDecision, PreemptScheduler, PsMissRec, PsRec};
+use crate::index::NONE;
 use crate::Slot;
 
 /// Marks a job as running in the current slot in the `cur_ps` scratch.
-const RUNNING: u32 = NIL - 1;
+const RUNNING: u32 = NONE - 1;
 
 impl PreemptScheduler {
     /// A_ps for slot `now` over the jobs running in it (a chunk planned in `now` on an edge
@@ -19,7 +19,7 @@ impl PreemptScheduler {
         // Keepers first so a newcomer never takes a PS its holder keeps.
         for i in 0..self.arrived.len() {
             let j = self.arrived[i] as usize;
-            if self.cur_ps[j] != RUNNING || self.last_run[j] != now || self.last_ps[j] == NIL {
+            if self.cur_ps[j] != RUNNING || self.last_run[j] != now || self.last_ps[j] == NONE {
                 continue;
             }
             let p = self.last_ps[j];
@@ -43,7 +43,7 @@ impl PreemptScheduler {
             }
             let p = self.random_free_ps(j, stamp);
             self.cur_ps[j] = p;
-            if p == NIL {
+            if p == NONE {
                 self.ps_misses += 1;
                 out(&PreemptDecision::PsMiss(PsMissRec {
                     slot: now,
@@ -67,11 +67,11 @@ impl PreemptScheduler {
         for i in 0..self.arrived.len() {
             let j = self.arrived[i] as usize;
             let p = self.cur_ps[j];
-            if p != NIL {
+            if p != NONE {
                 self.last_run[j] = stamp;
-                self.last_ps[j] = if p == RUNNING { NIL } else { p };
+                self.last_ps[j] = if p == RUNNING { NONE } else { p };
             }
-            self.cur_ps[j] = NIL;
+            self.cur_ps[j] = NONE;
         }
     }
 
@@ -98,21 +98,21 @@ impl PreemptScheduler {
         }
     }
 
-    /// A uniformly random eligible PS free in this slot (`stamp` = slot + 1), or NIL.
+    /// A uniformly random eligible PS free in this slot (`stamp` = slot + 1), or NONE.
     fn random_free_ps(&mut self, j: usize, stamp: Slot) -> u32 {
         let zeta = self.zeta[j];
         let count = self.eligible_free(j, zeta, stamp, u32::MAX).0;
         if count == 0 {
-            return NIL;
+            return NONE;
         }
         let k = self.rng.below(count as u64) as u32;
         self.eligible_free(j, zeta, stamp, k).1
     }
 
-    /// Counts the free eligible PSs of job `j`, and returns the `k`-th of them (or NIL).
+    /// Counts the free eligible PSs of job `j`, and returns the `k`-th of them (or NONE).
     fn eligible_free(&self, j: usize, zeta: bool, stamp: Slot, k: u32) -> (u32, u32) {
         let Some(job) = self.scn.jobs.get(j) else {
-            return (0, NIL);
+            return (0, NONE);
         };
         let mut count = 0u32;
         for (s, sv) in self.scn.servers.iter().enumerate() {
@@ -130,7 +130,7 @@ impl PreemptScheduler {
                 }
             }
         }
-        (count, NIL)
+        (count, NONE)
     }
 
     /// (server, PS index on it) of global PS `g`.

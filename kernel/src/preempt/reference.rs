@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 /// An empty slot of y_w(t).
 pub const EMPTY: u32 = u32::MAX;
-const NIL: u32 = EMPTY;
+use crate::index::NONE;
 
 /// Q of eq. (5) with the parts it is made of.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,7 +81,7 @@ pub struct RefChunk {
     pub p: f64,
 }
 
-/// y_jdsw(t) of every edge worker: `slots[w][t]` = global chunk index or NIL.
+/// y_jdsw(t) of every edge worker: `slots[w][t]` = global chunk index or NONE.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SlotPlan {
     /// Per worker, per slot.
@@ -100,7 +100,7 @@ impl SlotPlan {
     fn ends(&self, w: usize, n: usize) -> Vec<Slot> {
         let mut e = alloc::vec![0; n];
         for (t, &c) in self.slots[w].iter().enumerate() {
-            if c != NIL {
+            if c != NONE {
                 e[c as usize] = t as Slot + 1;
             }
         }
@@ -122,7 +122,7 @@ impl SlotPlan {
         let ends = self.ends(w, meta.len());
         let (mut a1, mut a2, mut t_star) = (0u64, Vec::new(), t0);
         for (t, &c) in self.slots[w].iter().enumerate().skip(t0 as usize) {
-            if c == NIL {
+            if c == NONE {
                 continue;
             }
             let m = meta[c as usize];
@@ -146,7 +146,7 @@ impl SlotPlan {
     pub fn insert(&mut self, w: usize, chunk: u32, t_star: Slot, len: u32) {
         let old = core::mem::take(&mut self.slots[w]);
         let (ts, l) = (t_star as usize, len as usize);
-        let mut new = alloc::vec![NIL; old.len().max(ts) + l];
+        let mut new = alloc::vec![NONE; old.len().max(ts) + l];
         for (t, &c) in old.iter().enumerate() {
             if t < ts {
                 new[t] = c;
@@ -166,7 +166,7 @@ impl SlotPlan {
         let mut f = 0.0;
         for plan in &self.slots {
             for (t, &c) in plan.iter().enumerate() {
-                if c != NIL {
+                if c != NONE {
                     let m = meta[c as usize];
                     f += (t as f64 - m.arrival as f64) * m.inv_d / m.p;
                 }
@@ -317,7 +317,7 @@ pub fn greedy_following(
     }
     for ys in &plan.slots {
         for (t, &c) in ys.iter().enumerate() {
-            if c != NIL {
+            if c != NONE {
                 out[c as usize].3.push(t as Slot);
             }
         }

@@ -3,9 +3,10 @@
 //! version 2: the plan store's `usize` counts are `u32` on the wire); restoring checks it
 //! against the scheduler it goes into (same scenario and policy) before use. It restores only
 //! through [`Snapshot::restore_snapshot`]: it is not [`crate::snapshot::RawRestore`].
-use super::plan::NIL;
-use super::{PreemptScheduler, TAG_PREEMPT};
+use super::PreemptScheduler;
+use crate::index::NONE;
 use crate::limits::PREEMPT_PLAN_SLOTS_MAX;
+use crate::log::TAG_PREEMPT;
 use crate::snapshot::{self, ensure, invalid_at, Snapshot, SnapshotError};
 use alloc::vec::Vec;
 
@@ -43,12 +44,16 @@ impl PreemptScheduler {
         }
         ensure(s.last_run.len() == nj, "last_run")?;
         ensure(s.last_ps.len() == nj, "last_ps")?;
-        if let Some(j) = s.last_ps.iter().position(|&p| p != NIL && p as usize >= np) {
+        if let Some(j) = s
+            .last_ps
+            .iter()
+            .position(|&p| p != NONE && p as usize >= np)
+        {
             return Err(invalid_at("last_ps", j));
         }
-        // A_ps scratch: every entry is NIL between events.
+        // A_ps scratch: every entry is NONE between events.
         ensure(s.cur_ps.len() == nj, "cur_ps")?;
-        if let Some(j) = s.cur_ps.iter().position(|&p| p != NIL) {
+        if let Some(j) = s.cur_ps.iter().position(|&p| p != NONE) {
             return Err(invalid_at("cur_ps", j));
         }
         ensure(s.ps_taken.len() == np, "ps_taken")?;

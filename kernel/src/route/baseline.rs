@@ -3,9 +3,9 @@
 use super::aggregate;
 use super::cost::network_cost;
 use super::records::RouteDecision;
-use super::{RouteError, Router, NONE, PATH_NODES_MAX};
+use super::{RouteError, RouteScheduler, NONE, PATH_NODES_MAX};
 
-impl Router {
+impl RouteScheduler {
     /// Baselines: nearest free compute nodes (hops from the PS, ties by index), hop-shortest
     /// paths, start now. Returns false if fewer than `workers` slots are free now.
     pub(super) fn try_baseline(

@@ -5,12 +5,12 @@ use super::aggregate;
 use super::cost::network_cost;
 use super::outcome::JobPlan;
 use super::records::{AggRec, DecisionRec, RouteDecision};
-use super::{RouteError, Router, NONE, PATH_NODES_MAX};
+use super::{RouteError, RouteScheduler, NONE, PATH_NODES_MAX};
 use crate::limits::ROUTE_WORKERS_MAX;
 use crate::num::canon;
 use alloc::vec::Vec;
 
-impl Router {
+impl RouteScheduler {
     /// Applies bandwidth of jobs starting by `t` and releases that of jobs ended by `t`.
     pub(super) fn advance_links(&mut self, t: u32) {
         let mut i = 0;

@@ -9,13 +9,13 @@ use super::graph::Graph;
 use super::records::{PsoRec, RouteDecision};
 use super::scratch::{Scratch, CAND_MAX, DELTAS, USED_FIRST};
 use super::{
-    RouteError, Router, HOP_BITS, NODE_BITS, NODE_CHOICES, NONE, PATH_NODES_MAX, START_BITS,
-    WORKER_DIMS,
+    RouteError, RouteScheduler, HOP_BITS, NODE_BITS, NODE_CHOICES, NONE, PATH_NODES_MAX,
+    START_BITS, WORKER_DIMS,
 };
 use crate::model::route::RouteJob;
 use crate::num::canon;
 
-impl Router {
+impl RouteScheduler {
     /// CSRP for job `j` at time `t`: candidate lists, the PSO, then commit gbest if feasible.
     pub(super) fn try_csrp(
         &mut self,
@@ -29,7 +29,7 @@ impl Router {
         let n = self.g.nodes();
         let r = self.tables.ps_row[jb.ps as usize] as usize;
         let dims = START_BITS + jb.workers as usize * WORKER_DIMS;
-        let Router {
+        let RouteScheduler {
             swarm,
             rng,
             g,

@@ -151,4 +151,4 @@ impl Graph {
     }
 }
 
-const NONE_PAIR: u32 = super::NONE;
+const NONE_PAIR: u32 = crate::index::NONE;

@@ -11,7 +11,7 @@
 //! | [`pso`] | binary PSO: inertia (13), velocity (14), sigmoid (15), position (16) |
 //! | [`aggregate`] | Algorithm 2: aggregation node and aggregated paths |
 //! | [`topo`] | k-ary fat-tree and Jupiter-like Clos generators |
-//! | `scheduler` | [`Router`]: the event-driven run of CSRP / Aggregated CSRP and the baselines, its [`crate::api::Scheduler`] impl |
+//! | `scheduler` | [`RouteScheduler`]: the event-driven run of CSRP / Aggregated CSRP and the baselines, its [`crate::api::Scheduler`] impl |
 //! | `tables` | tables built once from the scenario (hop trees per PS, release order, shares) |
 //! | `lanes` | compute slots as lanes with a "free from" time |
 //! | `policy` | [`Policy`]: queue order and which job is tried next |
@@ -21,7 +21,7 @@
 //! | `commit` | a decided job's lanes, paths, links, totals; Algorithm 2 on its paths |
 //! | [`records`] | the decision records ([`RouteDecision`]) |
 //! | `outcome` | [`RouteOutcome`], [`JobPlan`], [`RouteSummary`] |
-//! | `snapshot` | [`RouterState`] and the [`crate::snapshot::Snapshot`] impl |
+//! | `snapshot` | [`RouteState`] and the [`crate::snapshot::Snapshot`] impl |
 //! | `error` | [`RouteError`] |
 //! | `reference` | (feature `reference`) eqs. (1)-(5) and (11) recomputed from a schedule's sets |
 //!
@@ -59,13 +59,15 @@ pub use records::{
     AggRec, DecisionRec, PreemptRec, PsoRec, RouteDecision, SummaryRec, TAG_ROUTE_AGGREGATION,
     TAG_ROUTE_DECISION, TAG_ROUTE_PREEMPT, TAG_ROUTE_PSO, TAG_ROUTE_SUMMARY,
 };
-pub use scheduler::{pso_work, Router};
-pub use snapshot::RouterState;
+pub use scheduler::{pso_work, RouteScheduler};
+pub use snapshot::RouteState;
+// The sibling modules name the absent node `NONE` (`use super::NONE`).
+use crate::index::NONE;
 
 /// The former home of the router (before the per-idea split): the same items, re-exported.
 pub mod sim {
     pub use super::records::*;
-    pub use super::{JobPlan, Policy, RouteOutcome, RouteSummary, Router, RouterState};
+    pub use super::{JobPlan, Policy, RouteOutcome, RouteScheduler, RouteState, RouteSummary};
 }
 
 /// Bits of the particle's start dimension p_{i0} (eq. 12): the start is `now + delta`,
@@ -83,5 +85,3 @@ pub const WORKER_DIMS: usize = NODE_BITS + HOP_BITS;
 pub use crate::limits::PATH_NODES_MAX;
 /// Velocity clamp |v| <= V_MAX of the binary PSO (Kennedy & Eberhart 1997; the paper is silent).
 pub const V_MAX: f64 = 4.0;
-/// "No node" marker in predecessor arrays and records.
-pub const NONE: u32 = u32::MAX;

@@ -1,6 +1,6 @@
 //! What a finished run returns ([`RouteOutcome`]): a [`JobPlan`] per job, the routed paths and
 //! the [`RouteSummary`] (eqs. 2, 3, N-bar and 11).
-use super::NONE;
+use crate::index::NONE;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 

@@ -3,11 +3,11 @@
 //! tenant holding fewest slots first), Capacity-like (guaranteed shares proportional to demand,
 //! elastic beyond) and Deadline-aware (least slack first; without preemption, and with it in
 //! `preempt`). Each decides the queue order and
-//! which queued job is tried next; placing a job is [`Router::try_baseline`] or
-//! [`Router::try_csrp`].
+//! which queued job is tried next; placing a job is [`RouteScheduler::try_baseline`] or
+//! [`RouteScheduler::try_csrp`].
 use super::records::RouteDecision;
 use super::scratch::DELTAS;
-use super::{RouteError, Router};
+use super::{RouteError, RouteScheduler};
 use serde::{Deserialize, Serialize};
 
 /// Which scheduler runs.
@@ -35,10 +35,10 @@ impl Policy {
     }
 }
 
-impl Router {
+impl RouteScheduler {
     /// Inserts released job `j` into the queue at its policy's position.
     pub(super) fn enqueue(&mut self, j: u32) {
-        let key = |r: &Router, x: u32| -> (u64, u64, u32) {
+        let key = |r: &RouteScheduler, x: u32| -> (u64, u64, u32) {
             let jb = &r.jobs[x as usize];
             match r.policy {
                 Policy::Csrp => (jb.deadline as u64, jb.release as u64, x),

@@ -27,13 +27,13 @@
 //! Priority only ever moves work from a lower- to a higher-priority job, so within one event
 //! the chain of preemptions is finite; across events the arena bound ends it.
 use super::records::{PreemptRec, RouteDecision};
-use super::{Policy, RouteError, Router};
+use super::{Policy, RouteError, RouteScheduler};
 
 /// Extra runs per worker (on average over the scenario) the arenas of the preemptive
 /// Deadline-aware baseline hold: past that, no more preemptions.
 pub const PREEMPT_RERUNS: usize = 3;
 
-impl Router {
+impl RouteScheduler {
     /// Least slack first; a job that does not fit may preempt running jobs of more slack.
     pub(super) fn schedule_preemptive(
         &mut self,

@@ -1,8 +1,8 @@
 //! The decision records of a routing run ([`RouteDecision`], tags [`TAG_ROUTE`] + 0..=4): what
-//! [`super::Router`] passes to the callback of [`crate::api::Scheduler::on_event`] and writes to
+//! [`super::RouteScheduler`] passes to the callback of [`crate::api::Scheduler::on_event`] and writes to
 //! the decision log. Floats are canonical ([`crate::num::canon`]).
 #[cfg(doc)]
-use super::{Policy, Router, NONE};
+use super::{Policy, RouteScheduler, NONE};
 #[cfg(doc)]
 use crate::api::Scheduler;
 use crate::limits::ROUTE_WORKERS_MAX;
@@ -95,7 +95,7 @@ pub struct AggRec {
     pub applied: bool,
 }
 
-/// Every decision record of a routing run, in order (what [`Router`] passes to the callback
+/// Every decision record of a routing run, in order (what [`RouteScheduler`] passes to the callback
 /// of [`Scheduler::on_event`]).
 #[derive(Clone, Debug, PartialEq)]
 // Passed by reference to the callback, never stored by the kernel: boxing the large variant

@@ -1,4 +1,4 @@
-//! [`Router`]: the event-driven run of CSRP / Aggregated CSRP and the baselines, and its
+//! [`RouteScheduler`]: the event-driven run of CSRP / Aggregated CSRP and the baselines, and its
 //! [`Scheduler`] impl. The run: jobs are released into a queue; at each event time (a release, a
 //! reserved start, a completion) the policy takes jobs from the queue and places them.
 //!
@@ -31,7 +31,7 @@ use super::records::{RouteDecision, SummaryRec, TAG_ROUTE_SUMMARY};
 use super::scratch::Scratch;
 use super::tables::Tables;
 #[cfg(doc)]
-use super::RouterState;
+use super::RouteState;
 use super::{Policy, RouteError, NONE, PATH_NODES_MAX, START_BITS, WORKER_DIMS};
 use crate::api::{Event, Scheduler};
 use crate::error::Limit;
@@ -44,7 +44,7 @@ use alloc::vec::Vec;
 
 /// The CSRP / baseline scheduler over one scenario: graph, slot lanes, queue, scratch.
 #[derive(Clone, Debug)]
-pub struct Router {
+pub struct RouteScheduler {
     // The run's parameters.
     pub(super) policy: Policy,
     pub(super) aggregate: bool,
@@ -55,7 +55,7 @@ pub struct Router {
     pub(super) jobs: Vec<RouteJob>,
     /// Read-only tables built from the scenario.
     pub(super) tables: Tables,
-    // The state (see [`RouterState`]): link load, lanes, placements, queue.
+    // The state (see [`RouteState`]): link load, lanes, placements, queue.
     pub(super) g: Graph,
     pub(super) lanes: Lanes,
     pub(super) used_node: Vec<bool>,
@@ -82,7 +82,7 @@ pub struct Router {
     pub(super) sc: Scratch,
 }
 
-impl Router {
+impl RouteScheduler {
     /// Builds the scheduler (all allocation happens here).
     pub fn new(s: &RouteScenario, policy: Policy) -> Result<Self, RouteError> {
         check(Limit::Jobs, s.jobs.len(), JOBS_MAX)?;
@@ -112,7 +112,7 @@ impl Router {
         };
         // Each run of a job pushes its paths and links: room for `runs` runs per worker.
         let total_w: usize = runs * s.jobs.iter().map(|j| j.workers as usize).sum::<usize>();
-        Ok(Router {
+        Ok(RouteScheduler {
             policy,
             aggregate: s.aggregate && policy == Policy::Csrp,
             f: s.load_factor,
@@ -152,7 +152,7 @@ impl Router {
 
     /// Runs the whole scenario through [`crate::driver::Driver`], recording every decision in
     /// `sink`: releases at their times, `SlotAdvanced` at the scenario's own event times
-    /// ([`Router::next_event`]: reserved starts, completions), then the summary.
+    /// ([`RouteScheduler::next_event`]: reserved starts, completions), then the summary.
     pub fn run<S: LogSink>(mut self, sink: &mut S) -> Result<RouteOutcome, RouteError> {
         let order = core::mem::take(&mut self.tables.arrivals);
         let mut d = crate::driver::Driver::new(self);
@@ -273,8 +273,8 @@ impl Router {
 /// of jobs starting by t, releases that of jobs ended by t, and lets the policy place what it
 /// can (PSO, aggregation and placement records go to `out`); `JobFinished` is ignored (the
 /// router knows each job's duration). Call `SlotAdvanced` at every release time and at every
-/// [`Router::next_event`]; [`Router::run`] is exactly that loop. [`Router::finish`] ends a run.
-impl Scheduler for Router {
+/// [`RouteScheduler::next_event`]; [`RouteScheduler::run`] is exactly that loop. [`RouteScheduler::finish`] ends a run.
+impl Scheduler for RouteScheduler {
     type Job = u32;
     type Decision<'a> = RouteDecision;
     type Error = RouteError;
@@ -292,7 +292,7 @@ impl Scheduler for Router {
         }
     }
 
-    /// [`Router::next_event`]: the earliest reserved start or completion.
+    /// [`RouteScheduler::next_event`]: the earliest reserved start or completion.
     fn next_wakeup(&self, _after: Option<u32>) -> Option<u32> {
         self.next_event()
     }

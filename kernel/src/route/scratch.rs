@@ -1,4 +1,4 @@
-//! Per-decision scratch of a [`super::Router`], sized once at build so a decision allocates
+//! Per-decision scratch of a [`super::RouteScheduler`], sized once at build so a decision allocates
 //! nothing: candidate lists per start offset, the decoded workers' nodes, paths and costs.
 use super::{NODE_CHOICES, PATH_NODES_MAX, START_BITS};
 use crate::limits::ROUTE_WORKERS_MAX;

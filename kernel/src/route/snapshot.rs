@@ -1,9 +1,9 @@
-//! The restorable state of a [`Router`] and its snapshots ([`crate::snapshot`], kind
+//! The restorable state of a [`RouteScheduler`] and its snapshots ([`crate::snapshot`], kind
 //! [`TAG_ROUTE`]): link load, lanes, queue, plans, paths, PRNG and clock. The graph's
-//! structure, hop tables, shares and scratch are rebuilt from the scenario by [`Router::new`];
+//! structure, hop tables, shares and scratch are rebuilt from the scenario by [`RouteScheduler::new`];
 //! the per-event scratch (`free_at`, candidate lists, swarm, Dijkstra) is rebuilt before each
 //! read, so it is not part of the state.
-use super::{JobPlan, Router};
+use super::{JobPlan, RouteScheduler};
 use crate::log::TAG_ROUTE;
 use crate::rng::SplitMix64;
 use crate::route::cost::Totals;
@@ -11,10 +11,10 @@ use crate::snapshot::{self, ensure, invalid_at, Snapshot, SnapshotError};
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// The mutable state of a [`Router`] (snapshot body, format version 2; field order is the
+/// The mutable state of a [`RouteScheduler`] (snapshot body, format version 2; field order is the
 /// layout, shared with the borrowed form the snapshot is written from).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RouterState {
+pub struct RouteState {
     /// The PSO's PRNG.
     pub rng: SplitMix64,
     /// Slot of the last event.
@@ -51,7 +51,7 @@ pub struct RouterState {
     pub group_running: Vec<u32>,
 }
 
-/// [`RouterState`] by reference: the same postcard bytes, written without copying.
+/// [`RouteState`] by reference: the same postcard bytes, written without copying.
 #[derive(Serialize)]
 struct StateRef<'a> {
     rng: SplitMix64,
@@ -103,10 +103,10 @@ fn check_spans(spans: &[(u32, u32)], len: usize, field: &'static str) -> Result<
     }
 }
 
-impl Router {
+impl RouteScheduler {
     /// The current state (a copy; [`Snapshot::snapshot`] writes it without copying).
-    pub fn state(&self) -> RouterState {
-        RouterState {
+    pub fn state(&self) -> RouteState {
+        RouteState {
             rng: self.rng,
             now: self.now,
             link_used: self.g.used_all().to_vec(),
@@ -155,7 +155,7 @@ impl Router {
     /// and plans within their arenas and of the job's worker count; tenant counts and totals
     /// equal to what the placed jobs add up to. Then no later event can index out of range,
     /// underflow or overflow.
-    pub fn check_state(&self, st: &RouterState) -> Result<(), SnapshotError> {
+    pub fn check_state(&self, st: &RouteState) -> Result<(), SnapshotError> {
         let nj = self.jobs.len();
         let (n, links) = (self.g.nodes(), self.g.links());
         ensure(st.link_used.len() == links, "link_used")?;
@@ -216,7 +216,7 @@ impl Router {
     }
 
     /// Tenant counts and totals against the placed jobs.
-    fn check_counts(&self, st: &RouterState) -> Result<(), SnapshotError> {
+    fn check_counts(&self, st: &RouteState) -> Result<(), SnapshotError> {
         ensure(
             st.group_running.len() == self.group_running.len(),
             "group_running",
@@ -249,7 +249,7 @@ impl Router {
         ensure(ok, "totals")
     }
 
-    fn set_state(&mut self, st: &RouterState) {
+    fn set_state(&mut self, st: &RouteState) {
         // Copies into the buffers reserved by `new`: their capacities stay as built.
         fn copy<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
             dst.clear();
@@ -276,7 +276,7 @@ impl Router {
 
     /// Restores a state taken from a router built on the same scenario and policy (checked
     /// first with [`Self::check_state`]; on error the router is unchanged).
-    pub fn restore(&mut self, st: &RouterState) -> Result<(), SnapshotError> {
+    pub fn restore(&mut self, st: &RouteState) -> Result<(), SnapshotError> {
         self.check_state(st)?;
         self.set_state(st);
         debug_assert!(
@@ -287,8 +287,8 @@ impl Router {
     }
 }
 
-/// Snapshots of kind [`TAG_ROUTE`]: the body is a [`RouterState`].
-impl Snapshot for Router {
+/// Snapshots of kind [`TAG_ROUTE`]: the body is a [`RouteState`].
+impl Snapshot for RouteScheduler {
     const KIND: u8 = TAG_ROUTE;
 
     fn snapshot_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b [u8], SnapshotError> {
@@ -300,7 +300,7 @@ impl Snapshot for Router {
     }
 
     fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), SnapshotError> {
-        let st: RouterState = snapshot::restore(Self::KIND, bytes)?;
+        let st: RouteState = snapshot::restore(Self::KIND, bytes)?;
         self.restore(&st)
     }
 }

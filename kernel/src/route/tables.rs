@@ -1,4 +1,4 @@
-//! Tables precomputed once from the scenario by [`super::Router::new`] and only read after:
+//! Tables precomputed once from the scenario by [`super::RouteScheduler::new`] and only read after:
 //! a row per PS node used by some job with its hop-shortest tree and its reachable compute
 //! nodes by (hops, index); the release order; the Capacity policy's guaranteed shares.
 use super::dijkstra::{Dijkstra, Weight};
@@ -9,7 +9,7 @@ use crate::limits::{check, ROUTE_WORKERS_MAX};
 use crate::model::route::{NodeKind, RouteJob};
 use alloc::vec::Vec;
 
-/// The read-only tables of a [`super::Router`].
+/// The read-only tables of a [`super::RouteScheduler`].
 #[derive(Clone, Debug)]
 pub(super) struct Tables {
     /// PS node -> row of the hop tables ([`NONE`] if no job uses it).

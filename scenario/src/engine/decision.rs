@@ -35,11 +35,11 @@ pub enum Data {
     /// A record as JSON (the ones no explanation reads; `null` for none).
     Json(Value),
     /// `oasis.decision`.
-    OasisDecision(mlsched_kernel::oasis::Decision),
+    OasisDecision(mlsched_kernel::oasis::OasisJobDecision),
     /// `baseline.slot` (an OASiS-kind baseline).
     BaselineSlot(SlotRec),
     /// `online.decision`.
-    OnlineDecision(mlsched_kernel::online::OnlineDecision),
+    OnlineDecision(mlsched_kernel::online::OnlineJobDecision),
     /// `baseline.start` (an online-kind baseline).
     BaselineStart(StartRec),
     /// `preempt.candidate`.

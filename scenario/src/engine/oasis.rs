@@ -9,13 +9,13 @@ use crate::exec::baseline::{baseline_error, baseline_policy, OASIS_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::oasis::dorm::DormStats;
-use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineOutput};
+use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineDecision};
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
 use mlsched_kernel::num::floor_eps;
-use mlsched_kernel::oasis::{OasisError, OasisOutput, OasisScheduler};
+use mlsched_kernel::oasis::{OasisDecision, OasisError, OasisScheduler};
 use mlsched_kernel::restart::{Alloc, RestartCost, RestartState};
 use mlsched_kernel::Slot;
 use std::collections::BTreeMap;
@@ -118,9 +118,9 @@ impl Algorithm {
 }
 
 impl Rows {
-    fn collect(&mut self, o: &OasisOutput<'_>) {
+    fn collect(&mut self, o: &OasisDecision<'_>) {
         match o {
-            OasisOutput::Decision(d) => {
+            OasisDecision::Decision(d) => {
                 let i = d.job as usize;
                 self.last = i;
                 self.decided.push(i);
@@ -140,7 +140,7 @@ impl Rows {
                     restarts: None,
                 });
             }
-            OasisOutput::Slot(sp) => {
+            OasisDecision::Slot(sp) => {
                 if self.restart.is_some() {
                     self.plan_slot(sp);
                 }
@@ -223,12 +223,12 @@ impl Rows {
     }
 }
 
-fn oasis_decision(o: &OasisOutput<'_>) -> Decision {
+fn oasis_decision(o: &OasisDecision<'_>) -> Decision {
     match o {
-        OasisOutput::Decision(d) => {
+        OasisDecision::Decision(d) => {
             Decision::typed("oasis.decision", Some(d.job), Data::OasisDecision(**d))
         }
-        OasisOutput::Slot(sp) => Decision::of("oasis.slot", Some(sp.job), sp),
+        OasisDecision::Slot(sp) => Decision::of("oasis.slot", Some(sp.job), sp),
     }
 }
 
@@ -246,7 +246,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         let rows = &mut self.rows;
         let r = self
             .driver
-            .on_event(now, ev, sink, &mut |o: &OasisOutput<'_>| {
+            .on_event(now, ev, sink, &mut |o: &OasisDecision<'_>| {
                 rows.collect(o);
                 out.emit(|| oasis_decision(o))
             });
@@ -259,7 +259,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
 
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let rows = &mut self.rows;
-        let r = self.driver.finish(sink, &mut |o: &OasisOutput<'_>| {
+        let r = self.driver.finish(sink, &mut |o: &OasisDecision<'_>| {
             rows.collect(o);
             out.emit(|| oasis_decision(o))
         });
@@ -376,8 +376,8 @@ impl Baselines {
     }
 }
 
-fn baseline_collect(o: &OasisBaselineOutput, per_job: &mut [Slots]) {
-    if let OasisBaselineOutput::Unit(u) = o {
+fn baseline_collect(o: &OasisBaselineDecision, per_job: &mut [Slots]) {
+    if let OasisBaselineDecision::Unit(u) = o {
         if let Some(s) = per_job.get_mut(u.job as usize) {
             let e = s.entry(u.slot).or_default();
             let m = if u.ps { &mut e.1 } else { &mut e.0 };
@@ -386,16 +386,16 @@ fn baseline_collect(o: &OasisBaselineOutput, per_job: &mut [Slots]) {
     }
 }
 
-fn baseline_decision(o: &OasisBaselineOutput) -> Decision {
+fn baseline_decision(o: &OasisBaselineDecision) -> Decision {
     match o {
-        OasisBaselineOutput::Unit(u) => Decision {
+        OasisBaselineDecision::Unit(u) => Decision {
             record: "baseline.unit",
             job: Some(u.job),
             data: Data::Json(serde_json::json!({
                 "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
             })),
         },
-        OasisBaselineOutput::Slot(r) => {
+        OasisBaselineDecision::Slot(r) => {
             Decision::typed("baseline.slot", Some(r.job), Data::BaselineSlot(*r))
         }
     }
@@ -412,7 +412,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         let per_job = &mut self.per_job;
         self.cell
             .with_dependent_mut(|_, d| {
-                d.on_event(now, ev, sink, &mut |o: &OasisBaselineOutput| {
+                d.on_event(now, ev, sink, &mut |o: &OasisBaselineDecision| {
                     baseline_collect(o, per_job);
                     out.emit(|| baseline_decision(o))
                 })
@@ -430,7 +430,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
 
     fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         self.cell
-            .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineOutput| {}))
+            .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineDecision| {}))
             .map_err(|e| from_driver(e, |m| m))?;
         let per_job = std::mem::take(&mut self.per_job);
         let ids = &self.ids;

@@ -6,11 +6,11 @@ use crate::error::{from_driver, RunError};
 use crate::exec::baseline::{baseline_error, baseline_policy, policy_name, ONLINE_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
-use mlsched_kernel::baseline::online::{OnlineBaseline, OnlineBaselineOutput};
+use mlsched_kernel::baseline::online::{OnlineBaseline, OnlineBaselineDecision};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::{Architecture, OnlineScenario};
-use mlsched_kernel::online::{OnlineDecision, OnlineOutput, OnlineScheduler, Search};
+use mlsched_kernel::online::{OnlineDecision, OnlineJobDecision, OnlineScheduler, Search};
 use mlsched_kernel::Slot;
 
 /// Kind `"online"`.
@@ -66,7 +66,7 @@ type AlgorithmDriver<'a> = Driver<OnlineScheduler<'a>>;
 struct Algorithm {
     doc: OnlineDoc,
     cell: AlgorithmCell,
-    decisions: Vec<OnlineDecision>,
+    decisions: Vec<OnlineJobDecision>,
 }
 
 impl Algorithm {
@@ -82,20 +82,20 @@ impl Algorithm {
     }
 }
 
-fn online_collect(o: &OnlineOutput<'_>, decisions: &mut Vec<OnlineDecision>) {
-    if let OnlineOutput::Decision(d) = o {
+fn online_collect(o: &OnlineDecision<'_>, decisions: &mut Vec<OnlineJobDecision>) {
+    if let OnlineDecision::Decision(d) = o {
         decisions.push((*d).clone());
     }
 }
 
-fn online_decision(o: &OnlineOutput<'_>) -> Decision {
+fn online_decision(o: &OnlineDecision<'_>) -> Decision {
     match o {
-        OnlineOutput::Decision(d) => Decision::typed(
+        OnlineDecision::Decision(d) => Decision::typed(
             "online.decision",
             Some(d.job),
             Data::OnlineDecision((*d).clone()),
         ),
-        OnlineOutput::Placed(p) => Decision::of("online.placed", Some(p.job), p),
+        OnlineDecision::Placed(p) => Decision::of("online.placed", Some(p.job), p),
     }
 }
 
@@ -117,7 +117,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         let decisions = &mut self.decisions;
         self.cell
             .with_dependent_mut(|_, d| {
-                d.on_event(now, ev, sink, &mut |o: &OnlineOutput<'_>| {
+                d.on_event(now, ev, sink, &mut |o: &OnlineDecision<'_>| {
                     online_collect(o, decisions);
                     out.emit(|| online_decision(o))
                 })
@@ -134,7 +134,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         let decisions = &mut self.decisions;
         self.cell
             .with_dependent_mut(|_, d| {
-                d.finish(sink, &mut |o: &OnlineOutput<'_>| {
+                d.finish(sink, &mut |o: &OnlineDecision<'_>| {
                     online_collect(o, decisions);
                     out.emit(|| online_decision(o))
                 })
@@ -194,26 +194,26 @@ impl Baselines {
     }
 }
 
-fn baseline_collect(o: &OnlineBaselineOutput, placement: &mut [Vec<[u32; 3]>]) {
+fn baseline_collect(o: &OnlineBaselineDecision, placement: &mut [Vec<[u32; 3]>]) {
     match o {
-        OnlineBaselineOutput::Placed(p) => {
+        OnlineBaselineDecision::Placed(p) => {
             if let Some(v) = placement.get_mut(p.job as usize) {
                 v.push([p.server, p.workers, p.ps]);
             }
         }
         // An AntMan cut: the job's result is its later, complete run.
-        OnlineBaselineOutput::Preempted(p) => {
+        OnlineBaselineDecision::Preempted(p) => {
             if let Some(v) = placement.get_mut(p.job as usize) {
                 v.clear();
             }
         }
-        OnlineBaselineOutput::Start(_) => {}
+        OnlineBaselineDecision::Start(_) => {}
     }
 }
 
-fn baseline_decision(o: &OnlineBaselineOutput) -> Decision {
+fn baseline_decision(o: &OnlineBaselineDecision) -> Decision {
     match o {
-        OnlineBaselineOutput::Placed(p) => Decision {
+        OnlineBaselineDecision::Placed(p) => Decision {
             record: "baseline.placed",
             job: Some(p.job),
             data: Data::Json(serde_json::json!({
@@ -221,10 +221,10 @@ fn baseline_decision(o: &OnlineBaselineOutput) -> Decision {
                 "workers": p.workers, "ps": p.ps,
             })),
         },
-        OnlineBaselineOutput::Start(r) => {
+        OnlineBaselineDecision::Start(r) => {
             Decision::typed("baseline.start", Some(r.job), Data::BaselineStart(*r))
         }
-        OnlineBaselineOutput::Preempted(p) => Decision {
+        OnlineBaselineDecision::Preempted(p) => Decision {
             record: "baseline.preempted",
             job: Some(p.job),
             data: Data::Json(serde_json::json!({
@@ -245,7 +245,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         let placement = &mut self.placement;
         self.cell
             .with_dependent_mut(|_, d| {
-                d.on_event(now, ev, sink, &mut |o: &OnlineBaselineOutput| {
+                d.on_event(now, ev, sink, &mut |o: &OnlineBaselineDecision| {
                     baseline_collect(o, placement);
                     out.emit(|| baseline_decision(o))
                 })
@@ -263,7 +263,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
 
     fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         self.cell
-            .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OnlineBaselineOutput| {}))
+            .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OnlineBaselineDecision| {}))
             .map_err(|e| from_driver(e, |m| m))?;
         let placement = std::mem::take(&mut self.placement);
         let ids = &self.ids;

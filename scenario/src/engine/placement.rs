@@ -13,7 +13,7 @@ use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::Driver;
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::placement::Method;
-use mlsched_kernel::placement::{PlacementOutput, PlacementScheduler, Placer};
+use mlsched_kernel::placement::{PlacementDecision, PlacementScheduler, Placer};
 use mlsched_kernel::Slot;
 
 /// Kind `"placement"`.
@@ -64,20 +64,20 @@ struct Engine {
     rows: Vec<PlacementCategory>,
 }
 
-fn collect(o: &PlacementOutput<'_>, ids: &[&str], all: bool, rows: &mut Vec<PlacementCategory>) {
-    if let (true, PlacementOutput::Category(r)) = (all, o) {
+fn collect(o: &PlacementDecision<'_>, ids: &[&str], all: bool, rows: &mut Vec<PlacementCategory>) {
+    if let (true, PlacementDecision::Category(r)) = (all, o) {
         rows.push(category_row(ids, r));
     }
 }
 
-fn decision(o: &PlacementOutput<'_>, ids: &[&str]) -> Decision {
+fn decision(o: &PlacementDecision<'_>, ids: &[&str]) -> Decision {
     match o {
-        PlacementOutput::Category(r) => Decision::typed(
+        PlacementDecision::Category(r) => Decision::typed(
             "placement.category",
             None,
             Data::Category(category_row(ids, r)),
         ),
-        PlacementOutput::Record(e) => Decision {
+        PlacementDecision::Record(e) => Decision {
             record: "placement.record",
             job: None,
             data: Data::Json(serde_json::json!({ "tag": e.tag, "body": e.body })),
@@ -97,7 +97,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
         let (all, rows) = (self.all, &mut self.rows);
         let method = self.method;
         self.driver
-            .on_event(now, ev, sink, &mut |o: &PlacementOutput<'_>| {
+            .on_event(now, ev, sink, &mut |o: &PlacementDecision<'_>| {
                 collect(o, &ids, all, rows);
                 out.emit(|| decision(o, &ids))
             })
@@ -112,7 +112,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
         let (all, rows, method) = (self.all, &mut self.rows, self.method);
         self.driver
-            .finish(sink, &mut |o: &PlacementOutput<'_>| {
+            .finish(sink, &mut |o: &PlacementDecision<'_>| {
                 collect(o, &ids, all, rows);
                 out.emit(|| decision(o, &ids))
             })

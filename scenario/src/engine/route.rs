@@ -9,7 +9,7 @@ use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::route::RouteScenario;
-use mlsched_kernel::route::{Policy, RouteDecision, RouteError, Router};
+use mlsched_kernel::route::{Policy, RouteDecision, RouteError, RouteScheduler};
 use mlsched_kernel::Slot;
 
 /// Kind `"route"`.
@@ -44,7 +44,7 @@ impl Kind for Route {
                 Self::policies(),
             ));
         };
-        let router = Router::new(&scn, policy).map_err(|e| kernel_error(doc, e))?;
+        let router = RouteScheduler::new(&scn, policy).map_err(|e| kernel_error(doc, e))?;
         Ok(Built {
             arrivals: scn.jobs.iter().map(|j| j.release).collect(),
             ids: doc.jobs.iter().map(|j| j.id.clone()).collect(),
@@ -68,7 +68,7 @@ struct Engine {
     policy: Policy,
     name: &'static str,
     /// `None` once finished (the outcome consumes the router).
-    driver: Option<Driver<Router>>,
+    driver: Option<Driver<RouteScheduler>>,
 }
 
 fn decision(d: &RouteDecision) -> Decision {
@@ -94,7 +94,7 @@ impl Engine {
         }
     }
 
-    fn driver(&mut self) -> Result<&mut Driver<Router>, RunError> {
+    fn driver(&mut self) -> Result<&mut Driver<RouteScheduler>, RunError> {
         self.driver
             .as_mut()
             .ok_or_else(|| RunError::runtime("route: the run is finished"))

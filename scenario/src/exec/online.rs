@@ -2,13 +2,13 @@
 //! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
 use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use mlsched_kernel::model::online::OnlineScenario;
-use mlsched_kernel::online::{theoretical_alpha, OnlineDecision};
+use mlsched_kernel::online::{theoretical_alpha, OnlineJobDecision};
 
 /// Builds the result document from the decisions (jobs in input order).
 pub fn result(
     doc: &OnlineDoc,
     scn: &OnlineScenario,
-    decisions: &[OnlineDecision],
+    decisions: &[OnlineJobDecision],
     log_hash: String,
 ) -> OnlineResult {
     let mut jobs: Vec<OnlineJobResult> = doc

@@ -3,8 +3,9 @@
 //! [`crate::engine::Route`].
 use crate::doc::route::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
 use crate::error::{InputError, RunError};
+use mlsched_kernel::index::NONE;
 use mlsched_kernel::model::route::{NodeKind, RouteScenario};
-use mlsched_kernel::route::{Policy, RouteError, RouteOutcome, NONE};
+use mlsched_kernel::route::{Policy, RouteError, RouteOutcome};
 
 /// The result document of a finished routing run (`out`) under `policy`, named `name`.
 pub(crate) fn result(

@@ -1,7 +1,7 @@
 //! Shared helpers of the OASiS tests: small random instances and the schedule invariants.
 #![allow(dead_code)]
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
-use mlsched_kernel::oasis::{Decision, JobParams, Market, Reason, Schedule};
+use mlsched_kernel::oasis::{JobParams, Market, OasisJobDecision, Reason, Schedule};
 use mlsched_kernel::price::oasis_price;
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::ResourceVec;
@@ -150,7 +150,7 @@ pub fn owned(s: &Schedule<'_>) -> (Vec<OwnedSlot>, Vec<u64>) {
 }
 
 /// Checks every invariant of one schedule against the market *before* it is committed.
-pub fn check_schedule(m: &Market, job: &JobParams, d: &Decision, s: &Schedule<'_>) {
+pub fn check_schedule(m: &Market, job: &JobParams, d: &OasisJobDecision, s: &Schedule<'_>) {
     let (slots, chunks) = owned(s);
     if !d.admitted {
         assert!(

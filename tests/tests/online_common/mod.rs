@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::online::{Architecture, OnlineJob, OnlineScenario, TaskType};
-use mlsched_kernel::online::{log_decision, run_scenario, OnlineDecision, Search};
+use mlsched_kernel::online::{log_decision, run_scenario, OnlineJobDecision, Search};
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::ResourceVec;
 
@@ -73,7 +73,7 @@ pub fn small_instance(seed: u64, arch: Architecture) -> OnlineScenario {
     }
 }
 
-pub fn decisions(scn: &OnlineScenario, mode: Search) -> (Vec<OnlineDecision>, String) {
+pub fn decisions(scn: &OnlineScenario, mode: Search) -> (Vec<OnlineJobDecision>, String) {
     let mut v = Vec::new();
     let mut sink = HashSink::new();
     run_scenario(scn, mode, &mut |d| {

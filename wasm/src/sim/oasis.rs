@@ -5,7 +5,7 @@ use super::{
     finite, json, num, records, slot_of, steps_of, zeros, Bar, Decision, EngineDecision, JobInfo,
     Server, Timeline,
 };
-use mlsched_kernel::oasis::Decision as OasisDecision;
+use mlsched_kernel::oasis::OasisJobDecision;
 use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
 use mlsched_scenario::engine::{Data, Trace};
 use std::collections::BTreeMap;
@@ -170,7 +170,7 @@ fn server(id: String, group: &str, c: &[f64]) -> Server {
 /// The explanation of the kernel's decision record (OASiS Alg. 1 lines 6-15).
 fn explain(
     id: &str,
-    k: &OasisDecision,
+    k: &OasisJobDecision,
     first: Option<u32>,
     last: Option<u32>,
     steps: u32,

@@ -6,7 +6,7 @@ use super::{
     finite, json, num, records, series, slot_of, steps_of, Bar, Decision, EngineDecision, JobInfo,
     Server, Timeline,
 };
-use mlsched_kernel::online::OnlineDecision;
+use mlsched_kernel::online::OnlineJobDecision;
 use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc, OnlineResult};
 use mlsched_scenario::engine::{Data, Trace};
 
@@ -164,8 +164,14 @@ pub(super) fn build(
     }
 }
 
-/// The explanation of one kernel `OnlineDecision` (A_online round i, A_dual window iota).
-fn explain(id: &str, weight: f64, k: &OnlineDecision, steps: u32, e: &EngineDecision) -> Decision {
+/// The explanation of one kernel `OnlineJobDecision` (A_online round i, A_dual window iota).
+fn explain(
+    id: &str,
+    weight: f64,
+    k: &OnlineJobDecision,
+    steps: u32,
+    e: &EngineDecision,
+) -> Decision {
     let at = format!("round {} (tau = {}), window {}", k.round, k.tau, k.iota);
     let mut what = format!(
         "start slot {} for {} slots on {} workers of type {}",

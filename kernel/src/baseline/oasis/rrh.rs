@@ -22,7 +22,7 @@
 //!
 //! The cost sums over the active jobs, so a decision point costs O(active^2) utility
 //! evaluations; nothing is allocated (the ranking reuses the runner's scratch).
-use super::{fixed_workers, ps_for, OasisBaseline, OasisBaselineOutput};
+use super::{fixed_workers, ps_for, OasisBaseline, OasisBaselineDecision};
 use crate::baseline::{FIXED_WORKERS, RRH_THRESHOLD};
 use crate::num::{ceil_u32, floor_eps};
 use crate::order::sort_indices_by_keys;
@@ -31,7 +31,7 @@ use crate::Slot;
 impl OasisBaseline<'_> {
     /// One RRH slot: admissions of the jobs arriving at `t`, the continue / pause decision at
     /// decision points, and the gang placement of the running set.
-    pub(super) fn rrh(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    pub(super) fn rrh(&mut self, t: Slot, out: &mut dyn FnMut(&OasisBaselineDecision)) {
         let arrivals = self.admit_arrivals(t);
         if arrivals || self.replan || t == 0 {
             self.replan = false;

@@ -29,7 +29,7 @@
 //!   opportunistic job (not before the next slot); the job's result is its last, complete
 //!   run, so the one-run-per-job result format holds.
 use super::{
-    placed_duration, ps_count, BaselineError, OnlineBaseline, OnlineBaselineOutput, PreemptRec,
+    placed_duration, ps_count, BaselineError, OnlineBaseline, OnlineBaselineDecision, PreemptRec,
 };
 use crate::baseline::oasis::policy_code;
 use crate::baseline::{ANTMAN_QUEUE_SLOTS, FIXED_WORKERS};
@@ -41,7 +41,7 @@ impl OnlineBaseline<'_> {
     pub(super) fn antman(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         self.classify(t);
         for k in 0..self.order.len() {
@@ -86,7 +86,7 @@ impl OnlineBaseline<'_> {
         j: usize,
         n: u32,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<bool, BaselineError> {
         let (mut victims, mut below) = (0u32, None);
         let len = loop {
@@ -190,7 +190,7 @@ impl OnlineBaseline<'_> {
         v: usize,
         by: usize,
         t: Slot,
-        out: &mut dyn FnMut(&OnlineBaselineOutput),
+        out: &mut dyn FnMut(&OnlineBaselineDecision),
     ) -> Result<(), BaselineError> {
         let s = self.jobs[v];
         let start = s.start.unwrap_or(t);
@@ -217,7 +217,7 @@ impl OnlineBaseline<'_> {
         st.ps = 0;
         st.preemptions += 1;
         st.cut_at = Some(t);
-        out(&OnlineBaselineOutput::Preempted(PreemptRec {
+        out(&OnlineBaselineDecision::Preempted(PreemptRec {
             slot: t,
             job: v as u32,
             by: by as u32,

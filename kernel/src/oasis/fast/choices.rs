@@ -2,7 +2,7 @@
 //! fewest workers and their cost) and one DP row over them ([`FastDp::row`]), each cell the
 //! literal scan's result ([`best_choice_literal`]) computed [`LANES`] choices at a time.
 use super::dp::FastDp;
-use super::NONE;
+use crate::index::NONE;
 use crate::num::{less, less_bound};
 use crate::oasis::market::JobParams;
 

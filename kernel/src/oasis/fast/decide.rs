@@ -6,7 +6,7 @@ use super::dp::{DpSize, FastDp};
 use crate::model::oasis::Utility;
 use crate::num::greater;
 use crate::oasis::market::{JobParams, Market};
-use crate::oasis::{Decision, OasisError, Reason};
+use crate::oasis::{OasisError, OasisJobDecision, Reason};
 
 impl FastDp {
     /// Lists the cheapest servers of the current slot (workers until N_i, parameter servers
@@ -99,7 +99,7 @@ impl FastDp {
         idx: u32,
         job: &JobParams,
         f: &Utility,
-    ) -> Result<Decision, OasisError> {
+    ) -> Result<OasisJobDecision, OasisError> {
         self.out_len = 0;
         self.cells = 0;
         self.listed = 0;
@@ -107,7 +107,7 @@ impl FastDp {
         let a = job.arrival;
         let t_end = m.slots();
         let d_all = job.workload;
-        let mut dec = Decision {
+        let mut dec = OasisJobDecision {
             job: idx,
             arrival: a,
             admitted: false,

@@ -3,7 +3,7 @@
 //! the t_hat scan can reach ([`FastDp::reach`]) and the sizes ([`FastDp::size_of`]).
 use super::schedule::SlotAlloc;
 use super::sweep::Sweep;
-use super::NONE;
+use crate::index::NONE;
 use crate::model::oasis::Utility;
 use crate::num::greater;
 use crate::oasis::market::{JobParams, Market};

@@ -45,7 +45,5 @@ mod tree;
 pub use dp::{DpSize, FastDp};
 pub use schedule::{Schedule, SlotPlacement};
 
-const NONE: u32 = u32::MAX;
-
 #[cfg(test)]
 mod tests;

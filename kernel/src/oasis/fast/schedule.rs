@@ -3,7 +3,7 @@
 //! and the borrowed view [`Schedule`] of [`SlotPlacement`]s.
 use super::dp::FastDp;
 use super::sweep::Sweep;
-use super::NONE;
+use crate::index::NONE;
 use crate::oasis::market::JobParams;
 use crate::oasis::OasisError;
 

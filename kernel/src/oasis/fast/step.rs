@@ -3,7 +3,7 @@
 //! queued unread ([`Occ`]) under a lower bound of its servers' unit prices until the listing
 //! reaches it ([`Sweep::reveal`]).
 use super::sweep::Sweep;
-use super::NONE;
+use crate::index::NONE;
 use crate::oasis::cheapest::{ordered, ABSENT};
 use crate::oasis::market::{Pool, GROUP, IDLE};
 use crate::oasis::units::{group_floor, has_room, unit_of};

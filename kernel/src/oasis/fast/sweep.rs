@@ -3,7 +3,7 @@
 //! listing; its start at the decision's first slot and the fits it resolves on demand.
 use super::step::{Occ, OCC_MAX};
 use super::tree::Front;
-use super::NONE;
+use crate::index::NONE;
 use crate::limits::RESOURCES_MAX;
 use crate::oasis::census::{KINDS_MAX, LEVELS, SHARES};
 use crate::oasis::cheapest::{Cheapest, ABSENT};

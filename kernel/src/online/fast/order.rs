@@ -1,7 +1,8 @@
 //! The server order by (Omega_h, index) with prefix sums of capacities and capacity x Omega,
 //! the greedy fill of x workers answered by binary search over them, and the rebuild of a
 //! q = 0 winner's placement along the order ([`place_q0`]).
-use super::scratch::{FastScratch, NONE};
+use super::scratch::FastScratch;
+use crate::index::NONE;
 use crate::online::common::{ps_fit, ps_needed, Cand};
 use crate::online::{Ctx, Placed, Placement};
 use alloc::vec::Vec;

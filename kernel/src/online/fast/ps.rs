@@ -2,8 +2,9 @@
 //! every (worker type, PS type), then A_mincost2 (q = 1, [`ps_q1`]) and A_mincost1 (q = 0,
 //! [`ps_q0`], only schedules strictly cheaper than the q = 1 choice) over the window.
 use super::prices::price_cap;
-use super::scratch::{FastScratch, NONE};
+use super::scratch::FastScratch;
 use super::useful;
+use crate::index::NONE;
 use crate::model::online::{OnlineJob, TaskType};
 use crate::online::common::*;
 use crate::online::{Ctx, Window};

@@ -1,8 +1,9 @@
 //! The Ring-AllReduce path of the fast search (A_RAmincost1/2): only the Phi whose d-hat can
 //! fit the window are evaluated, bucketed by duration; q = 1 and q = 0 in one pass over the
 //! durations that occur ([`ring_search`]), with whole-window capacity bounds.
-use super::scratch::{FastScratch, NONE};
+use super::scratch::FastScratch;
 use super::useful;
+use crate::index::NONE;
 use crate::model::online::{OnlineJob, OnlineScenario};
 use crate::online::common::*;
 use crate::online::{Ctx, Window};

@@ -16,6 +16,7 @@ use super::ring::RingEnt;
 use super::ring::RingTable;
 use super::room::RoomSets;
 use super::servers::ServerSet;
+use crate::index::NONE;
 use crate::model::online::TaskType;
 use crate::online::common::fit;
 use crate::online::{Ctx, Placement, Window};
@@ -77,9 +78,6 @@ pub(super) const SPARSE_CELLS_MAX: usize = 1 << 24;
 /// generated 12,500-server scenario about 3% of the servers can take a worker of a given type
 /// over a range, and about 10% of 32-server blocks hold one.
 pub(super) const BLOCK: usize = 32;
-
-/// "No worker count" in the per-(m, p) tables.
-pub(super) const NONE: u32 = u32::MAX;
 
 impl FastScratch {
     /// Scratch for H servers, R resources, M worker / P PS types, windows up to `wcap` slots and

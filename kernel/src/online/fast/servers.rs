@@ -2,7 +2,8 @@
 //! K_s idle servers of every shape s (identical capacities), topped up when a commit makes one
 //! busy. Idle servers of one shape are identical over the whole window, so the others cannot
 //! change a search ([`FastScratch::init_shapes`] says why).
-use super::scratch::{FastScratch, NONE};
+use super::scratch::FastScratch;
+use crate::index::NONE;
 use crate::online::common::fit;
 use crate::online::Ctx;
 use alloc::vec;

@@ -6,7 +6,7 @@ use super::greedy::hi_alone;
 use super::knapsack::knapsack_items;
 use super::passes::solve_passes;
 use super::{Ctx, DormStats};
-use crate::baseline::oasis::{ps_for, useful_workers, OasisBaseline, OasisBaselineOutput, Unit};
+use crate::baseline::oasis::{ps_for, useful_workers, OasisBaseline, OasisBaselineDecision, Unit};
 use crate::baseline::BaselineError;
 #[cfg(doc)]
 use crate::baseline::DORM_ADJUST_MAX;
@@ -22,7 +22,7 @@ impl OasisBaseline<'_> {
     pub(in crate::baseline::oasis) fn dorm(
         &mut self,
         t: Slot,
-        out: &mut dyn FnMut(&OasisBaselineOutput),
+        out: &mut dyn FnMut(&OasisBaselineDecision),
     ) -> Result<(), BaselineError> {
         let arrival = self.scn.jobs.iter().any(|j| j.arrival == t);
         if arrival || self.replan {
@@ -40,10 +40,16 @@ impl OasisBaseline<'_> {
     }
 
     /// First-fit placement of job j's x workers and their PSs (the packing the solve checked).
-    fn dorm_place(&mut self, j: usize, x: u32, t: Slot, out: &mut dyn FnMut(&OasisBaselineOutput)) {
+    fn dorm_place(
+        &mut self,
+        j: usize,
+        x: u32,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineDecision),
+    ) {
         let job = &self.scn.jobs[j];
         let unit = |ps, server| {
-            OasisBaselineOutput::Unit(Unit {
+            OasisBaselineDecision::Unit(Unit {
                 slot: t,
                 job: j as u32,
                 ps,

@@ -2,28 +2,23 @@
 //! boundaries; all scratch allocated when the value is built.
 use super::common::{cost_f64, fit, Cand};
 use super::fast::{self, FastScratch};
+use super::records::{emit, OnlineDecision};
 use super::usage::{Resv, SparseUsage, WindowIndex};
-use super::{Ctx, Placement, Window};
+use super::{Ctx, OnlineError, OnlineState, Placement, Window};
 use crate::api::{Event, Scheduler};
 use crate::error::{CapacityError, Limit};
 use crate::limits::{
     check, JOBS_MAX, LEDGER_CELLS_MAX, ONLINE_WINDOW_CELLS_MAX, RESOURCES_MAX, SERVERS_MAX,
     SLOTS_MAX, USAGE_RESERVATIONS_MAX,
 };
-use crate::log::{LogError, LogSink, TAG_ONLINE};
 use crate::model::online::{Architecture, OnlineScenario};
-use crate::num::canon;
 use crate::Slot;
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// Tag of a [`DecisionRec`].
-pub const TAG_ONLINE_DECISION: u8 = TAG_ONLINE + 1;
-/// Tag of a [`PlacedRec`].
-pub const TAG_ONLINE_PLACED: u8 = TAG_ONLINE + 2;
 /// Rounds i are at most this many (tau_i = 2^(i-1) < 2^31 covers every horizon).
-const ROUNDS_MAX: u32 = 32;
+pub(super) const ROUNDS_MAX: u32 = 32;
 
 /// Which search answers A_maxweight's per-job question.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,67 +30,9 @@ pub enum Search {
     Reference,
 }
 
-/// Errors of the Zhou et al. scheduler.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnlineError {
-    /// A build limit was exceeded.
-    Capacity(CapacityError),
-    /// A decision record could not be written.
-    Log(LogError),
-    /// The model is inconsistent (e.g. a job's `minibatch_time` has the wrong length).
-    Model {
-        /// what is wrong
-        what: &'static str,
-        /// the job, server or type index
-        index: u32,
-    },
-    /// `JobArrived` named a job outside the scenario.
-    UnknownJob {
-        /// the index given
-        job: u32,
-    },
-    /// `JobArrived` for a job that already arrived.
-    DuplicateArrival {
-        /// the job index
-        job: u32,
-    },
-    /// An event came with a slot before the previous event's.
-    TimeWentBack {
-        /// the slot given
-        now: u32,
-        /// the previous slot
-        last: u32,
-    },
-}
-
-impl core::fmt::Display for OnlineError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            OnlineError::Capacity(e) => e.fmt(f),
-            OnlineError::Log(e) => write!(f, "decision log: {e}"),
-            OnlineError::Model { what, index } => write!(f, "{what} (index {index})"),
-            OnlineError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
-            OnlineError::DuplicateArrival { job } => write!(f, "job index {job} arrived twice"),
-            OnlineError::TimeWentBack { now, last } => {
-                write!(f, "event at slot {now} after an event at slot {last}")
-            }
-        }
-    }
-}
-
-impl From<CapacityError> for OnlineError {
-    fn from(e: CapacityError) -> Self {
-        OnlineError::Capacity(e)
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for OnlineError {}
-
 /// One A_maxweight decision about one job in one window (also emitted when it is not scheduled).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OnlineDecision {
+pub struct OnlineJobDecision {
     /// Job index j.
     pub job: u32,
     /// Round i of A_online.
@@ -130,9 +67,9 @@ pub struct OnlineDecision {
     pub placement: Placement,
 }
 
-impl OnlineDecision {
+impl OnlineJobDecision {
     fn empty() -> Self {
-        OnlineDecision {
+        OnlineJobDecision {
             job: 0,
             round: 0,
             tau: 0,
@@ -158,117 +95,6 @@ impl OnlineDecision {
     }
 }
 
-/// Decision-log record (tag [`TAG_ONLINE_DECISION`]): one per A_maxweight decision.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DecisionRec {
-    /// job j
-    pub job: u32,
-    /// round i
-    pub round: u32,
-    /// A_dual round iota
-    pub iota: u32,
-    /// a schedule exists
-    pub feasible: bool,
-    /// u_j > 0
-    pub scheduled: bool,
-    /// q_j
-    pub colocated: bool,
-    /// m
-    pub worker_type: u32,
-    /// p (`u32::MAX` for none)
-    pub ps_type: u32,
-    /// t_j
-    pub start: u32,
-    /// d_j
-    pub duration: u32,
-    /// workers
-    pub workers: u32,
-    /// cost
-    pub cost: f64,
-    /// u_j
-    pub utility: f64,
-}
-
-/// Decision-log record (tag [`TAG_ONLINE_PLACED`]): one per server of a scheduled job.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlacedRec {
-    /// job j
-    pub job: u32,
-    /// server h
-    pub server: u32,
-    /// y_jhm
-    pub workers: u32,
-    /// s_jhp
-    pub ps: u32,
-}
-
-/// One A_online decision record: an A_maxweight decision (tag [`TAG_ONLINE_DECISION`]), then,
-/// if scheduled, one record per server of its placement (tag [`TAG_ONLINE_PLACED`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OnlineOutput<'a> {
-    /// The decision with its explanation (logged as a [`DecisionRec`]).
-    Decision(&'a OnlineDecision),
-    /// One server of a scheduled job's placement.
-    Placed(PlacedRec),
-}
-
-impl crate::api::Record for OnlineOutput<'_> {
-    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
-        match self {
-            OnlineOutput::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
-            OnlineOutput::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
-        }
-    }
-}
-
-/// Passes a decision and (if scheduled) its placement records to `out`.
-fn emit<F: FnMut(&OnlineOutput<'_>) + ?Sized>(d: &OnlineDecision, out: &mut F) {
-    out(&OnlineOutput::Decision(d));
-    if d.scheduled {
-        for p in d.placement.iter() {
-            out(&OnlineOutput::Placed(PlacedRec {
-                job: d.job,
-                server: p.server,
-                workers: p.workers,
-                ps: p.ps,
-            }));
-        }
-    }
-}
-
-impl From<&OnlineDecision> for DecisionRec {
-    fn from(d: &OnlineDecision) -> Self {
-        DecisionRec {
-            job: d.job,
-            round: d.round,
-            iota: d.iota,
-            feasible: d.feasible,
-            scheduled: d.scheduled,
-            colocated: d.colocated,
-            worker_type: d.worker_type,
-            ps_type: d.ps_type.unwrap_or(u32::MAX),
-            start: d.start,
-            duration: d.duration,
-            workers: d.workers,
-            cost: canon(d.cost),
-            utility: canon(d.utility),
-        }
-    }
-}
-
-/// Records one decision (and its placement when scheduled) into `sink`: the records
-/// [`OnlineOutput`] yields for it.
-pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineDecision) -> Result<(), LogError> {
-    use crate::api::Record;
-    let mut failed = Ok(());
-    emit(d, &mut |o: &OnlineOutput<'_>| {
-        if failed.is_ok() {
-            failed = o.log(sink);
-        }
-    });
-    failed
-}
-
 /// lambda = 2 T H R F + 1 (eq. 11).
 fn lambda_of(scn: &OnlineScenario) -> f64 {
     2.0 * scn.slots as f64 * scn.servers.len() as f64 * scn.resources as f64 * scn.f + 1.0
@@ -292,36 +118,18 @@ pub fn theoretical_alpha(scn: &OnlineScenario) -> Option<u64> {
     (a.is_finite() && a >= 0.0).then_some(a as u64)
 }
 
-/// The mutable state of A_online (serialisable for snapshots).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OnlineState {
-    /// beta_h^r(t): every reservation of every scheduled job, in commit order (sparse: memory
-    /// follows the reservations, not T x H x R).
-    pub usage: SparseUsage,
-    /// Jobs arrived and not yet scheduled (arrival-event order).
-    pub pending: Vec<u32>,
-    /// Job j has arrived.
-    pub arrived: Vec<bool>,
-    /// Job j is scheduled.
-    pub scheduled: Vec<bool>,
-    /// The next round i to run.
-    pub next_round: u32,
-    /// Slot of the last event.
-    pub last_now: u32,
-}
-
 /// A_online over one scenario (Algorithm 1), implementing [`Scheduler`]: `JobArrived(j)` adds
 /// job j, and any event at slot `now` first runs every round i with tau_i <= now.
 pub struct OnlineScheduler<'a> {
-    scn: &'a OnlineScenario,
+    pub(super) scn: &'a OnlineScenario,
     lambda: f64,
     phi_max: Vec<u32>,
     mode: Search,
-    state: OnlineState,
+    pub(super) state: OnlineState,
     win: WindowIndex,
     fast: FastScratch,
     batch: Vec<u32>,
-    decision: OnlineDecision,
+    decision: OnlineJobDecision,
 }
 
 /// Largest A_dual window any round can use: max over i of min(tau_i, T' - alpha tau_i), where
@@ -479,9 +287,9 @@ impl<'a> OnlineScheduler<'a> {
                 f
             },
             batch: Vec::with_capacity(n),
-            decision: OnlineDecision {
+            decision: OnlineJobDecision {
                 placement: Vec::with_capacity(placement_max),
-                ..OnlineDecision::empty()
+                ..OnlineJobDecision::empty()
             },
         })
     }
@@ -528,7 +336,7 @@ impl<'a> OnlineScheduler<'a> {
     }
 
     /// Runs every round i with tau_i <= now that has not run yet.
-    fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineDecision)) {
+    fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineJobDecision)) {
         while self.state.next_round <= ROUNDS_MAX {
             let tau = 1u64 << (self.state.next_round - 1);
             if tau > now as u64 {
@@ -540,7 +348,7 @@ impl<'a> OnlineScheduler<'a> {
     }
 
     /// One round of A_online: A_dual on J_i.
-    fn run_round(&mut self, round: u32, tau: u32, out: &mut dyn FnMut(&OnlineDecision)) {
+    fn run_round(&mut self, round: u32, tau: u32, out: &mut dyn FnMut(&OnlineJobDecision)) {
         let jobs = &self.scn.jobs;
         self.batch.clear();
         self.batch.extend_from_slice(&self.state.pending);
@@ -669,12 +477,12 @@ impl<'a> OnlineScheduler<'a> {
 
 impl Scheduler for OnlineScheduler<'_> {
     type Job = u32;
-    type Decision<'a> = OnlineOutput<'a>;
+    type Decision<'a> = OnlineDecision<'a>;
     type Error = OnlineError;
 
     /// Every event first runs the rounds i with tau_i <= `now` not run yet (so arrivals before
     /// or after `SlotAdvanced` in a slot see the same rounds); `JobArrived(j)` then queues j.
-    fn on_event<F: FnMut(&OnlineOutput<'_>) + ?Sized>(
+    fn on_event<F: FnMut(&OnlineDecision<'_>) + ?Sized>(
         &mut self,
         now: Slot,
         event: Event<u32>,
@@ -687,7 +495,7 @@ impl Scheduler for OnlineScheduler<'_> {
             });
         }
         self.state.last_now = now;
-        self.catch_up(now, &mut |d: &OnlineDecision| emit(d, out));
+        self.catch_up(now, &mut |d: &OnlineJobDecision| emit(d, out));
         if let Event::JobArrived(j) = event {
             let seen = self.state.arrived.get_mut(j as usize);
             match seen {
@@ -728,14 +536,14 @@ impl Scheduler for OnlineScheduler<'_> {
 pub fn run_scenario(
     scn: &OnlineScenario,
     mode: Search,
-    on_decision: &mut dyn FnMut(&OnlineDecision),
+    on_decision: &mut dyn FnMut(&OnlineJobDecision),
 ) -> Result<(), OnlineError> {
     let s = OnlineScheduler::new(scn, mode)?;
     let order = crate::driver::arrival_order(scn.jobs.iter().map(|j| j.arrival));
     let mut d = crate::driver::Driver::new(s);
     let mut sink = crate::log::HashSink::new();
-    d.run(&order, &mut sink, &mut |o: &OnlineOutput<'_>| {
-        if let OnlineOutput::Decision(x) = o {
+    d.run(&order, &mut sink, &mut |o: &OnlineDecision<'_>| {
+        if let OnlineDecision::Decision(x) = o {
             on_decision(x);
         }
     })
@@ -743,108 +551,4 @@ pub fn run_scenario(
         crate::driver::DriverError::Scheduler(e) => e,
         crate::driver::DriverError::Log(e) => OnlineError::Log(e),
     })
-}
-
-impl OnlineScheduler<'_> {
-    /// Checks a saved state against this scheduler's scenario ([`crate::snapshot`]): lengths of
-    /// the model (T H R usage cells, one flag per job); every usage finite, >= 0 and within its
-    /// server's capacity (1e-6 relative float dust allowed); `pending` = distinct arrived,
-    /// unscheduled jobs within the reserved capacity; scheduled jobs arrived; `next_round` the
-    /// first round with tau_i > `last_now` (what every event leaves).
-    pub fn check_state(&self, st: &OnlineState) -> Result<(), crate::snapshot::SnapshotError> {
-        use crate::snapshot::{ensure, invalid_at};
-        check_usage(self.scn, &st.usage)?;
-        let n = self.state.arrived.len();
-        ensure(st.arrived.len() == n, "arrived")?;
-        ensure(st.scheduled.len() == n, "scheduled")?;
-        if let Some(j) = (0..n).find(|&j| st.scheduled[j] && !st.arrived[j]) {
-            return Err(invalid_at("scheduled", j));
-        }
-        ensure(st.pending.len() <= self.state.pending.capacity(), "pending")?;
-        let mut seen = vec![false; n];
-        for (i, &j) in st.pending.iter().enumerate() {
-            let j = j as usize;
-            let ok = j < n && st.arrived[j] && !st.scheduled[j] && !seen[j];
-            if !ok {
-                return Err(invalid_at("pending", i));
-            }
-            seen[j] = true;
-        }
-        let mut round = 1u32;
-        while round <= ROUNDS_MAX && (1u64 << (round - 1)) <= st.last_now as u64 {
-            round += 1;
-        }
-        ensure(st.next_round == round, "next_round")
-    }
-}
-
-/// Checks a saved sparse usage: R finite, non-negative amounts per reservation, each on a
-/// server of the scenario over a non-empty slot range inside the horizon, and beta_h^r(t)
-/// within capacity (1e-6 relative float dust allowed) at every slot (checked where some
-/// reservation starts: beta is piecewise constant and only rises there).
-fn check_usage(
-    scn: &OnlineScenario,
-    u: &SparseUsage,
-) -> Result<(), crate::snapshot::SnapshotError> {
-    use crate::snapshot::{ensure, invalid_at};
-    let (h, r) = (scn.servers.len(), scn.resources as usize);
-    ensure(u.amount.len() == u.resv.len() * r, "usage")?;
-    for (i, x) in u.resv.iter().enumerate() {
-        let ok = (x.server as usize) < h && x.start < x.end && x.end <= scn.horizon();
-        let amt = &u.amount[i * r..(i + 1) * r];
-        if !(ok && amt.iter().all(|a| a.is_finite() && *a >= 0.0)) {
-            return Err(invalid_at("usage", i));
-        }
-    }
-    // Per server, in commit order.
-    let mut order: Vec<u32> = (0..u.resv.len() as u32).collect();
-    // The shared `&dyn` sort (wasm size): (server, index) is total, so the order is the
-    // stable sort's.
-    crate::order::sort_indices_by(&mut order, &|a, b| {
-        (u.resv[a as usize].server, a).cmp(&(u.resv[b as usize].server, b))
-    });
-    for grp in order.chunk_by(|&a, &b| u.resv[a as usize].server == u.resv[b as usize].server) {
-        let srv = &scn.servers[u.resv[grp[0] as usize].server as usize];
-        for &i in grp {
-            let t = u.resv[i as usize].start;
-            for k in 0..r {
-                let mut used = 0.0;
-                for &q in grp {
-                    let x = u.resv[q as usize];
-                    if x.start <= t && t < x.end {
-                        used += u.amount[q as usize * r + k];
-                    }
-                }
-                let c = srv.get(k);
-                let dust = 1e-6 * libm::fabs(c).max(1.0);
-                if !(used.is_finite() && used <= c.max(0.0) + dust) {
-                    return Err(invalid_at("usage", i as usize));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Snapshots of kind [`TAG_ONLINE`]: the body is an [`OnlineState`].
-impl crate::snapshot::Snapshot for OnlineScheduler<'_> {
-    const KIND: u8 = TAG_ONLINE;
-
-    fn snapshot_into<'b>(
-        &self,
-        buf: &'b mut [u8],
-    ) -> Result<&'b [u8], crate::snapshot::SnapshotError> {
-        crate::snapshot::save_into(Self::KIND, &self.state, buf)
-    }
-
-    fn snapshot(&self) -> Result<Vec<u8>, crate::snapshot::SnapshotError> {
-        crate::snapshot::save(Self::KIND, &self.state)
-    }
-
-    fn restore_snapshot(&mut self, bytes: &[u8]) -> Result<(), crate::snapshot::SnapshotError> {
-        let st: OnlineState = crate::snapshot::restore(Self::KIND, bytes)?;
-        self.check_state(&st)?;
-        self.restore(st)
-            .map_err(|_| crate::snapshot::invalid("state"))
-    }
 }

@@ -1,0 +1,122 @@
+//! The A_online decision records (tags [`TAG_ONLINE_DECISION`] and [`TAG_ONLINE_PLACED`]) and
+//! [`OnlineDecision`], what [`super::OnlineScheduler`] passes out per decision.
+use super::OnlineJobDecision;
+use crate::log::{LogError, LogSink, TAG_ONLINE};
+use crate::num::canon;
+use serde::{Deserialize, Serialize};
+
+/// Tag of a [`DecisionRec`].
+pub const TAG_ONLINE_DECISION: u8 = TAG_ONLINE + 1;
+/// Tag of a [`PlacedRec`].
+pub const TAG_ONLINE_PLACED: u8 = TAG_ONLINE + 2;
+
+/// Decision-log record (tag [`TAG_ONLINE_DECISION`]): one per A_maxweight decision.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionRec {
+    /// job j
+    pub job: u32,
+    /// round i
+    pub round: u32,
+    /// A_dual round iota
+    pub iota: u32,
+    /// a schedule exists
+    pub feasible: bool,
+    /// u_j > 0
+    pub scheduled: bool,
+    /// q_j
+    pub colocated: bool,
+    /// m
+    pub worker_type: u32,
+    /// p (`u32::MAX` for none)
+    pub ps_type: u32,
+    /// t_j
+    pub start: u32,
+    /// d_j
+    pub duration: u32,
+    /// workers
+    pub workers: u32,
+    /// cost
+    pub cost: f64,
+    /// u_j
+    pub utility: f64,
+}
+
+/// Decision-log record (tag [`TAG_ONLINE_PLACED`]): one per server of a scheduled job.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacedRec {
+    /// job j
+    pub job: u32,
+    /// server h
+    pub server: u32,
+    /// y_jhm
+    pub workers: u32,
+    /// s_jhp
+    pub ps: u32,
+}
+
+/// One A_online decision record: an A_maxweight decision (tag [`TAG_ONLINE_DECISION`]), then,
+/// if scheduled, one record per server of its placement (tag [`TAG_ONLINE_PLACED`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnlineDecision<'a> {
+    /// The decision with its explanation (logged as a [`DecisionRec`]).
+    Decision(&'a OnlineJobDecision),
+    /// One server of a scheduled job's placement.
+    Placed(PlacedRec),
+}
+
+impl crate::api::Record for OnlineDecision<'_> {
+    fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
+        match self {
+            OnlineDecision::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
+            OnlineDecision::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
+        }
+    }
+}
+
+impl From<&OnlineJobDecision> for DecisionRec {
+    fn from(d: &OnlineJobDecision) -> Self {
+        DecisionRec {
+            job: d.job,
+            round: d.round,
+            iota: d.iota,
+            feasible: d.feasible,
+            scheduled: d.scheduled,
+            colocated: d.colocated,
+            worker_type: d.worker_type,
+            ps_type: d.ps_type.unwrap_or(u32::MAX),
+            start: d.start,
+            duration: d.duration,
+            workers: d.workers,
+            cost: canon(d.cost),
+            utility: canon(d.utility),
+        }
+    }
+}
+
+/// Records one decision (and its placement when scheduled) into `sink`: the records
+/// [`OnlineDecision`] yields for it.
+pub fn log_decision<S: LogSink>(sink: &mut S, d: &OnlineJobDecision) -> Result<(), LogError> {
+    use crate::api::Record;
+    let mut failed = Ok(());
+    emit(d, &mut |o: &OnlineDecision<'_>| {
+        if failed.is_ok() {
+            failed = o.log(sink);
+        }
+    });
+    failed
+}
+
+/// Passes a decision and (if scheduled) its placement records to `out`.
+pub(super) fn emit<F: FnMut(&OnlineDecision<'_>) + ?Sized>(d: &OnlineJobDecision, out: &mut F) {
+    out(&OnlineDecision::Decision(d));
+    if d.scheduled {
+        for p in d.placement.iter() {
+            out(&OnlineDecision::Placed(PlacedRec {
+                job: d.job,
+                server: p.server,
+                workers: p.workers,
+                ps: p.ps,
+            }));
+        }
+    }
+}
