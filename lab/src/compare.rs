@@ -398,6 +398,8 @@ fn worker_queues(
         }
     }
     let cloud = |s: u32| d.servers.get(s as usize).is_some_and(|x| x.cloud);
+    // The typed chunks, not the occupancy: this counts chunks per worker, and occupancy holds
+    // chunk-slots per server.
     for c in res.jobs.iter().flat_map(|j| &j.chunks) {
         let w = if cloud(c.server) { u32::MAX } else { c.worker };
         *count.entry((c.server, w)).or_default() += 1.0;
