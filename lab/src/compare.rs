@@ -292,68 +292,24 @@ pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
                     fin.push((w, end as f64 - jd.arrival, end));
                 }
             }
-            let total: f64 = d
-                .worker_servers
-                .iter()
-                .chain(&d.ps_servers)
-                .map(|c| c.first().copied().unwrap_or(0.0))
-                .sum();
-            util = vec![0.0; d.slots.max(0.0) as usize];
-            for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
-                let g = jd.worker_demand.first().copied().unwrap_or(0.0);
-                let gp = jd.ps_demand.first().copied().unwrap_or(0.0);
-                for p in &jr.placements {
-                    if let Some(u) = util.get_mut(p.slot as usize) {
-                        *u += p.workers.iter().map(|x| x[1] as f64).sum::<f64>() * g
-                            + p.ps.iter().map(|x| x[1] as f64).sum::<f64>() * gp;
-                    }
-                }
-            }
-            if total > 0.0 {
-                util.iter_mut().for_each(|u| *u /= total);
-            }
-            m.utilisation = usage::oasis(d, res).mean();
+            // GPUs are resource 0; who holds what when is the result's occupancy ([`usage`]).
+            let u = usage::oasis(d, res);
+            util = u.share_per_slot(0, d.slots.max(0.0) as usize);
+            m.utilisation = u.mean();
         }
         (ScenarioDoc::Online(d), ResultDoc::Online(res)) => {
             m.policy = res.policy.clone();
             m.admitted = Some(res.summary.scheduled);
             m.total_weighted_completion_time = Some(res.summary.total_weighted_completion_time);
-            util = vec![0.0; d.slots.max(0.0) as usize];
-            let total: f64 = d
-                .servers
-                .iter()
-                .map(|c| c.first().copied().unwrap_or(0.0))
-                .sum();
             for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
-                let (Some(s), Some(c)) = (jr.start_slot, jr.completion_slot) else {
-                    continue;
-                };
-                fin.push((jd.weight, c as f64 - jd.arrival, c));
-                let g = jr
-                    .worker_type
-                    .and_then(|m| d.worker_types.get(m as usize))
-                    .and_then(|t| t.demand.first().copied())
-                    .unwrap_or(0.0);
-                let gp = jr
-                    .ps_type
-                    .and_then(|p| d.ps_types.as_ref()?.get(p as usize))
-                    .and_then(|t| t.demand.first().copied())
-                    .unwrap_or(0.0);
-                let used: f64 = jr
-                    .placement
-                    .iter()
-                    .map(|x| x[1] as f64 * g + x[2] as f64 * gp)
-                    .sum();
-                for t in s..c {
-                    if let Some(u) = util.get_mut(t as usize) {
-                        *u += used;
-                    }
+                if let (Some(_), Some(c)) = (jr.start_slot, jr.completion_slot) {
+                    fin.push((jd.weight, c as f64 - jd.arrival, c));
                 }
             }
-            if total > 0.0 {
-                util.iter_mut().for_each(|u| *u /= total);
-            }
-            m.utilisation = usage::online(d, res).mean();
+            // GPUs are resource 0; who holds what when is the result's occupancy ([`usage`]).
+            let u = usage::online(d, res);
+            util = u.share_per_slot(0, d.slots.max(0.0) as usize);
+            m.utilisation = u.mean();
         }
         (ScenarioDoc::Preempt(d), ResultDoc::Preempt(res)) => {
             m.policy = res.policy.clone();
@@ -442,6 +398,8 @@ fn worker_queues(
         }
     }
     let cloud = |s: u32| d.servers.get(s as usize).is_some_and(|x| x.cloud);
+    // The typed chunks, not the occupancy: this counts chunks per worker, and occupancy holds
+    // chunk-slots per server.
     for c in res.jobs.iter().flat_map(|j| &j.chunks) {
         let w = if cloud(c.server) { u32::MAX } else { c.worker };
         *count.entry((c.server, w)).or_default() += 1.0;

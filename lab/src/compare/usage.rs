@@ -10,6 +10,8 @@
 //!   half the busy slots.
 use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
 use mlsched_scenario::doc::online::{OnlineDoc, OnlineResult};
+use mlsched_scenario::occupancy::{Role, Span};
+use std::collections::{BTreeMap, HashMap};
 
 /// A slot's most used resource binds when it is used at least this much (fraction).
 pub const BINDING_LEVEL: f64 = 0.9;
@@ -63,18 +65,36 @@ fn horizon(slots: f64) -> usize {
     slots.max(0.0) as usize
 }
 
-/// Kind "oasis": worker and PS pools, from the placements of every admitted job.
+/// Worker and PS units each job holds per slot, read from a result's `occupancy` (summed over
+/// servers): per job of `ids` (input order), slot -> `[workers, ps]`. A span of a job not in
+/// `ids` is ignored (none exists: the result's jobs are the scenario's).
+fn held(spans: &[Span], ids: &[&str]) -> Vec<BTreeMap<u64, [u32; 2]>> {
+    let index: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut out = vec![BTreeMap::new(); ids.len()];
+    for s in spans {
+        let Some(&j) = index.get(s.job.as_str()) else {
+            continue;
+        };
+        let role = usize::from(s.role == Role::Ps);
+        for t in s.from..s.to {
+            let units: &mut [u32; 2] = out[j].entry(t).or_default();
+            units[role] += s.count;
+        }
+    }
+    out
+}
+
+/// Kind "oasis": worker and PS pools, from the result's occupancy.
 pub fn oasis(d: &OasisDoc, res: &OasisResult) -> Usage {
     let (r, t) = (d.resources.len(), horizon(d.slots));
     let mut w = pool("worker", &d.worker_servers, r, t);
     let mut p = pool("ps", &d.ps_servers, r, t);
-    for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
-        for pl in &jr.placements {
-            let s = pl.slot as usize;
-            let nw: u32 = pl.workers.iter().map(|x| x[1]).sum();
-            let np: u32 = pl.ps.iter().map(|x| x[1]).sum();
-            add(&mut w.used, s, nw as f64, &jd.worker_demand);
-            add(&mut p.used, s, np as f64, &jd.ps_demand);
+    let ids: Vec<&str> = d.jobs.iter().map(|j| j.id.as_str()).collect();
+    // Jobs in input order, so that each slot sums its jobs in the same order every time.
+    for (jd, slots) in d.jobs.iter().zip(held(&res.occupancy, &ids)) {
+        for (&s, &[nw, np]) in &slots {
+            add(&mut w.used, s as usize, nw as f64, &jd.worker_demand);
+            add(&mut p.used, s as usize, np as f64, &jd.ps_demand);
         }
     }
     Usage {
@@ -83,18 +103,17 @@ pub fn oasis(d: &OasisDoc, res: &OasisResult) -> Usage {
     }
 }
 
-/// Kind "online": one pool; a scheduled job holds its workers and PSs from start to completion.
+/// Kind "online": one pool, from the result's occupancy (a scheduled job holds its workers and
+/// PSs from start to completion); the demand of a unit is the job's chosen worker / PS type.
 pub fn online(d: &OnlineDoc, res: &OnlineResult) -> Usage {
-    // With `rounds_past_horizon` jobs may run past T: the horizon reaches the last completion.
-    let last = res.jobs.iter().filter_map(|j| j.completion_slot).max();
+    // With `rounds_past_horizon` jobs may run past T: the horizon reaches the last slot held.
+    let last = res.occupancy.iter().map(|s| s.to).max();
     let t = horizon(d.slots).max(last.map_or(0, |c| c as usize));
     let r = d.resources.len();
     let mut s = pool("servers", &d.servers, r, t);
     let empty: Vec<f64> = Vec::new();
-    for jr in &res.jobs {
-        let (Some(a), Some(c)) = (jr.start_slot, jr.completion_slot) else {
-            continue;
-        };
+    let ids: Vec<&str> = res.jobs.iter().map(|j| j.id.as_str()).collect();
+    for (jr, slots) in res.jobs.iter().zip(held(&res.occupancy, &ids)) {
         let wd = jr
             .worker_type
             .and_then(|m| d.worker_types.get(m as usize))
@@ -103,9 +122,7 @@ pub fn online(d: &OnlineDoc, res: &OnlineResult) -> Usage {
             .ps_type
             .and_then(|p| d.ps_types.as_ref()?.get(p as usize))
             .map_or(&empty, |t| &t.demand);
-        let nw: u32 = jr.placement.iter().map(|x| x[1]).sum();
-        let np: u32 = jr.placement.iter().map(|x| x[2]).sum();
-        for slot in a..c {
+        for (&slot, &[nw, np]) in &slots {
             add(&mut s.used, slot as usize, nw as f64, wd);
             add(&mut s.used, slot as usize, np as f64, pd);
         }
@@ -117,6 +134,30 @@ pub fn online(d: &OnlineDoc, res: &OnlineResult) -> Usage {
 }
 
 impl Usage {
+    /// Per slot `0..slots`: the use of resource `k` over all pools / their capacity of it (the
+    /// plain use when no server has any; 0 past the pools' horizon).
+    pub fn share_per_slot(&self, k: usize, slots: usize) -> Vec<f64> {
+        let cap: f64 = self
+            .pools
+            .iter()
+            .map(|p| p.capacity.get(k).copied().unwrap_or(0.0))
+            .sum();
+        (0..slots)
+            .map(|t| {
+                let used: f64 = self
+                    .pools
+                    .iter()
+                    .filter_map(|p| p.used.get(t)?.get(k))
+                    .sum();
+                if cap > 0.0 {
+                    used / cap
+                } else {
+                    used
+                }
+            })
+            .collect()
+    }
+
     /// Slots 0 ..= the last slot in which any task runs (0 when nothing ever ran).
     pub fn busy_slots(&self) -> usize {
         let busy = |p: &Pool| {

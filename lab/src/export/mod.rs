@@ -17,6 +17,17 @@
 //! Time: one slot is `slot_seconds` seconds (default 1, so the viewer's seconds read as slots);
 //! placement scenarios have no slots and are drawn in their own seconds. What each kind draws
 //! is in `docs/formats.md` ("Chrome trace export").
+//!
+//! Why the per-server tracks are drawn from the log's records and not from a result's
+//! `occupancy` (`mlsched_scenario::occupancy`), which the compare and import consumers read: the
+//! export's input is a log alone, and a log holds no result document; getting one means
+//! re-running the scenario, which costs as much as the run (placement's searches, OASiS's
+//! pricing) and makes every export depend on the re-run reproducing the log. The records already
+//! say which server each decision took, at the time it took it. And occupancy sums units per
+//! `(job, server, role)`, so it lacks what several tracks show: preempt's worker, chunk and PS
+//! index (its re-run's typed chunks are used instead), placement's per-GPU share time (occupancy
+//! holds the job's JCT), route's runs `deadline-preemptive` cut (not in the result), each
+//! placement record's own `args`.
 use mlsched_kernel::logfile::LogReader;
 use mlsched_scenario::records::{decode, Decoded};
 use mlsched_scenario::{doc, InputError, RunError};

@@ -111,6 +111,8 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
             _ => {}
         }
     }
+    // From the PS records, not the re-run's occupancy: a track is one parameter server `p` of
+    // a server, and occupancy sums the PS units per server.
     for ((s, p, j), slots) in ps {
         for (from, to, ()) in runs(slots) {
             b.slice(
@@ -149,6 +151,8 @@ fn chunks(x: &PreemptDoc, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Re
             "the re-run of a preempt scenario gave another kind",
         ));
     };
+    // The typed chunks, not the result's occupancy: a track is one worker of a server and a
+    // slice one chunk (with its `preempted` flag), and occupancy sums the units per server.
     for (j, job) in r.jobs.iter().enumerate() {
         for (c, chunk) in job.chunks.iter().enumerate() {
             let slots: Vec<(u64, ())> = chunk.slots.iter().map(|&t| (u64::from(t), ())).collect();
