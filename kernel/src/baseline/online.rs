@@ -279,7 +279,7 @@ impl<'a> OnlineBaseline<'a> {
             Policy::Optimus => self.optimus(t),
             Policy::AntMan => self.antman(t),
             // Refused by `new` (an OASiS-only policy).
-            Policy::Rrh | Policy::Dorm => {}
+            Policy::Rrh | Policy::Dorm | Policy::Tiresias => {}
         }
         self.commit(t, out)
     }
