@@ -219,20 +219,25 @@ impl<'a> OasisBaseline<'a> {
     /// (`requested[j]`, 0 = not given; empty = none given: FIFO, LAS and Optimus as before)
     /// and the slot length in seconds (Tiresias' 16 GPU-hour threshold; `None`: 3,600 s).
     pub fn with_peer(mut self, requested: &[u32], slot_seconds: Option<f64>) -> Self {
-        let cap: Vec<u32> = self
-            .scn
-            .jobs
-            .iter()
-            .map(|j| {
-                let fit = self.workers.room(&j.worker_demand, u32::MAX);
-                if self.policy == Policy::Optimus {
-                    j.chunks.min(fit)
-                } else {
-                    fixed_workers(j)
-                }
-            })
-            .collect();
-        self.peer = peer::PeerState::new(self.policy, &cap, requested, slot_seconds);
+        let optimus = self.policy == Policy::Optimus && !requested.is_empty();
+        if self.policy != Policy::Tiresias && !optimus {
+            // Only the requested counts are needed (FIFO / LAS); no per-server scan.
+            self.peer = peer::PeerState::new(self.policy, &[], requested, slot_seconds, Vec::new());
+            return self;
+        }
+        let (mut cap, mut per_server) = (Vec::new(), Vec::new());
+        for j in &self.scn.jobs {
+            let fit = self.workers.room(&j.worker_demand, u32::MAX);
+            cap.push(if optimus {
+                j.chunks.min(fit)
+            } else {
+                fixed_workers(j)
+            });
+            let d = &j.worker_demand;
+            let per = self.scn.worker_servers.iter().map(|c| c.fits(d)).max();
+            per_server.push(per.unwrap_or(1));
+        }
+        self.peer = peer::PeerState::new(self.policy, &cap, requested, slot_seconds, per_server);
         self
     }
 

@@ -37,12 +37,20 @@ pub(crate) struct PeerState {
     seq: u64,
     /// Scratch: job indices in decision order.
     order: Vec<u32>,
+    /// Per job, its workers the largest worker server holds (the peer's 4 GPUs a node).
+    per_server: Vec<u32>,
 }
 
 impl PeerState {
     /// State for `policy` on jobs of at most `cap[j]` workers; `requested` (empty: not given)
     /// and the slot length in seconds (`None`: 3,600 s).
-    pub(crate) fn new(policy: Policy, cap: &[u32], requested: &[u32], slot_s: Option<f64>) -> Self {
+    pub(crate) fn new(
+        policy: Policy,
+        cap: &[u32],
+        requested: &[u32],
+        slot_s: Option<f64>,
+        per_server: Vec<u32>,
+    ) -> Self {
         let on = !requested.is_empty();
         if policy != Policy::Tiresias && !(on && policy == Policy::Optimus) {
             return PeerState {
@@ -71,6 +79,7 @@ impl PeerState {
             demoted: vec![0; n],
             seq: 0,
             order: Vec::with_capacity(n),
+            per_server,
         }
     }
 
@@ -194,7 +203,7 @@ impl OasisBaseline<'_> {
         let Some(tp) = self.scn.throughput.as_ref() else {
             return 0.0;
         };
-        let per = self.server_units(j).max(1);
+        let per = self.peer.per_server.get(j).copied().unwrap_or(1).max(1);
         let s = |x: u32| tp.effective_workers(j, x, x.div_ceil(per));
         let (a, b) = (s(x), s(x + 1));
         if a <= 0.0 || b <= 0.0 {
@@ -202,15 +211,6 @@ impl OasisBaseline<'_> {
         }
         let work = self.jobs[j].remaining as f64 * job.chunk_time();
         work * (1.0 / a - 1.0 / b)
-    }
-
-    /// Workers of job j the largest worker server holds (the peer's 4 GPUs a node).
-    fn server_units(&self, j: usize) -> u32 {
-        let d = &self.scn.jobs[j].worker_demand;
-        (0..self.workers.len())
-            .map(|h| self.scn.worker_servers[h].fits(d))
-            .max()
-            .unwrap_or(1)
     }
 
     /// Places the decided counts `want`: jobs keeping last slot's count keep its servers;
