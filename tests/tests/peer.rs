@@ -5,7 +5,7 @@
 //! start charged, Tiresias' demotion, requested workers above the fixed eight.
 use mlsched_cli::import::{import_json, ImportOptions, Source};
 use mlsched_cli::run::{run_doc, ResultDoc, RunOptions};
-use mlsched_kernel::log::HashSink;
+use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_scenario::doc::oasis::OasisResult;
 use serde_json::{json, Value};
 
@@ -17,7 +17,10 @@ const PEER_P99_MAKESPAN: [(&str, f64, f64); 2] = [
     ("optimus", 48185.0, 66299.0),
 ];
 /// Decision-log hashes (records:hex) of the two runs: the peer physics' golden runs.
-const HASHES: [(&str, &str); 2] = [("tiresias", "TIRESIAS"), ("optimus", "OPTIMUS")];
+const HASHES: [(&str, &str); 2] = [
+    ("tiresias", "5078:16b8349d0de18e25"),
+    ("optimus", "13895:8806d53996715afd"),
+];
 
 fn run(v: &Value, policy: &str) -> (OasisResult, String) {
     let d = mlsched_cli::doc::parse(&v.to_string()).expect("scenario parses");
