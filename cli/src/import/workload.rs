@@ -162,9 +162,12 @@ fn steps_at(s: &Steps, app: &str, b: u32) -> Option<f64> {
     }
 }
 
-/// Measured (local batch, step time, sync time) per (machines, GPUs), means over placements.
+/// One measured point: (local batch, step seconds, sync seconds).
+type Point = (f64, f64, f64);
+
+/// Measured points per (machines, GPUs), means over placements of that shape.
 #[derive(Clone, Debug, Default)]
-struct Points(BTreeMap<(u32, u32), Vec<(f64, f64, f64)>>);
+struct Points(BTreeMap<(u32, u32), Vec<Point>>);
 
 fn read_points(dir: &Path) -> Result<Points, InputError> {
     let mut acc: BTreeMap<(u32, u32, u64), (f64, f64, f64)> = BTreeMap::new();
@@ -259,7 +262,7 @@ impl Points {
         lerp(&pts, n as f64)
     }
 
-    fn in_batch(&self, v: &[(f64, f64, f64)], b: f64) -> [f64; 2] {
+    fn in_batch(&self, v: &[Point], b: f64) -> [f64; 2] {
         let pts: Vec<(f64, [f64; 2])> = v.iter().map(|p| (p.0, [p.1, p.2])).collect();
         lerp(&pts, b)
     }
