@@ -7,8 +7,10 @@
 //! [`RestartCost`]); a restart longer than a slot carries over into the following slots, and a
 //! new restart replaces what is left of an earlier one (the checkpoint is reloaded once, on the
 //! newest allocation). This is the peer simulator's rule (Pollux / AdaptDL charges every
-//! reallocation a 30 s countdown); unlike the peer, the *first* start of a job is not charged:
-//! the traced durations the importers map to work already contain each job's own start-up.
+//! reallocation a 30 s countdown); unlike the peer, the *first* start of a job is not charged
+//! by default: the traced durations the importers map to work already contain each job's own
+//! start-up. [`Restarts::charge_first`] charges it as the peer does (scenario option
+//! `restart_first`, written by `import pollux --workload`).
 //!
 //! A cost of 0 changes nothing: [`lost`] then returns 0 and every caller keeps its exact
 //! arithmetic (so every decision-log hash stays the same).
@@ -158,11 +160,19 @@ impl RestartState {
     /// Advances one slot in which the job holds `now`; returns the fraction of the slot usable
     /// for progress (1 when nothing is lost).
     pub fn step(&mut self, now: Alloc, cost: RestartCost) -> f64 {
-        let l = lost(self.prev, now, self.pending, self.started, cost);
+        self.step_charging(now, cost, false)
+    }
+
+    /// [`Self::step`], and with `first` the first start is charged too (the peer's rule: its
+    /// countdown starts on every allocation, the first included); the first start is still not
+    /// counted as a restart (the peer counts it as restart 0).
+    pub fn step_charging(&mut self, now: Alloc, cost: RestartCost, first: bool) -> f64 {
+        let l = lost(self.prev, now, self.pending, self.started || first, cost);
         self.prev = now;
         self.pending = l.pending;
+        let counted = self.started;
         self.started |= !now.is_none();
-        if l.restarted {
+        if l.restarted && counted {
             self.restarts = self.restarts.saturating_add(1);
         }
         self.lost_slots += l.lost;
@@ -177,6 +187,8 @@ impl RestartState {
 #[derive(Clone, Debug, Default)]
 pub struct Restarts {
     cost: Option<RestartCost>,
+    /// The first start is charged too ([`Restarts::charge_first`]).
+    first: bool,
     jobs: alloc::vec::Vec<RestartState>,
     now: alloc::vec::Vec<Alloc>,
 }
@@ -188,9 +200,17 @@ impl Restarts {
         let n = if cost.is_some() { jobs } else { 0 };
         Restarts {
             cost,
+            first: false,
             jobs: alloc::vec![RestartState::default(); n],
             now: alloc::vec![Alloc::NONE; n],
         }
+    }
+
+    /// Charges every job's first start the restart time too (the peer simulator's rule; off by
+    /// default: the importers' traced durations already contain each job's start-up).
+    pub fn charge_first(mut self) -> Self {
+        self.first = true;
+        self
     }
 
     /// The scenario set a restart time (even 0): restarts are counted and reported.
@@ -214,7 +234,7 @@ impl Restarts {
     /// model is off or nothing is lost). Call once per job per slot, held or not.
     pub fn usable(&mut self, j: usize) -> f64 {
         match (self.cost, self.jobs.get_mut(j), self.now.get(j)) {
-            (Some(c), Some(s), Some(&a)) => s.step(a, c),
+            (Some(c), Some(s), Some(&a)) => s.step_charging(a, c, self.first),
             _ => 1.0,
         }
     }
@@ -253,6 +273,19 @@ mod tests {
         assert_eq!(s.step(on(1, 2), c), 1.0);
         assert_eq!(s.restarts, 1);
         assert_eq!(s.lost_slots, 2.5);
+    }
+
+    #[test]
+    fn first_start_charged_on_request_but_not_counted() {
+        let c = RestartCost::slots(0.5).unwrap();
+        let mut s = RestartState::default();
+        assert_eq!(s.step_charging(Alloc::NONE, c, true), 1.0);
+        assert_eq!(s.step_charging(on(0, 2), c, true), 0.5);
+        assert_eq!(s.step_charging(on(0, 2), c, true), 1.0);
+        assert_eq!(s.restarts, 0);
+        assert_eq!(s.step_charging(on(1, 2), c, true), 0.5);
+        assert_eq!(s.restarts, 1);
+        assert_eq!(s.lost_slots, 1.0);
     }
 
     #[test]

@@ -172,6 +172,8 @@ fn import_json(
         architecture: architecture.unwrap_or(d.architecture.clone()),
         restart_seconds: restart_seconds.unwrap_or(d.restart_seconds),
         throughput,
+        workload: None,
+        gpus_per_server: d.gpus_per_server,
     };
     py.allow_threads(|| import::import_json(src, &o))
         .map_err(err)

@@ -94,7 +94,12 @@ fn load_with_slot(
             e.problem,
         ))
     })?;
-    Ok((d, None))
+    // A scenario that says its slot length (import pollux --workload) is reported in seconds.
+    let slot = match &d {
+        ScenarioDoc::Oasis(o) => o.slot_seconds,
+        _ => None,
+    };
+    Ok((d, slot))
 }
 
 /// A sweep over scenario files: `{seed}` in the path is the seed (`compare 'dir/s-{seed}.json'

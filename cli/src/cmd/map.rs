@@ -36,8 +36,17 @@ pub struct MapArgs {
     #[arg(long, default_value = "ps")]
     architecture: String,
     /// Worker (GPU) servers, or `all`: every GPU node of the node list (openb, pai-nodes).
-    #[arg(long, default_value = "8", value_parser = count)]
-    servers: usize,
+    /// Default 8; 16 with --workload (the Pollux simulator's cluster).
+    #[arg(long, value_parser = count)]
+    servers: Option<usize>,
+    /// Source pollux: a workload file in the Pollux simulator's format (name, time,
+    /// application, num_replicas, batch_size), imported under the peer's physics
+    /// (docs/peer.md) instead of Philly jobs.
+    #[arg(long)]
+    workload: Option<PathBuf>,
+    /// With --workload: GPUs per machine (default 4, the peer's).
+    #[arg(long, default_value_t = 4)]
+    gpus_per_server: u32,
     /// Parameter-server (CPU) servers, or `all`: every CPU-only node of the node list. Default:
     /// sized with the worker servers, one PS server per 4 worker servers (rounded up; the first
     /// CPU-only nodes of the node list, all it has if fewer), every CPU-only node with
@@ -103,7 +112,9 @@ impl MapArgs {
             slots,
             slot_seconds: self.slot_seconds,
             architecture: self.architecture.clone(),
-            servers: self.servers,
+            servers: self
+                .servers
+                .unwrap_or(if self.workload.is_some() { 16 } else { 8 }),
             ps_servers,
             max_scale: self.max_scale,
             comm_ratio: self.comm_ratio,
@@ -112,6 +123,8 @@ impl MapArgs {
             jobs_from: Source::parse(&self.jobs_from)?,
             restart_seconds: self.restart_seconds,
             throughput: import::pollux::ThroughputModel::parse(&self.throughput)?,
+            workload: self.workload.clone(),
+            gpus_per_server: self.gpus_per_server,
             ..ImportOptions::default()
         })
     }

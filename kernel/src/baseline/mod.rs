@@ -28,6 +28,11 @@
 //! - Optimus (Peng et al.): one worker to each job in arrival order, then repeatedly one more
 //!   worker to the job with the largest marginal gain (reduction of its estimated remaining time
 //!   per unit of dominant share of the added worker and PS; ties: lower index).
+//! - Tiresias (OASiS scenarios only; Gu et al. as the Pollux simulator runs it): queue 0 in
+//!   arrival order, then queue 1 in demotion order; a job moves to queue 1 once its attained
+//!   service reaches [`TIRESIAS_THRESHOLD_GPU_SECONDS`]; each job runs its requested workers
+//!   (or the fixed count), a gang keeps its servers while it runs, a new gang takes the servers
+//!   with the most free GPUs first ([`oasis`] module `peer`).
 //! - RRH (OASiS scenarios only; Bao et al.'s scheme (iii)): admission and continue / pause by
 //!   utility gain minus delay cost, FIFO's fixed gang ([`oasis`] module `rrh`).
 //! - Dorm (OASiS scenarios only; Bao et al.'s scheme (iv), after Sun et al.): on each arrival
@@ -57,6 +62,10 @@ pub const FIXED_WORKERS: u32 = 8;
 /// the first limit, queue 1 below the second, queue 2 the rest (Tiresias uses 2-3 queues with
 /// exponentially spaced limits).
 pub const LAS_QUEUE_LIMITS: [f64; 2] = [16.0, 256.0];
+/// Tiresias' demotion threshold (queue 0 -> queue 1) in GPU-seconds of attained service:
+/// 16 GPU-hours, the Pollux simulator's (`simulator/tiresias.py`, `_queue_threshold`) with
+/// Tiresias' two queues. A scenario without a slot length counts 3,600 s per slot.
+pub const TIRESIAS_THRESHOLD_GPU_SECONDS: f64 = 16.0 * 3600.0;
 /// RRH's admission / continuation threshold on gain - cost (utility units): a job must be
 /// worth more than the delay it costs the others (the OASiS paper leaves the value open).
 pub const RRH_THRESHOLD: f64 = 0.0;
@@ -94,11 +103,16 @@ pub enum Policy {
     /// and adjustment bounds, re-solved on arrivals and completions by branch and bound within
     /// a node budget per event ([`oasis::dorm`]).
     Dorm,
+    /// Tiresias as the Pollux simulator runs it (OASiS scenarios only; Gu et al.): two queues
+    /// of attained GPU-time split at [`TIRESIAS_THRESHOLD_GPU_SECONDS`], each job its
+    /// requested workers, gangs kept where they run, new gangs consolidated
+    /// ([`oasis`] module `peer`).
+    Tiresias,
 }
 
 impl Policy {
     /// Every policy, in declaration order.
-    pub const ALL: [Policy; 7] = [
+    pub const ALL: [Policy; 8] = [
         Policy::Fifo,
         Policy::Drf,
         Policy::Las,
@@ -106,15 +120,17 @@ impl Policy {
         Policy::Rrh,
         Policy::AntMan,
         Policy::Dorm,
+        Policy::Tiresias,
     ];
     /// The policies that run OASiS scenarios ([`oasis::OasisBaseline`]).
-    pub const OASIS: [Policy; 6] = [
+    pub const OASIS: [Policy; 7] = [
         Policy::Fifo,
         Policy::Drf,
         Policy::Las,
         Policy::Optimus,
         Policy::Rrh,
         Policy::Dorm,
+        Policy::Tiresias,
     ];
     /// The policies that run online scenarios ([`online::OnlineBaseline`]).
     pub const ONLINE: [Policy; 5] = [

@@ -2,6 +2,7 @@
 //! policy, round-robin placement, progress floor(x_i(t) / m_i) chunks per slot (see the module
 //! docs of [`crate::baseline`]).
 pub mod dorm;
+mod peer;
 mod rrh;
 
 use super::pool::Pool;
@@ -123,9 +124,18 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
         }
     }
 
+    /// The next slot while some arrived job still has work; otherwise none (the driver goes
+    /// on at the next arrival): a slot without an active job decides and logs nothing, so
+    /// skipping it changes no record, and a long horizon after the last completion costs
+    /// nothing.
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
         let n = after.map_or(Some(0), |t| t.checked_add(1))?;
-        (n < self.scn.slots).then_some(n)
+        let active = self
+            .jobs
+            .iter()
+            .zip(&self.scn.jobs)
+            .any(|(s, j)| j.arrival < n && s.remaining > 0 && !s.rejected);
+        (n < self.scn.slots && active).then_some(n)
     }
 }
 
@@ -156,6 +166,8 @@ pub struct OasisBaseline<'a> {
     dorm: dorm::DormState,
     /// Distinct worker servers per job this slot (used only with a speed-up table).
     spans: Spans,
+    /// Requested workers, Tiresias' queues and kept placements (module `peer`).
+    peer: peer::PeerState,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -207,7 +219,42 @@ impl<'a> OasisBaseline<'a> {
             restarts: Restarts::default(),
             dorm: dorm::DormState::new(policy, n, r),
             spans: Spans::new(scn.throughput.as_ref(), n),
-        })
+            peer: peer::PeerState::default(),
+        }
+        .with_peer(&[], None))
+    }
+
+    /// The peer simulator's options (`docs/peer.md`): each job's requested workers
+    /// (`requested[j]`, 0 = not given; empty = none given: FIFO, LAS and Optimus as before)
+    /// and the slot length in seconds (Tiresias' 16 GPU-hour threshold; `None`: 3,600 s).
+    pub fn with_peer(mut self, requested: &[u32], slot_seconds: Option<f64>) -> Self {
+        let optimus = self.policy == Policy::Optimus && !requested.is_empty();
+        if self.policy != Policy::Tiresias && !optimus {
+            // Only the requested counts are needed (FIFO / LAS); no per-server scan.
+            self.peer = peer::PeerState::new(self.policy, &[], requested, slot_seconds, Vec::new());
+            return self;
+        }
+        let (mut cap, mut per_server) = (Vec::new(), Vec::new());
+        for j in &self.scn.jobs {
+            let fit = self.workers.room(&j.worker_demand, u32::MAX);
+            cap.push(if optimus {
+                j.chunks.min(fit)
+            } else {
+                fixed_workers(j)
+            });
+            let d = &j.worker_demand;
+            let per = self.scn.worker_servers.iter().map(|c| c.fits(d)).max();
+            per_server.push(per.unwrap_or(1));
+        }
+        self.peer = peer::PeerState::new(self.policy, &cap, requested, slot_seconds, per_server);
+        self
+    }
+
+    /// Charges every job's first start the restart time too (after [`Self::with_restart`];
+    /// the peer's rule, [`crate::restart::Restarts::charge_first`]).
+    pub fn with_restart_first(mut self) -> Self {
+        self.restarts = core::mem::take(&mut self.restarts).charge_first();
+        self
     }
 
     /// Charges every restart `cost` slots of lost progress and counts restarts
@@ -296,7 +343,11 @@ impl<'a> OasisBaseline<'a> {
             Policy::Fifo => self.fifo(t, out),
             Policy::Las => self.las(t, out),
             Policy::Drf => self.drf(t, out),
+            Policy::Optimus if self.peer.on && self.scn.throughput.is_some() => {
+                self.peer_optimus(t, out)
+            }
             Policy::Optimus => self.optimus(t, out),
+            Policy::Tiresias => self.tiresias(t, out),
             Policy::Rrh => self.rrh(t, out),
             Policy::Dorm => self.dorm(t, out)?,
             // Refused by `new` (an online-only policy).
@@ -325,7 +376,7 @@ impl<'a> OasisBaseline<'a> {
             if !self.arrived(j, t) {
                 continue;
             }
-            let n = fixed_workers(&self.scn.jobs[j]);
+            let n = self.gang_size(j);
             if self.gang(j, n, t, out) {
                 self.jobs[j].started = true;
             } else if !self.jobs[j].started {
@@ -349,7 +400,7 @@ impl<'a> OasisBaseline<'a> {
         sort_indices_by_keys(&mut self.idx[..n], &self.keys, &mut self.scratch);
         for k in 0..n {
             let j = self.idx[k] as usize;
-            let w = fixed_workers(&self.scn.jobs[j]);
+            let w = self.gang_size(j);
             // Work-conserving: a job that does not fit is skipped, not waited for.
             self.gang(j, w, t, out);
         }
@@ -583,6 +634,7 @@ pub(crate) fn policy_code(p: Policy) -> u8 {
         Policy::Rrh => 5,
         Policy::AntMan => 6,
         Policy::Dorm => 7,
+        Policy::Tiresias => 8,
     }
 }
 

@@ -338,7 +338,7 @@ impl<'a> OnlineBaseline<'a> {
             Policy::Optimus => self.optimus(t),
             Policy::AntMan => self.antman(t, out)?,
             // Refused by `new` (an OASiS-only policy).
-            Policy::Rrh | Policy::Dorm => {}
+            Policy::Rrh | Policy::Dorm | Policy::Tiresias => {}
         }
         self.commit(t, out)
     }

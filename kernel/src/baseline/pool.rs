@@ -93,6 +93,20 @@ impl Pool {
         Some(h as u32)
     }
 
+    /// How many units of `d` fit on server `h` now.
+    pub(crate) fn fits_on(&self, h: usize, d: &ResourceVec) -> u32 {
+        self.free.get(h).map_or(0, |f| f.fits(d))
+    }
+
+    /// Takes one unit of `d` on server `h` (the caller checked [`Pool::fits_on`]).
+    pub(crate) fn take_on(&mut self, h: usize, d: &ResourceVec) {
+        if let Some(f) = self.free.get_mut(h) {
+            for (r, x) in f.as_mut_slice().iter_mut().enumerate() {
+                *x -= d.get(r);
+            }
+        }
+    }
+
     /// Gives one unit of `d` back to server `h` (undoing a [`Pool::place`]).
     pub(crate) fn unplace(&mut self, h: u32, d: &ResourceVec) {
         if let Some(f) = self.free.get_mut(h as usize) {

@@ -95,6 +95,8 @@ pub fn generate_with(opts: &GenOptions, one_gpu_workers: bool) -> Result<OasisDo
         ps_servers,
         prices: None,
         restart_slots: None,
+        restart_first: None,
+        slot_seconds: None,
         jobs,
         throughput: None,
     })
@@ -147,6 +149,7 @@ fn job(g: &mut SplitMix64, i: usize, arrival: u64, one_gpu_workers: bool) -> Oas
             target: (1 + g.below(15)) as f64,
         }),
         model: None,
+        workers: None,
     }
 }
 

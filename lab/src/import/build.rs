@@ -243,6 +243,7 @@ pub fn to_oasis(
                 target: round6(opts.target_factor * d),
             }),
             model: profiles.map(|p| p.name(i).to_string()),
+            workers: None,
         });
     }
     Ok(OasisDoc {
@@ -254,6 +255,8 @@ pub fn to_oasis(
         prices: None,
         // The restart time in this import's slots (docs/restart.md); 0 s writes nothing.
         restart_slots: (opts.restart_seconds > 0.0).then(|| opts.restart_seconds / h.slot_seconds),
+        restart_first: None,
+        slot_seconds: None,
         jobs: out,
         throughput: profiles.map(|p| super::pollux::throughput_doc(&p.tables)),
     })

@@ -56,6 +56,7 @@ pub mod binding;
 mod build;
 pub mod pollux;
 mod read;
+pub mod workload;
 
 pub use build::{to_oasis, to_online, Horizon};
 pub use read::{read_gavel, read_openb_jobs, read_openb_nodes, read_pai_nodes, read_philly};
@@ -142,6 +143,11 @@ pub struct ImportOptions {
     /// How a job's speed depends on its placement (`--throughput`); source `pollux` always
     /// uses [`pollux::ThroughputModel::Pollux`].
     pub throughput: pollux::ThroughputModel,
+    /// Source `pollux`: a workload file in the peer simulator's format (`--workload`), read
+    /// instead of the Philly jobs ([`workload`]).
+    pub workload: Option<PathBuf>,
+    /// `--workload`: GPUs per machine (the peer's 4).
+    pub gpus_per_server: u32,
 }
 
 /// The restart time the importers write by default, in seconds: the peer simulator's (Pollux /
@@ -171,6 +177,8 @@ impl Default for ImportOptions {
             jobs_from: Source::Philly,
             restart_seconds: RESTART_SECONDS_DEFAULT,
             throughput: pollux::ThroughputModel::Linear,
+            workload: None,
+            gpus_per_server: 4,
         }
     }
 }
@@ -339,6 +347,9 @@ pub fn import_with_report(
             ),
         )
         .into());
+    }
+    if let Some(w) = &opts.workload {
+        return workload::import(source, w, opts);
     }
     check_options(opts)?;
     let d = &opts.data_dir;

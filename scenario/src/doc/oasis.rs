@@ -27,6 +27,14 @@ pub struct OasisDoc {
     /// results, byte for byte); set (even 0) = restarts are counted in the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_slots: Option<f64>,
+    /// Charge the restart time on every job's first start too, as the Pollux simulator does
+    /// (`docs/peer.md`; needs `restart_slots`). Absent or false: the first start is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_first: Option<bool>,
+    /// Seconds per slot, when the slots are real time (`import pollux --workload` writes 60):
+    /// Tiresias' 16 GPU-hour demotion threshold is counted with it (absent: 3,600 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_seconds: Option<f64>,
     /// Jobs.
     pub jobs: Vec<OasisJobDoc>,
     /// Placement-aware speed-ups per model family for the baselines (absent: the linear chunk
@@ -80,6 +88,11 @@ pub struct OasisJobDoc {
     /// The job's model family in `throughput.models` (absent: linear speed-up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The workers (GPUs) the job asks for, at most N_i: FIFO, LAS and Tiresias run exactly
+    /// this many instead of min(N_i, 8), and in a scenario that gives it Optimus decides from
+    /// the speed-up table (`docs/peer.md`). Absent: today's baselines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<f64>,
 }
 
 /// `utility`: exactly one of `sigmoid` or `table`.
@@ -110,6 +123,7 @@ impl OasisDoc {
         let s = "scenario";
         let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         self.restart()?;
+        self.peer()?;
         check::resources(&self.resources)?;
         let r = self.resources.len();
         check::count_limit(
@@ -176,6 +190,43 @@ impl OasisDoc {
 }
 
 impl OasisDoc {
+    /// The validated peer options: each job's requested workers (1 ..= N_i; 0 where absent,
+    /// empty when no job gives one), `slot_seconds` (> 0) and whether the first start is
+    /// charged (`restart_first` needs `restart_slots`).
+    pub fn peer(&self) -> Result<(Vec<u32>, Option<f64>, bool), InputError> {
+        let s = "scenario";
+        let slot = self
+            .slot_seconds
+            .map(|v| check::positive(s, "slot_seconds", v))
+            .transpose()?;
+        let first = self.restart_first.unwrap_or(false);
+        if first && self.restart_slots.is_none() {
+            return Err(InputError::new(
+                s,
+                "restart_first",
+                "needs restart_slots (the restart time to charge)",
+            ));
+        }
+        let mut req = Vec::new();
+        if self.jobs.iter().any(|j| j.workers.is_some()) {
+            for j in &self.jobs {
+                let w = match j.workers {
+                    Some(w) => {
+                        let hi = if j.chunks.is_finite() && j.chunks >= 1.0 {
+                            j.chunks as u64
+                        } else {
+                            1
+                        };
+                        check::int(&job(&j.id), "workers", w, 1, hi)?
+                    }
+                    None => 0,
+                };
+                req.push(w);
+            }
+        }
+        Ok((req, slot, first))
+    }
+
     /// The validated `restart_slots` (`None` when absent).
     pub fn restart(&self) -> Result<Option<RestartCost>, InputError> {
         self.restart_slots

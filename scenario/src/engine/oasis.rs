@@ -358,12 +358,15 @@ impl Baselines {
     ) -> Result<Self, RunError> {
         let n = scn.jobs.len();
         let cost = doc.restart()?;
+        let (requested, slot_seconds, first) = doc.peer()?;
         let cell = BaselineCell::try_new(scn, |scn| {
             OasisBaseline::new(p, scn)
                 .map(|b| match cost {
+                    Some(c) if first => b.with_restart(c).with_restart_first(),
                     Some(c) => b.with_restart(c),
                     None => b,
                 })
+                .map(|b| b.with_peer(&requested, slot_seconds))
                 .map(Driver::new)
         })
         .map_err(baseline_error)?;

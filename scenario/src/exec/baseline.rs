@@ -8,11 +8,15 @@ use crate::run::unknown_policy;
 use mlsched_kernel::baseline::{BaselineError, Policy};
 
 /// Policies accepted by kind "oasis" (the first is the kind's own algorithm).
-pub const OASIS_POLICIES: &[&str] = &["oasis", "fifo", "drf", "las", "optimus", "rrh", "dorm"];
+pub const OASIS_POLICIES: &[&str] = &[
+    "oasis", "fifo", "drf", "las", "optimus", "rrh", "dorm", "tiresias",
+];
 /// Policies accepted by kind "online".
 pub const ONLINE_POLICIES: &[&str] = &["online", "fifo", "drf", "las", "optimus", "antman"];
 /// Every baseline name, for the error of kinds the baselines do not run.
-pub const BASELINES: &[&str] = &["fifo", "drf", "las", "optimus", "rrh", "dorm", "antman"];
+pub const BASELINES: &[&str] = &[
+    "fifo", "drf", "las", "optimus", "rrh", "dorm", "antman", "tiresias",
+];
 
 /// Scenario kinds the baselines run.
 pub const BASELINE_KINDS: &[&str] = &["oasis", "online"];
@@ -27,6 +31,7 @@ pub const fn policy_name(p: Policy) -> &'static str {
         Policy::Rrh => "rrh",
         Policy::AntMan => "antman",
         Policy::Dorm => "dorm",
+        Policy::Tiresias => "tiresias",
     }
 }
 
