@@ -3,8 +3,10 @@
 //!
 //! Each kind derives its [`Span`]s from its own result data, in one function of its own module
 //! ([`oasis::spans`], [`online::spans`], [`placement::spans`], [`preempt::spans`],
-//! [`route::spans`]); the consumers (compare, export, the visualiser, the Ray executor) read the
-//! typed list instead of re-deriving it from each kind's per-job fields.
+//! [`route::spans`]); `mlsched compare`'s utilisation (`lab/src/compare/usage.rs`) reads the
+//! typed list instead of re-deriving it from each kind's per-job fields. The Chrome-trace export
+//! does not: it starts from a decision log alone, which holds no result document
+//! (`lab/src/export/mod.rs` says why).
 //!
 //! The rule, the same for every kind: a span is one `count` of units of `role` that `job` holds
 //! on `server` over `from..to` (slots; seconds for kind `placement`); units the same job holds on
