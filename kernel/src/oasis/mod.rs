@@ -25,6 +25,20 @@
 //! Canonical tie-breaks (`docs/semantics.md`): costs and payoffs compare with
 //! [`crate::num::less`] / [`crate::num::greater`]; unit prices sum resources in index order;
 //! server orders break equal unit prices by lower index.
+//!
+//! | file | what |
+//! |---|---|
+//! | `scheduler` | `OasisScheduler`: Alg. 1 as an embeddable `Scheduler` value |
+//! | `market/` | the priced cluster: usage g_h^r(t) / v_k^r(t) and prices p_h^r(t) / q_k^r(t) (eq. 22), pools, arena, books, changes |
+//! | `grid/` | the slot trees: each slot's free rooms and prices in force with summaries for best-first listing |
+//! | `fast/` | the exact fast DP of Alg. 2 (the default path): sweep, choices, schedule |
+//! | `units` | what one entry (a server's prices and free rooms at a slot) offers a demand: unit price, fit, room test |
+//! | `cheapest` | the server with the least (unit price, index) among those present |
+//! | `census` | per slot, how many servers of a pool have at least a given share free |
+//! | `records` | the decision records (tags `TAG_OASIS_DECISION`, `TAG_OASIS_SLOT`) and `OasisDecision` |
+//! | `snapshot` | the restorable state and its snapshots |
+//! | `error` | `OasisError` |
+//! | `reference` | (feature `reference`) the paper-literal Alg. 2: COST_t and the DP computed from the formulas |
 mod census;
 mod cheapest;
 mod error;

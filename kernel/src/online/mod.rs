@@ -25,6 +25,18 @@
 //! the same schedule, cost and tie-break; the enumeration order of `docs/online.md` breaks
 //! cost ties. `independent` (feature `reference`) is a whole second A_online that shares only
 //! the model types with this module: its own driver, usage, eq. (11) prices, rho and listings.
+//!
+//! | file | what |
+//! |---|---|
+//! | `scheduler` | A_online / A_dual / A_maxweight as a `Scheduler` value: rounds, batches, decisions |
+//! | `fast/` | the default, exact and fast search of A_maxweight's per-job choice (A_mincost1/2 under eq. 11's prices) |
+//! | `common` | arithmetic shared by the fast search and the references: rho (eqs. 1 and 14), E D K |
+//! | `usage` | the sparse usage store beta_h^r(t): one reservation per (job, server) |
+//! | `records` | the decision records (tags `TAG_ONLINE_DECISION`, `TAG_ONLINE_PLACED`) and `OnlineDecision` |
+//! | `snapshot` | the restorable state and its snapshots |
+//! | `error` | `OnlineError` |
+//! | `reference` | (feature `reference`) paper-literal A_mincost1/2 (Algorithms 4-5) |
+//! | `independent` | (feature `reference`) an independent paper-literal A_online (Algorithms 1-7) for property tests |
 pub mod common;
 mod error;
 pub mod fast;

@@ -19,6 +19,17 @@
 //! [`PreemptScheduler`] implements [`crate::api::Scheduler`]; [`run_all`] drives it over a whole
 //! scenario. Decisions are [`PreemptDecision`]s, each with its log tag (range 0x40).
 //! Randomness (A_ps, random dispatch): [`crate::rng::SplitMix64`] seeded from the scenario.
+//!
+//! | file | what |
+//! |---|---|
+//! | `scheduler` | `PreemptScheduler`: A_online (Algorithm 1) with A_greedy / A_ps or a baseline dispatch |
+//! | `dispatch` | A_greedy (Algorithms 2-3, eq. 5) and the baseline dispatch rules |
+//! | `plan` | per-worker plans y_jdsw(t) as sorted slot segments and the fast Q of eq. (5) |
+//! | `ps` | A_ps (Algorithm 5): one parameter server per running job per slot |
+//! | `records` | the decision records (tag range 0x40) and `PreemptDecision` |
+//! | `snapshot` | snapshots of the scheduler |
+//! | `error` | `PreemptError` |
+//! | `reference` | (feature `reference`) plans as slot arrays y_jdsw(t) and Q recomputed from them |
 mod dispatch;
 mod error;
 pub mod plan;
