@@ -283,6 +283,23 @@ fn whole_openb_on_the_whole_cluster() {
     assert_eq!(v["servers"].as_array().unwrap().len(), 1213);
     assert_eq!(r.horizon.slots, 8 * (r.horizon.last_arrival + 1));
     import_json(Source::Openb, &ring).unwrap();
+
+    // Online, PS: `--servers all` is the whole cluster, the 310 CPU-only nodes (0 GPUs: they
+    // can hold parameter servers, never a worker) after the 1,213 GPU nodes.
+    let ps = ImportOptions {
+        kind: "online".into(),
+        ps_servers: mlsched_lab::import::PS_AUTO,
+        slot_seconds: 3600.0,
+        ..opts.clone()
+    };
+    let (v, r) = import_with_report(Source::Openb, &ps).unwrap();
+    let servers = v["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1523);
+    let gpus = |s: &serde_json::Value| s[0].as_f64().unwrap();
+    assert_eq!(servers.iter().filter(|s| gpus(s) == 0.0).count(), 310);
+    assert!(servers[..1213].iter().all(|s| gpus(s) > 0.0));
+    assert_eq!((r.worker_servers, r.ps_servers), (1213, 310));
+    import_json(Source::Openb, &ps).unwrap();
 }
 
 /// The whole openb trace at one-hour slots (T = 7,168) goes through OASiS: its largest DP

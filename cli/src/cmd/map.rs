@@ -35,8 +35,10 @@ pub struct MapArgs {
     /// Kind online: ps (parameter servers) or ring (Ring-AllReduce).
     #[arg(long, default_value = "ps")]
     architecture: String,
-    /// Worker (GPU) servers, or `all`: every GPU node of the node list (openb, pai-nodes).
-    /// Default 8; 16 with --workload (the Pollux simulator's cluster).
+    /// Worker (GPU) servers, or `all`: every GPU node of the node list (openb, pai-nodes);
+    /// with kind online (PS architecture) `all` also takes the CPU-only nodes, as servers with
+    /// 0 GPUs that can hold parameter servers. Default 8; 16 with --workload (the Pollux
+    /// simulator's cluster).
     #[arg(long, value_parser = count)]
     servers: Option<usize>,
     /// Source pollux: a workload file in the Pollux simulator's format (name, time,

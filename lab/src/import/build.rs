@@ -262,12 +262,27 @@ pub fn to_oasis(
     })
 }
 
+/// Kind "online" takes the CPU-only nodes as servers: `--servers all` under PS architecture.
+pub(crate) fn online_takes_cpu_only(opts: &ImportOptions) -> bool {
+    opts.servers == super::ALL && opts.architecture != "ring"
+}
+
+/// The servers of a kind "online" document: the GPU nodes, then, for `--servers all` under
+/// PS architecture, the CPU-only nodes (the whole cluster; see [`to_online`]).
+fn online_servers(workers: &[Server], ps: &[Server], opts: &ImportOptions) -> Vec<Vec<f64>> {
+    let cpu_only = if online_takes_cpu_only(opts) { ps } else { &[] };
+    workers.iter().chain(cpu_only).map(|s| s.to_vec()).collect()
+}
+
 /// Kind "online" document (architecture `--architecture`, PS by default; worker types from
 /// Gavel when given). Ring-AllReduce jobs keep one update time (the ring's) and no PS types.
+/// With `--servers all` and PS architecture the CPU-only nodes `ps` follow the GPU nodes as
+/// servers with 0 GPUs: a worker demands one GPU so never lands there, while a parameter
+/// server (0 GPUs) can; Ring-AllReduce has no task a CPU-only node could hold.
 pub fn to_online(
     jobs: &[TraceJob],
     workers: &[Server],
-    _ps: &[Server],
+    ps: &[Server],
     gavel: Option<&[GavelType]>,
     opts: &ImportOptions,
     rng: &mut SplitMix64,
@@ -339,7 +354,7 @@ pub fn to_online(
             ArchitectureDoc::Ps
         },
         resources: RESOURCES.iter().map(|s| s.to_string()).collect(),
-        servers: workers.iter().map(|s| s.to_vec()).collect(),
+        servers: online_servers(workers, ps, opts),
         worker_types,
         ps_types: (!ring).then(|| {
             vec![TaskTypeDoc {

@@ -256,7 +256,8 @@ pub struct ImportReport {
     pub worker_servers: usize,
     /// GPUs of the worker servers.
     pub gpus: f64,
-    /// PS servers K (kind "oasis"; kind "online" has one server pool).
+    /// PS servers K (kind "oasis"); kind "online" has one server pool: the CPU-only nodes in
+    /// it (`--servers all`, PS architecture), else 0.
     pub ps_servers: usize,
     /// K came from the default rule ([`PS_AUTO`]), not from `--ps-servers`.
     pub ps_default: bool,
@@ -433,7 +434,11 @@ pub fn import_with_report(
         trace_jobs: all.len(),
         worker_servers: workers.len(),
         gpus: workers.iter().map(|s| s[0]).sum(),
-        ps_servers: if opts.kind == "oasis" { ps.len() } else { 0 },
+        ps_servers: if opts.kind == "oasis" || build::online_takes_cpu_only(opts) {
+            ps.len()
+        } else {
+            0
+        },
         ps_default: opts.ps_servers == PS_AUTO && opts.servers != ALL,
         binding: None,
         longest_job_slots: jobs
