@@ -103,9 +103,11 @@ pub fn oasis_bounds(
                 if t * total_cap / work > eta {
                     eta = t * total_cap / work;
                 }
-                let f_last = j.utility.at(scn.slots.saturating_sub(1 + j.arrival));
-                if f_last > 0.0 && f_last / work < floor {
-                    floor = f_last / work;
+                let duration = scn.slots.saturating_sub(1 + j.arrival);
+                if let Some(term) = floor_term(&j.utility, duration, work) {
+                    if term < floor {
+                        floor = term;
+                    }
                 }
             }
         }
@@ -144,6 +146,28 @@ pub fn oasis_alpha(b: &crate::model::oasis::PriceBounds) -> f64 {
         a = a.max(libm::log(u / b.l_ps));
     }
     a
+}
+
+/// f_i(T - 1 - a_i) / W_i, one job's term of eq. (25)/(26)'s minimum, or `None` when the job
+/// has no positive value at the horizon (a table utility of 0 leaves the minimum).
+///
+/// A sigmoid with priority > 0 is positive at every duration, so when it evaluates below
+/// `f64::MIN_POSITIVE` its `exp` overflowed (or nearly): the true term is far below
+/// [`OASIS_FLOOR_MIN`] and counts as 0, putting L at the floor (issue 45), instead of silently
+/// leaving the minimum as an exact 0 would.
+#[cfg(feature = "alloc")]
+fn floor_term(utility: &crate::model::oasis::Utility, duration: u32, work: f64) -> Option<f64> {
+    let f = utility.at(duration);
+    if let crate::model::oasis::Utility::Sigmoid { priority, .. } = utility {
+        if *priority > 0.0 && (f < f64::MIN_POSITIVE || f / work == 0.0) {
+            return Some(0.0);
+        }
+    }
+    if f > 0.0 {
+        Some(f / work)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

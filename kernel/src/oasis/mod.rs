@@ -262,4 +262,43 @@ mod tests {
             }
         }
     }
+
+    /// Eq. (25)/(26) (issue 45): a sigmoid whose exp overflows at the horizon (f = 0 in f64,
+    /// ~e^-2000 exactly) puts L at the floor minimum in the fast path and the reference alike,
+    /// while a table utility of 0 still leaves the minimum.
+    #[test]
+    fn an_overflowed_sigmoid_puts_the_price_floor_at_its_minimum() {
+        let mut scn = hand_scenario();
+        scn.prices = None;
+        scn.jobs.truncate(1);
+        let table_only = crate::price::oasis_bounds(&scn).unwrap();
+        assert!(
+            table_only.l_worker > 1e-3,
+            "the table job alone keeps L high"
+        );
+        let mut zero_table = scn.clone();
+        zero_table.jobs.push(OasisJob {
+            utility: Utility::Table(vec![0.0]),
+            ..scn.jobs[0].clone()
+        });
+        let b = crate::price::oasis_bounds(&zero_table).unwrap();
+        assert_eq!(
+            b.l_worker, table_only.l_worker,
+            "a table 0 leaves the minimum"
+        );
+        scn.jobs.push(OasisJob {
+            utility: Utility::Sigmoid {
+                priority: 100.0,
+                decay: 1000.0,
+                target: 0.0,
+            },
+            ..scn.jobs[0].clone()
+        });
+        assert_eq!(scn.jobs[1].utility.at(2), 0.0, "exp(2000) overflows");
+        let fast = crate::price::oasis_bounds(&scn).unwrap();
+        let slow = reference::derive_bounds(&scn).unwrap();
+        for l in [fast.l_worker, fast.l_ps, slow.l_worker, slow.l_ps] {
+            assert_eq!(l, crate::price::OASIS_FLOOR_MIN);
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //! `tests/tests/reference_independence.rs` scans this file). Shared: the model, the utility
 //! functions f_i of the model, and the rounding / comparison conventions of `crate::num`
 //! (`semantics.md`).
-use crate::model::oasis::{OasisJob, OasisScenario};
+use crate::model::oasis::{OasisJob, OasisScenario, Utility};
 use crate::num::{ceil_eps, floor_eps, greater, less};
 use alloc::vec;
 use alloc::vec::Vec;
@@ -60,6 +60,28 @@ pub struct RefBounds {
 /// The smallest derived floor (`docs/oasis.md`: L below 1e-290 is raised to it).
 const FLOOR_MIN: f64 = 1e-290;
 
+/// ln f_i(d) for a sigmoid utility with priority > 0, in the log domain so that it stays finite
+/// where `exp` overflows: ln g1 - ln(1 + e^z), z = g2 (d - g3), with ln(1 + e^z) = z + ln(1 +
+/// e^-z) for z > 0. `None` for table utilities and non-positive priorities.
+fn ln_sigmoid(j: &OasisJob, d: u32) -> Option<f64> {
+    match j.utility {
+        Utility::Sigmoid {
+            priority,
+            decay,
+            target,
+        } if priority > 0.0 => {
+            let z = decay * (d as f64 - target);
+            let softplus = if z > 0.0 {
+                z + libm::log1p(libm::exp(-z))
+            } else {
+                libm::log1p(libm::exp(z))
+            };
+            Some(libm::log(priority) - softplus)
+        }
+        _ => None,
+    }
+}
+
 /// m_i = M_i (tau_i + 2 e_i / b_i): slots one worker needs per chunk.
 pub fn chunk_time(j: &OasisJob) -> f64 {
     j.minibatches_per_chunk as f64 * (j.minibatch_time + 2.0 * j.comm_time)
@@ -94,7 +116,8 @@ pub fn ps_for(j: &OasisJob, y: u64) -> u64 {
 /// U^r = max_i f_i(ceil(E_i m_i) - 1) / dem_i^r over jobs with dem_i^r > 0;
 /// L = min_i f_i(T - 1 - a_i) / (4 eta W_i) with W_i = ceil(E_i N_i m_i) sum_r dem_i^r over jobs
 /// with both positive, eta = max(1, max_i T (sum of the side's capacities) / W_i); L raised to
-/// 1e-290, every U to at least L. `None` when L cannot be derived.
+/// 1e-290, every U to at least L; a sigmoid whose f_i underflows counts as below the floor (issue
+/// 45, decided in the log domain). `None` when L cannot be derived.
 pub fn derive_bounds(scn: &OasisScenario) -> Option<RefBounds> {
     let r = scn.resources as usize;
     let side = |worker: bool| -> Option<(Vec<f64>, f64)> {
@@ -110,6 +133,8 @@ pub fn derive_bounds(scn: &OasisScenario) -> Option<RefBounds> {
         let t = scn.slots as f64;
         let mut eta: f64 = 1.0;
         let mut floor = f64::INFINITY;
+        // min ln(f_i(T - 1 - a_i) / W_i) over the sigmoid jobs, exact where f_i underflows.
+        let mut ln_floor = f64::INFINITY;
         let mut upper = vec![0.0; r];
         for j in &scn.jobs {
             let dem = if worker {
@@ -138,16 +163,26 @@ pub fn derive_bounds(scn: &OasisScenario) -> Option<RefBounds> {
                 if t * total / w > eta {
                     eta = t * total / w;
                 }
-                let last = j.utility.at(scn.slots.saturating_sub(1 + j.arrival));
+                let d = scn.slots.saturating_sub(1 + j.arrival);
+                let last = j.utility.at(d);
                 if last > 0.0 && last / w < floor {
                     floor = last / w;
                 }
+                if let Some(ln_f) = ln_sigmoid(j, d) {
+                    ln_floor = ln_floor.min(ln_f - libm::log(w));
+                }
             }
         }
-        if !floor.is_finite() {
+        if !floor.is_finite() && !ln_floor.is_finite() {
             return None;
         }
-        let low = (floor / (4.0 * eta)).max(FLOOR_MIN);
+        // A sigmoid whose f_i underflowed (exp overflowed, f_i = 0) still belongs to the
+        // minimum (issue 45): in the log domain it is below the floor, and so is L.
+        let low = if ln_floor - libm::log(4.0 * eta) < libm::log(FLOOR_MIN) {
+            FLOOR_MIN
+        } else {
+            (floor / (4.0 * eta)).max(FLOOR_MIN)
+        };
         for u in &mut upper {
             if *u < low {
                 *u = low;
