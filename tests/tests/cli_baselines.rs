@@ -4,7 +4,9 @@
 // Index loops over (slot, server, resource) grids read more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 use mlsched_kernel::baseline::oasis::{ps_for, OasisBaseline};
-use mlsched_kernel::baseline::online::{duration, ps_count, OnlineBaseline, Placed};
+use mlsched_kernel::baseline::online::{
+    duration, ps_count, OnlineBaseline, OnlineBaselineDecision, Placed,
+};
 use mlsched_kernel::baseline::Policy;
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_kernel::model::oasis::OasisScenario;
@@ -196,12 +198,36 @@ fn online_doc(jobs: &[(u32, u32, u32, u32)], arch_ring: bool) -> String {
 }
 
 fn check_online(scn: &OnlineScenario, p: Policy) -> Result<(), TestCaseError> {
+    // Placements of each job's final run; runs AntMan cut, with their cut slot (capacity is
+    // theirs from their start until the cut).
     let mut placed: Vec<Placed> = Vec::new();
+    let mut cut: Vec<(Placed, u32)> = Vec::new();
     let mut r = OnlineBaseline::new(p, scn).unwrap();
-    r.run(&mut HashSink::new(), &mut |pl| placed.push(pl))
-        .unwrap();
+    r.run_outputs(&mut HashSink::new(), &mut |o| match o {
+        OnlineBaselineDecision::Placed(pl) => placed.push(*pl),
+        OnlineBaselineDecision::Preempted(rec) => {
+            let (gone, kept): (Vec<Placed>, Vec<Placed>) =
+                placed.iter().partition(|pl| pl.job == rec.job);
+            cut.extend(gone.into_iter().map(|pl| (pl, rec.slot)));
+            placed = kept;
+        }
+        _ => {}
+    })
+    .unwrap();
     let t = scn.slots as usize;
     let mut used = vec![vec![vec![0.0f64; 3]; scn.servers.len()]; t];
+    for (pl, until) in &cut {
+        prop_assert!(p == Policy::AntMan, "only AntMan cuts runs");
+        let st = &r.jobs()[pl.job as usize];
+        let wd = scn.worker_types[st.worker_type as usize].demand;
+        let zd = st.ps_type.map(|q| scn.ps_types[q as usize].demand);
+        for tt in pl.slot..*until {
+            for rr in 0..3 {
+                used[tt as usize][pl.server as usize][rr] +=
+                    wd.get(rr) * pl.workers as f64 + zd.map_or(0.0, |z| z.get(rr)) * pl.ps as f64;
+            }
+        }
+    }
     for (j, (job, st)) in scn.jobs.iter().zip(r.jobs()).enumerate() {
         let mine: Vec<&Placed> = placed.iter().filter(|p| p.job as usize == j).collect();
         let Some(s) = st.start else {
