@@ -114,7 +114,7 @@ fn oasis_malformed() {
         |v| v["jobs"][1]["id"] = json!("resnet-1"),
         "job `resnet-1`, field `id`: duplicate job id `resnet-1`",
     );
-    case(&b, |v| v["jobs"][0]["colour"] = json!("red"), "job `resnet-1`, field `colour`: unknown field `colour`, expected one of `id`, `arrival`, `epochs`, `chunks`, `minibatches_per_chunk`, `minibatch_time`, `comm_time`, `worker_bw`, `ps_bw`, `worker_demand`, `ps_demand`, `utility`, `model`");
+    case(&b, |v| v["jobs"][0]["colour"] = json!("red"), "job `resnet-1`, field `colour`: unknown field `colour`, expected one of `id`, `arrival`, `epochs`, `chunks`, `minibatches_per_chunk`, `minibatch_time`, `comm_time`, `worker_bw`, `ps_bw`, `worker_demand`, `ps_demand`, `utility`, `model`, `workers`");
     case(
         &b,
         |v| v["worker_servers"][1] = json!([8, -64, 488, 25]),
