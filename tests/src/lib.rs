@@ -25,3 +25,20 @@ pub fn data_dir() -> PathBuf {
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
+
+/// Runs scenario `v` with `policy` through the document layer and returns its result with the
+/// log's `records:hash` (the golden form the per-kind tests pin).
+pub fn run_policy(
+    v: &serde_json::Value,
+    policy: &str,
+) -> (mlsched_scenario::run::ResultDoc, String) {
+    let d = mlsched_scenario::doc::parse(&v.to_string()).expect("scenario parses");
+    let mut sink = mlsched_kernel::log::HashSink::new();
+    let opts = mlsched_scenario::run::RunOptions {
+        policy: Some(policy.into()),
+        all_categories: false,
+    };
+    let r = mlsched_scenario::run::run_doc(&d, &opts, &mut sink).expect("runs");
+    let h = mlsched_kernel::log::LogSink::hash(&sink);
+    (r, format!("{}:{}", h.records(), h.hex()))
+}

@@ -3,10 +3,9 @@
 //! peer's published average JCTs within 15 % and with its measured p99 and makespan within
 //! 25 %; the decision logs are pinned (new golden runs). Hand-checked small cases: the first
 //! start charged, Tiresias' demotion, requested workers above the fixed eight.
-use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_lab::import::{import_json, ImportOptions, Source};
 use mlsched_scenario::doc::oasis::OasisResult;
-use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
+use mlsched_scenario::run::ResultDoc;
 use serde_json::{json, Value};
 
 /// The peer's published average JCTs on workload 6 (`data/pollux-workloads/README.md`).
@@ -23,18 +22,9 @@ const HASHES: [(&str, &str); 2] = [
 ];
 
 fn run(v: &Value, policy: &str) -> (OasisResult, String) {
-    let d = mlsched_scenario::doc::parse(&v.to_string()).expect("scenario parses");
-    let mut sink = HashSink::new();
-    let opts = RunOptions {
-        policy: Some(policy.into()),
-        all_categories: false,
-    };
-    match run_doc(&d, &opts, &mut sink).expect("runs") {
-        ResultDoc::Oasis(r) => (
-            r,
-            format!("{}:{}", sink.hash().records(), sink.hash().hex()),
-        ),
-        other => panic!("not an oasis result: {other:?}"),
+    match mlsched_tests::run_policy(v, policy) {
+        (ResultDoc::Oasis(r), hash) => (r, hash),
+        (other, _) => panic!("not an oasis result: {other:?}"),
     }
 }
 

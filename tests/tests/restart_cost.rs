@@ -324,18 +324,9 @@ mod preempt {
     const POLICIES: [&str; 4] = ["preempt", "all-cloud", "edge-fifo", "random"];
 
     fn run(v: &Value, policy: &str) -> (PreemptResult, String) {
-        let d = mlsched_scenario::doc::parse(&v.to_string()).expect("scenario parses");
-        let mut sink = HashSink::new();
-        let opts = RunOptions {
-            policy: Some(policy.into()),
-            all_categories: false,
-        };
-        match run_doc(&d, &opts, &mut sink).expect("runs") {
-            ResultDoc::Preempt(r) => (
-                r,
-                format!("{}:{}", sink.hash().records(), sink.hash().hex()),
-            ),
-            other => panic!("not a preempt result: {other:?}"),
+        match mlsched_tests::run_policy(v, policy) {
+            (ResultDoc::Preempt(r), hash) => (r, hash),
+            (other, _) => panic!("not a preempt result: {other:?}"),
         }
     }
 
