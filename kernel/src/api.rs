@@ -23,6 +23,7 @@
 //! use mlsched_kernel::api::{Event, Record, Scheduler};
 //! use mlsched_kernel::driver::Driver;
 //! use mlsched_kernel::log::{LogError, LogSink, VecSink};
+//! use mlsched_kernel::world::OpenWorldError;
 //! use mlsched_kernel::Slot;
 //!
 //! /// A toy scheduler: admits a job when it arrives if fewer than `cap` are running.
@@ -37,7 +38,7 @@
 //! impl Scheduler for Admit {
 //!     type Job = u32; // the job's id
 //!     type Decision<'a> = Admission;
-//!     type Error = core::convert::Infallible;
+//!     type Error = OpenWorldError;
 //!     fn on_event<F: FnMut(&Admission) + ?Sized>(&mut self, _now: Slot, ev: Event<u32>, out: &mut F)
 //!         -> Result<(), Self::Error> {
 //!         match ev {
@@ -48,6 +49,8 @@
 //!             }
 //!             Event::JobFinished(_) => self.running -= 1,
 //!             Event::SlotAdvanced => {}
+//!             // The open-world events (`mlsched_kernel::world`): this toy has no servers.
+//!             ev => return Err(OpenWorldError::Unsupported { event: ev.name() }),
 //!         }
 //!         Ok(())
 //!     }
@@ -74,6 +77,7 @@
 //! The real schedulers ([`crate::oasis`], [`crate::online`], [`crate::preempt`], ...) follow
 //! this shape; `kernel/examples/control_loop.rs` drives one over a whole scenario.
 use crate::log::{LogError, LogSink};
+use crate::resources::ResourceVec;
 use crate::Slot;
 
 /// What happened in the cluster, fed to a scheduler together with the current slot.
@@ -85,6 +89,34 @@ pub enum Event<J> {
     SlotAdvanced,
     /// The job with this index finished (its resources may be released).
     JobFinished(u32),
+    /// Open world (`crate::world`): the job with this index is cancelled at the event's slot;
+    /// its allocations from that slot on are released and it earns nothing.
+    JobCancelled(u32),
+    /// Open world: the server with this index (`crate::world`, "Server indices") fails at the
+    /// event's slot; nothing runs on it until `ServerUp`, and the jobs it held are interrupted.
+    ServerDown(u32),
+    /// Open world: the server with this index is back (with the capacity in force before it
+    /// went down).
+    ServerUp(u32),
+    /// Open world: the server's capacity c_h^r is this vector (one entry per resource) from the
+    /// event's slot on; jobs holding more than it are interrupted by the kind's rule.
+    Capacity(u32, ResourceVec),
+}
+
+impl<J> Event<J> {
+    /// The event's name as in the events file (`arrive`, `advance`, `finished`, `cancel`,
+    /// `server_down`, `server_up`, `capacity`).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Event::JobArrived(_) => "arrive",
+            Event::SlotAdvanced => "advance",
+            Event::JobFinished(_) => "finished",
+            Event::JobCancelled(_) => "cancel",
+            Event::ServerDown(_) => "server_down",
+            Event::ServerUp(_) => "server_up",
+            Event::Capacity(..) => "capacity",
+        }
+    }
 }
 
 /// A decision as a decision-log record: the driver calls [`Record::log`] once per decision

@@ -4,7 +4,9 @@
 //!
 //! - Event records: `JobArrived(j)` at t is [`TAG_EVENT_ARRIVAL`] with body `(t, j)`,
 //!   `SlotAdvanced` at t is [`TAG_EVENT_SLOT`] with body `t`, `JobFinished(j)` at t is
-//!   [`TAG_EVENT_FINISH`] with body `(t, j)` (postcard: varint u32s). They go through
+//!   [`TAG_EVENT_FINISH`] with body `(t, j)` (postcard: varint u32s); the open-world events
+//!   (`crate::world`) are `TAG_EVENT_CANCEL` `(t, j)`, `TAG_EVENT_SERVER_DOWN` and
+//!   `TAG_EVENT_SERVER_UP` `(t, h)`, `TAG_EVENT_CAPACITY` `(t, h, [c_h^r])`. They go through
 //!   [`LogSink::event`]: `log_hash` fingerprints the decisions; event records frame them in the
 //!   log and are checked by replay.
 //! - Decision records: the driver calls [`Record::log`] on each decision the scheduler passes
@@ -13,7 +15,10 @@
 //! A control plane that feeds the same events through [`Driver::on_event`] (and ends with
 //! [`Driver::finish`]) writes a log byte-identical to [`Driver::run`].
 use crate::api::{Event, Record, Scheduler};
-use crate::log::{LogError, LogSink, TAG_EVENT_ARRIVAL, TAG_EVENT_FINISH, TAG_EVENT_SLOT};
+use crate::log::{
+    LogError, LogSink, TAG_EVENT_ARRIVAL, TAG_EVENT_CANCEL, TAG_EVENT_CAPACITY, TAG_EVENT_FINISH,
+    TAG_EVENT_SERVER_DOWN, TAG_EVENT_SERVER_UP, TAG_EVENT_SLOT,
+};
 use crate::Slot;
 
 /// Why a driven run stopped.
@@ -89,6 +94,10 @@ impl<S: Scheduler<Job = u32>> Driver<S> {
             Event::JobArrived(j) => sink.event(TAG_EVENT_ARRIVAL, &(now, j)),
             Event::SlotAdvanced => sink.event(TAG_EVENT_SLOT, &now),
             Event::JobFinished(j) => sink.event(TAG_EVENT_FINISH, &(now, j)),
+            Event::JobCancelled(j) => sink.event(TAG_EVENT_CANCEL, &(now, j)),
+            Event::ServerDown(h) => sink.event(TAG_EVENT_SERVER_DOWN, &(now, h)),
+            Event::ServerUp(h) => sink.event(TAG_EVENT_SERVER_UP, &(now, h)),
+            Event::Capacity(h, c) => sink.event(TAG_EVENT_CAPACITY, &(now, h, c.as_slice())),
         }
         .map_err(DriverError::Log)?;
         let mut failed = None;

@@ -57,6 +57,7 @@ pub mod rng;
 #[cfg(feature = "alloc")]
 pub mod rolling;
 pub mod snapshot;
+pub mod world;
 
 #[cfg(feature = "alloc")]
 pub mod model;

@@ -33,6 +33,18 @@ pub const TAG_EVENT_FINISH: u8 = 0x03;
 /// the marker's format version (`1u32`). A replay re-feeds the logged events of such a log instead
 /// of re-running the scenario (`mlsched_scenario::replay`).
 pub const TAG_EVENT_HOST: u8 = 0x04;
+/// Tag of a "job cancelled" event record (open world), body `(t, j)`.
+pub const TAG_EVENT_CANCEL: u8 = 0x05;
+/// Tag of a "server down" event record (open world), body `(t, server index)`.
+pub const TAG_EVENT_SERVER_DOWN: u8 = 0x06;
+/// Tag of a "server up" event record (open world), body `(t, server index)`.
+pub const TAG_EVENT_SERVER_UP: u8 = 0x07;
+/// Tag of a "capacity" event record (open world), body `(t, server index, capacity entries)`.
+pub const TAG_EVENT_CAPACITY: u8 = 0x08;
+/// Tag of a host's event as its JSON text (open world), body the canonical JSON string: written
+/// by the document layer before the kernel event records it causes, so a log holds what a
+/// submission submitted and a replay can re-feed it (`mlsched_scenario::replay`).
+pub const TAG_EVENT_JSON: u8 = 0x09;
 /// First tag of OASiS records.
 pub const TAG_OASIS: u8 = 0x10;
 /// First tag of Zhou et al. records.

@@ -152,6 +152,8 @@ pub enum BaselineError {
     Ledger(LedgerError),
     /// The decision log refused a record.
     Log(LogError),
+    /// An open-world event was refused (`crate::world`); nothing changed.
+    OpenWorld(crate::world::OpenWorldError),
     /// The policy does not run this scenario kind (RRH and Dorm are OASiS-only, AntMan
     /// online-only).
     WrongKind(Policy),
@@ -171,6 +173,7 @@ impl fmt::Display for BaselineError {
             BaselineError::Capacity(e) => write!(f, "{e}"),
             BaselineError::Ledger(e) => write!(f, "baseline ledger: {e}"),
             BaselineError::Log(e) => write!(f, "baseline log: {e}"),
+            BaselineError::OpenWorld(e) => write!(f, "{e}"),
             BaselineError::WrongKind(p) => {
                 write!(f, "baseline {p:?} does not run this scenario kind")
             }
@@ -236,5 +239,11 @@ mod tests {
         assert_eq!(las_queue(15.9), 0);
         assert_eq!(las_queue(16.0), 1);
         assert_eq!(las_queue(1e9), 2);
+    }
+}
+
+impl From<crate::world::OpenWorldError> for BaselineError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        BaselineError::OpenWorld(e)
     }
 }

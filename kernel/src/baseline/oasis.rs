@@ -116,6 +116,7 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
         event: crate::api::Event<u32>,
         out: &mut F,
     ) -> Result<(), BaselineError> {
+        crate::world::closed_world_only(&event)?;
         match event {
             crate::api::Event::SlotAdvanced if now < self.scn.slots => {
                 self.step_with(now, &mut |o: &OasisBaselineDecision| out(o))

@@ -145,6 +145,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
         event: crate::api::Event<u32>,
         out: &mut F,
     ) -> Result<(), BaselineError> {
+        crate::world::closed_world_only(&event)?;
         match event {
             crate::api::Event::SlotAdvanced if now < self.scn.horizon() => {
                 self.step_with(now, &mut |o: &OnlineBaselineDecision| out(o))

@@ -35,6 +35,8 @@ pub enum OasisError {
     Unsettled,
     /// The decision record could not be logged.
     Log(crate::log::LogError),
+    /// An open-world event was refused (`crate::world`); nothing changed.
+    OpenWorld(crate::world::OpenWorldError),
 }
 
 impl From<CapacityError> for OasisError {
@@ -64,9 +66,16 @@ impl core::fmt::Display for OasisError {
                 "the market's slot trees owe the last admission's cells: settle it before deciding",
             ),
             OasisError::Log(e) => write!(f, "{e}"),
+            OasisError::OpenWorld(e) => write!(f, "{e}"),
         }
     }
 }
 
 #[cfg(feature = "std")]
 impl std::error::Error for OasisError {}
+
+impl From<crate::world::OpenWorldError> for OasisError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        OasisError::OpenWorld(e)
+    }
+}

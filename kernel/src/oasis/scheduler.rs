@@ -278,7 +278,13 @@ impl Scheduler for OasisScheduler {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), OasisError> {
+        crate::world::closed_world_only(&event)?;
         match event {
+            // Refused above (`closed_world_only`) until this scheduler has its open-world rule.
+            Event::JobCancelled(_)
+            | Event::ServerDown(_)
+            | Event::ServerUp(_)
+            | Event::Capacity(..) => {}
             Event::JobArrived(i) => {
                 let d = self.decide(now, i)?;
                 emit(&d, &self.dp.schedule(), out);

@@ -10,6 +10,8 @@ pub enum OnlineError {
     Capacity(CapacityError),
     /// A decision record could not be written.
     Log(LogError),
+    /// An open-world event was refused (`crate::world`); nothing changed.
+    OpenWorld(crate::world::OpenWorldError),
     /// The model is inconsistent (e.g. a job's `minibatch_time` has the wrong length).
     Model {
         /// what is wrong
@@ -41,6 +43,7 @@ impl core::fmt::Display for OnlineError {
         match *self {
             OnlineError::Capacity(e) => e.fmt(f),
             OnlineError::Log(e) => write!(f, "decision log: {e}"),
+            OnlineError::OpenWorld(e) => write!(f, "{e}"),
             OnlineError::Model { what, index } => write!(f, "{what} (index {index})"),
             OnlineError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
             OnlineError::DuplicateArrival { job } => write!(f, "job index {job} arrived twice"),
@@ -59,3 +62,9 @@ impl From<CapacityError> for OnlineError {
 
 #[cfg(feature = "std")]
 impl std::error::Error for OnlineError {}
+
+impl From<crate::world::OpenWorldError> for OnlineError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        OnlineError::OpenWorld(e)
+    }
+}

@@ -488,6 +488,7 @@ impl Scheduler for OnlineScheduler<'_> {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), OnlineError> {
+        crate::world::closed_world_only(&event)?;
         if now < self.state.last_now {
             return Err(OnlineError::TimeWentBack {
                 now,

@@ -55,6 +55,8 @@ pub enum PlacementError {
     Capacity(CapacityError),
     /// The decision log refused a record.
     Log(LogError),
+    /// An open-world event was refused (`crate::world`); nothing changed.
+    OpenWorld(crate::world::OpenWorldError),
 }
 
 impl fmt::Display for PlacementError {
@@ -89,6 +91,7 @@ impl fmt::Display for PlacementError {
             ),
             PlacementError::Capacity(e) => e.fmt(f),
             PlacementError::Log(e) => e.fmt(f),
+            PlacementError::OpenWorld(e) => write!(f, "{e}"),
         }
     }
 }
@@ -107,3 +110,9 @@ impl From<LogError> for PlacementError {
 
 #[cfg(feature = "std")]
 impl std::error::Error for PlacementError {}
+
+impl From<crate::world::OpenWorldError> for PlacementError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        PlacementError::OpenWorld(e)
+    }
+}

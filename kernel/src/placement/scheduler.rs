@@ -75,6 +75,7 @@ impl Scheduler for PlacementScheduler {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), PlacementError> {
+        crate::world::closed_world_only(&event)?;
         if !matches!(event, Event::SlotAdvanced) || self.summary.is_some() {
             return Ok(());
         }

@@ -11,6 +11,8 @@ pub enum PreemptError {
     Capacity(CapacityError),
     /// The decision log refused a record.
     Log(crate::log::LogError),
+    /// An open-world event was refused (`crate::world`); nothing changed.
+    OpenWorld(crate::world::OpenWorldError),
     /// An event named a job index outside the scenario.
     UnknownJob {
         /// index
@@ -47,6 +49,7 @@ impl core::fmt::Display for PreemptError {
         match *self {
             PreemptError::Capacity(e) => e.fmt(f),
             PreemptError::Log(e) => write!(f, "decision log: {e}"),
+            PreemptError::OpenWorld(e) => write!(f, "{e}"),
             PreemptError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
             PreemptError::WrongSlot { job, arrival, now } => write!(
                 f,
@@ -81,5 +84,11 @@ impl From<PlanError> for PreemptError {
                 job: None,
             }),
         }
+    }
+}
+
+impl From<crate::world::OpenWorldError> for PreemptError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        PreemptError::OpenWorld(e)
     }
 }

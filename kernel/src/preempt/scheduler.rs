@@ -265,9 +265,15 @@ impl Scheduler for PreemptScheduler {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), PreemptError> {
+        crate::world::closed_world_only(&event)?;
         let out: &mut dyn FnMut(&PreemptDecision) = &mut |d: &PreemptDecision| out(d);
         self.check_time(now)?;
         match event {
+            // Refused above (`closed_world_only`) until this scheduler has its open-world rule.
+            Event::JobCancelled(_)
+            | Event::ServerDown(_)
+            | Event::ServerUp(_)
+            | Event::Capacity(..) => Ok(()),
             Event::JobArrived(j) => self.dispatch_job(j, now, out),
             Event::SlotAdvanced => {
                 self.assign_ps(now, out);

@@ -37,6 +37,8 @@ pub enum RouteError {
     Scratch,
     /// The decision log refused a record.
     Log(crate::log::LogError),
+    /// An open-world event was refused (`crate::world`); nothing changed.
+    OpenWorld(crate::world::OpenWorldError),
     /// An event named a job index outside the scenario.
     UnknownJob {
         /// index given
@@ -77,6 +79,7 @@ impl fmt::Display for RouteError {
             ),
             RouteError::Scratch => f.write_str("internal scratch buffer too small"),
             RouteError::Log(e) => write!(f, "{e}"),
+            RouteError::OpenWorld(e) => write!(f, "{e}"),
             RouteError::UnknownJob { job } => write!(f, "job index {job} is not in the scenario"),
             RouteError::AlreadyReleased { job } => write!(f, "job index {job} was released twice"),
             RouteError::EventTime { job, now } if job == NONE => {
@@ -99,5 +102,11 @@ impl From<crate::CapacityError> for RouteError {
 impl From<crate::log::LogError> for RouteError {
     fn from(e: crate::log::LogError) -> Self {
         RouteError::Log(e)
+    }
+}
+
+impl From<crate::world::OpenWorldError> for RouteError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        RouteError::OpenWorld(e)
     }
 }

@@ -285,7 +285,13 @@ impl Scheduler for RouteScheduler {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), RouteError> {
+        crate::world::closed_world_only(&event)?;
         match event {
+            // Refused above (`closed_world_only`) until this scheduler has its open-world rule.
+            Event::JobCancelled(_)
+            | Event::ServerDown(_)
+            | Event::ServerUp(_)
+            | Event::Capacity(..) => Ok(()),
             Event::JobArrived(j) => self.release(now, j),
             Event::SlotAdvanced => self.step(now, &mut |d: &RouteDecision| out(d)),
             Event::JobFinished(_) => self.check_time(now),

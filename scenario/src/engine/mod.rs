@@ -255,6 +255,11 @@ impl Fed {
             Event::JobArrived(j) => (0, j),
             Event::SlotAdvanced => (1, 0),
             Event::JobFinished(j) => (2, j),
+            // Refused by `Engine::check` before they reach the kernel (open world: issue 46).
+            Event::JobCancelled(_)
+            | Event::ServerDown(_)
+            | Event::ServerUp(_)
+            | Event::Capacity(..) => (u8::MAX, 0),
         };
         Fed { now, what, job }
     }
@@ -435,8 +440,8 @@ impl<L: LogSink> Engine<L> {
         self.check(now, ev)?;
         if let Err(e) = self.inner.on_event(now, ev, &mut self.sink, out) {
             let job = match ev {
-                Event::JobArrived(j) | Event::JobFinished(j) => Some(j),
-                Event::SlotAdvanced => None,
+                Event::JobArrived(j) | Event::JobFinished(j) | Event::JobCancelled(j) => Some(j),
+                _ => None,
             };
             let e = crate::limit::locate(self.kind, &self.ids, job, e);
             self.failed = Some(e.clone());
@@ -449,7 +454,7 @@ impl<L: LogSink> Engine<L> {
         match ev {
             Event::JobArrived(j) => self.arrived[j as usize] = true,
             Event::SlotAdvanced => self.advanced = true,
-            Event::JobFinished(_) => {}
+            _ => {}
         }
         self.events.push(Fed::of(now, ev));
         Ok(())
@@ -506,6 +511,7 @@ impl<L: LogSink> Engine<L> {
         let job = match ev {
             Event::JobArrived(j) | Event::JobFinished(j) => j,
             Event::SlotAdvanced => return Ok(()),
+            ev => return Err(crate::event::unsupported(ev.name())),
         };
         let Some(&arrival) = self.arrivals.get(job as usize) else {
             return bad(
