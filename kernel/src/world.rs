@@ -143,3 +143,40 @@ pub fn closed_world_only<J>(event: &crate::api::Event<J>) -> Result<(), OpenWorl
         ev => Err(OpenWorldError::Unsupported { event: ev.name() }),
     }
 }
+
+/// How a job ended, the `status` of its row in every result document (`docs/open-world.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    /// It did all its work by the end of the run.
+    Finished,
+    /// It was admitted or is waiting, and was not done by the end of the run.
+    Unfinished,
+    /// The scheduler refused it (admission control, a deadline it cannot meet, ...).
+    Rejected,
+    /// The host cancelled it (`JobCancelled`).
+    Cancelled,
+    /// A failure or a capacity cut interrupted it and it was not recovered.
+    Lost,
+}
+
+impl Status {
+    /// Every status, in the order of their names.
+    pub const ALL: [Status; 5] = [
+        Status::Cancelled,
+        Status::Finished,
+        Status::Lost,
+        Status::Rejected,
+        Status::Unfinished,
+    ];
+
+    /// The `status` string of the result documents.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Status::Finished => "finished",
+            Status::Unfinished => "unfinished",
+            Status::Rejected => "rejected",
+            Status::Cancelled => "cancelled",
+            Status::Lost => "lost",
+        }
+    }
+}
