@@ -371,7 +371,7 @@ fn scale_case() {
     // of cells at T = 2,000, once refused by OASIS_DP_CELLS_MAX); the scale case keeps every
     // utility falling, as it always has, so its figures compare across builds.
     for j in &mut doc.jobs {
-        if let mlsched_scenario::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
+        if let mlsched_scenario::kinds::oasis::doc::UtilityDoc::Sigmoid(g) = &mut j.utility {
             g.decay = g.decay.max(0.1);
         }
     }

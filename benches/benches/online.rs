@@ -102,7 +102,8 @@ fn long_windows(c: &mut Criterion) {
         ..ImportOptions::default()
     };
     let text = import_json(Source::Openb, &o).expect("import openb");
-    let doc: mlsched_scenario::doc::online::OnlineDoc = serde_json::from_str(&text).expect("parse");
+    let doc: mlsched_scenario::kinds::online::doc::OnlineDoc =
+        serde_json::from_str(&text).expect("parse");
     let scn = doc.validate().expect("valid");
     let mut g = c.benchmark_group("online/long windows openb 1500 pods H=150 3600-s slots");
     g.sample_size(10).measurement_time(Duration::from_secs(10));

@@ -18,7 +18,7 @@
 use mlsched_benches::thread_cpu_ms;
 use mlsched_kernel::online::{run_scenario, Search};
 use mlsched_lab::gen::online as gen;
-use mlsched_scenario::doc::online::OnlineDoc;
+use mlsched_scenario::kinds::online::doc::OnlineDoc;
 use std::time::Instant;
 
 fn main() {

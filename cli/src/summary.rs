@@ -4,9 +4,9 @@
 //! writes them.
 use comfy_table::{presets, CellAlignment, Table};
 use mlsched_lab::compare::Metrics;
-use mlsched_scenario::doc::oasis::OasisResult;
-use mlsched_scenario::doc::online::OnlineResult;
 use mlsched_scenario::doc::ScenarioDoc;
+use mlsched_scenario::kinds::oasis::doc::OasisResult;
+use mlsched_scenario::kinds::online::doc::OnlineResult;
 use mlsched_scenario::run::ResultDoc;
 use mlsched_scenario::text::terminal_safe;
 
@@ -64,7 +64,7 @@ pub fn text(r: &ResultDoc) -> String {
         ResultDoc::Oasis(o) => match &o.summary.dorm {
             Some(d) => format!(
                 "{first}\n{}\n{}",
-                mlsched_scenario::exec::oasis::dorm_line(d),
+                mlsched_scenario::kinds::oasis::exec::dorm_line(d),
                 oasis(o)
             ),
             None => format!("{first}\n{}", oasis(o)),
@@ -116,7 +116,7 @@ fn oasis(r: &OasisResult) -> String {
             t.add_row(row);
             continue;
         }
-        let sum = |f: fn(&mlsched_scenario::doc::oasis::OasisPlacement) -> u32| -> u32 {
+        let sum = |f: fn(&mlsched_scenario::kinds::oasis::doc::OasisPlacement) -> u32| -> u32 {
             j.placements.iter().map(f).sum()
         };
         t.add_row(vec![

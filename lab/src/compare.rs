@@ -388,8 +388,8 @@ pub fn set_slot_seconds(reports: &mut [PolicyReport], seconds: Option<f64>) {
 /// edge worker of the scenario listed (0 for an idle one), in server and worker order; the
 /// cloud's workers are one bar (`cloud-id (all)`): it has as many as it needs.
 fn worker_queues(
-    d: &mlsched_scenario::doc::preempt::PreemptDoc,
-    res: &mlsched_scenario::doc::preempt::PreemptResult,
+    d: &mlsched_scenario::kinds::preempt::doc::PreemptDoc,
+    res: &mlsched_scenario::kinds::preempt::doc::PreemptResult,
 ) -> Vec<(String, f64)> {
     let mut count: BTreeMap<(u32, u32), f64> = BTreeMap::new();
     for (s, srv) in d.servers.iter().enumerate() {

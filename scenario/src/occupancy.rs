@@ -13,11 +13,6 @@
 //! the same server in the same role at the same time are summed, consecutive slots with the same
 //! `(job, server, role, count)` are one span, no span has count 0 or `from >= to`, and the list
 //! is sorted by `(job, from, server, role)`, strings in byte order.
-pub mod oasis;
-pub mod online;
-pub mod placement;
-pub mod preempt;
-pub mod route;
 
 use serde::{Deserialize, Serialize};
 

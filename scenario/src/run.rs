@@ -16,7 +16,7 @@ pub struct RunOptions {
 }
 
 /// A result document of any kind (a kind not built in holds [`crate::engine::NotBuilt`]:
-/// [`doc::oasis::OasisResult`] and its siblings when built).
+/// [`crate::kinds::oasis::doc::OasisResult`] and its siblings when built).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 // A kind left out of the build is an empty variant (`NotBuilt`): not a size difference.

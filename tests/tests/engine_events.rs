@@ -65,7 +65,7 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
         ScenarioDoc::Oasis(d) => {
             let scn = d.validate().ok()?;
             let arr: Vec<u32> = scn.jobs.iter().map(|j| j.arrival).collect();
-            match mlsched_scenario::exec::baseline::policy_from_name(policy) {
+            match mlsched_scenario::kinds::baseline::policy_from_name(policy) {
                 None => drive(OasisScheduler::new(&scn).ok()?, &arr),
                 Some(p) => drive(OasisBaseline::new(p, &scn).ok()?, &arr),
             }
@@ -78,14 +78,14 @@ fn events_only(doc: &ScenarioDoc, policy: &str, literal: bool) -> Option<VecSink
             } else {
                 Search::Fast
             };
-            match mlsched_scenario::exec::baseline::policy_from_name(policy) {
+            match mlsched_scenario::kinds::baseline::policy_from_name(policy) {
                 None => drive(OnlineScheduler::new(&scn, mode).ok()?, &arr),
                 Some(p) => drive(OnlineBaseline::new(p, &scn).ok()?, &arr),
             }
         }
         ScenarioDoc::Placement(d) => {
             let scn = d.validate().ok()?;
-            let method = mlsched_scenario::exec::placement::METHODS
+            let method = mlsched_scenario::kinds::placement::exec::METHODS
                 .iter()
                 .find(|(n, _)| *n == policy)
                 .map_or(scn.method, |(_, m)| *m);

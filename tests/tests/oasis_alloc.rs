@@ -14,7 +14,8 @@ fn bundled_small() -> mlsched_kernel::model::oasis::OasisScenario {
         .iter()
         .find(|(n, _)| *n == "oasis-small")
         .expect("bundled");
-    let doc: mlsched_scenario::doc::oasis::OasisDoc = serde_json::from_str(text).expect("parses");
+    let doc: mlsched_scenario::kinds::oasis::doc::OasisDoc =
+        serde_json::from_str(text).expect("parses");
     doc.validate().expect("valid")
 }
 
@@ -31,7 +32,7 @@ fn generated() -> mlsched_kernel::model::oasis::OasisScenario {
         j.arrival = j.arrival.min(30.0);
         j.epochs = j.epochs.min(60.0);
         j.minibatch_time = j.minibatch_time.min(0.01);
-        if let mlsched_scenario::doc::oasis::UtilityDoc::Sigmoid(g) = &mut j.utility {
+        if let mlsched_scenario::kinds::oasis::doc::UtilityDoc::Sigmoid(g) = &mut j.utility {
             g.decay = g.decay.min(0.5);
         }
     }

@@ -82,7 +82,7 @@ fn derived_price_bounds_are_valid_and_used() {
 
 #[test]
 fn bundled_small_is_an_interesting_demo() {
-    let doc: mlsched_scenario::doc::oasis::OasisDoc =
+    let doc: mlsched_scenario::kinds::oasis::doc::OasisDoc =
         serde_json::from_str(bundled("oasis-small")).unwrap();
     let (a, p, i) = run_checked(&doc.validate().unwrap());
     assert!(
@@ -172,7 +172,7 @@ fn gen_is_deterministic_and_valid() {
     };
     let a = mlsched_lab::gen::generate_json("oasis", &o).unwrap();
     assert_eq!(a, mlsched_lab::gen::generate_json("oasis", &o).unwrap());
-    let doc: mlsched_scenario::doc::oasis::OasisDoc = serde_json::from_str(&a).unwrap();
+    let doc: mlsched_scenario::kinds::oasis::doc::OasisDoc = serde_json::from_str(&a).unwrap();
     let scn = doc.validate().unwrap();
     assert_eq!(
         (

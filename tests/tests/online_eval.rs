@@ -10,7 +10,7 @@
 //!   it can reach (what `scripts/online-eval.py` counts as "short-window").
 use mlsched_lab::gen::{online, GenOptions};
 use mlsched_lab::import::{import_json, ImportOptions, Source};
-use mlsched_scenario::doc::online::{OnlineDoc, OnlineJobDoc};
+use mlsched_scenario::kinds::online::doc::{OnlineDoc, OnlineJobDoc};
 use mlsched_scenario::run::{run_json, RunOptions};
 use mlsched_tests::data_dir as data;
 use serde_json::Value;

@@ -8,7 +8,7 @@ use mlsched_kernel::model::online::{Architecture, OnlineScenario};
 use mlsched_kernel::online::common::{edk, rho_ps, rho_ring};
 use mlsched_kernel::online::{OnlineJobDecision, Search};
 use mlsched_lab::gen::{online as gen, GenOptions};
-use mlsched_scenario::doc::online::OnlineDoc;
+use mlsched_scenario::kinds::online::doc::OnlineDoc;
 use online_common::{decisions, small_instance};
 
 fn check_run(scn: &OnlineScenario, ds: &[OnlineJobDecision], what: &str) -> usize {

@@ -4,7 +4,7 @@
 //! 25 %; the decision logs are pinned (new golden runs). Hand-checked small cases: the first
 //! start charged, Tiresias' demotion, requested workers above the fixed eight.
 use mlsched_lab::import::{import_json, ImportOptions, Source};
-use mlsched_scenario::doc::oasis::OasisResult;
+use mlsched_scenario::kinds::oasis::doc::OasisResult;
 use mlsched_scenario::run::ResultDoc;
 use serde_json::{json, Value};
 

@@ -18,7 +18,8 @@ fn decisions_allocate_nothing() {
         slots: None,
     };
     let text = mlsched_lab::gen::generate_json("preempt", &opts).unwrap();
-    let doc: mlsched_scenario::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
+    let doc: mlsched_scenario::kinds::preempt::doc::PreemptDoc =
+        serde_json::from_str(&text).unwrap();
     let scn = doc.validate().unwrap();
     let mut order: Vec<u32> = (0..scn.jobs.len() as u32).collect();
     order.sort_by_key(|&j| (scn.jobs[j as usize].arrival, j));

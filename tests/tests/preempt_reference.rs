@@ -119,7 +119,8 @@ fn fast_dispatch_equals_reference_generated() {
         slots: None,
     };
     let text = mlsched_lab::gen::generate_json("preempt", &opts).unwrap();
-    let doc: mlsched_scenario::doc::preempt::PreemptDoc = serde_json::from_str(&text).unwrap();
+    let doc: mlsched_scenario::kinds::preempt::doc::PreemptDoc =
+        serde_json::from_str(&text).unwrap();
     let scn = doc.validate().unwrap();
     let mut s = PreemptScheduler::new(&scn, Policy::Greedy).unwrap();
     run_all(&mut s, &mut |_| {}).unwrap();

@@ -5,7 +5,7 @@
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_lab::gen::{generate_json, GenOptions};
 use mlsched_lab::import::{import_json, ImportOptions, Source};
-use mlsched_scenario::doc::oasis::OasisResult;
+use mlsched_scenario::kinds::oasis::doc::OasisResult;
 use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
 use serde_json::{json, Value};
 
@@ -319,7 +319,7 @@ fn random_instances_baselines_never_earlier() {
 /// Kind preempt: a chunk split on an edge worker (a preemption) resumes `restart_slots` later.
 mod preempt {
     use super::*;
-    use mlsched_scenario::doc::preempt::PreemptResult;
+    use mlsched_scenario::kinds::preempt::doc::PreemptResult;
 
     const POLICIES: [&str; 4] = ["preempt", "all-cloud", "edge-fifo", "random"];
 

@@ -1,7 +1,7 @@
 //! Kind "route" through the document layer: the bundled scenario with every policy, the
 //! generator (synthetic pods and, when present, the real Alibaba trace), and bad input.
 use mlsched_lab::gen::route::{build, parse_pods, Pod};
-use mlsched_scenario::doc::route::{RouteDoc, BETA_DEFAULT};
+use mlsched_scenario::kinds::route::doc::{RouteDoc, BETA_DEFAULT};
 use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ fn run(text: &str, policy: Option<&str>) -> Value {
 
 #[test]
 fn bundled_scenario_runs_with_every_policy() {
-    for p in mlsched_scenario::exec::route::policies() {
+    for p in mlsched_scenario::kinds::route::exec::policies() {
         let r = run(SMALL, Some(p));
         assert_eq!(r["kind"], "route");
         let jobs = r["jobs"].as_array().unwrap();

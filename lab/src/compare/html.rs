@@ -65,7 +65,7 @@ impl Info {
                 )
             }
             ScenarioDoc::Route(d) => {
-                use mlsched_scenario::doc::route::NodeKindDoc as K;
+                use mlsched_scenario::kinds::route::doc::NodeKindDoc as K;
                 let n = |k: K| d.topology.nodes.iter().filter(|x| x.kind == k).count();
                 (
                     format!(

@@ -8,8 +8,8 @@
 //! - binding: in a slot, the (pool, resource) with the highest use / capacity, if that is at
 //!   least [`BINDING_LEVEL`]; a resource binds "most of the run" when it does so in more than
 //!   half the busy slots.
-use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
-use mlsched_scenario::doc::online::{OnlineDoc, OnlineResult};
+use mlsched_scenario::kinds::oasis::doc::{OasisDoc, OasisResult};
+use mlsched_scenario::kinds::online::doc::{OnlineDoc, OnlineResult};
 use mlsched_scenario::occupancy::{Role, Span};
 use std::collections::{BTreeMap, HashMap};
 

@@ -7,7 +7,7 @@ use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, runs, Input, Rec};
 use mlsched_kernel::log::{TAG_BASELINE, TAG_OASIS};
 use mlsched_kernel::oasis::Reason;
-use mlsched_scenario::doc::oasis::OasisDoc;
+use mlsched_scenario::kinds::oasis::doc::OasisDoc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{events, Input, Rec};
 use mlsched_kernel::log::{TAG_BASELINE, TAG_ONLINE};
-use mlsched_scenario::doc::online::OnlineDoc;
+use mlsched_scenario::kinds::online::doc::OnlineDoc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 

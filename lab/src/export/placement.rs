@@ -7,7 +7,7 @@
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, Input};
 use mlsched_kernel::log::TAG_PLACEMENT;
-use mlsched_scenario::doc::placement::PlacementDoc;
+use mlsched_scenario::kinds::placement::doc::PlacementDoc;
 use mlsched_scenario::RunError;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -8,7 +8,7 @@
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, runs, Input};
 use mlsched_kernel::log::{VecSink, TAG_PREEMPT};
-use mlsched_scenario::doc::preempt::PreemptDoc;
+use mlsched_scenario::kinds::preempt::doc::PreemptDoc;
 use mlsched_scenario::run::{run_doc, ResultDoc};
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;

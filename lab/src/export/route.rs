@@ -7,7 +7,7 @@
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, Input};
 use mlsched_kernel::log::TAG_ROUTE;
-use mlsched_scenario::doc::route::RouteDoc;
+use mlsched_scenario::kinds::route::doc::RouteDoc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 

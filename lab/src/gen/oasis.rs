@@ -22,8 +22,8 @@
 //!   and discarded, so every other value is the one the seed gives without the option.
 use super::GenOptions;
 use mlsched_kernel::rng::SplitMix64;
-use mlsched_scenario::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
 use mlsched_scenario::error::RunError;
+use mlsched_scenario::kinds::oasis::doc::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
 
 /// One generated slot, in seconds (the paper's hour).
 pub const SLOT_SECONDS: f64 = 3600.0;

@@ -34,8 +34,8 @@
 use super::GenOptions;
 use crate::import::{read_openb_jobs, read_philly};
 use mlsched_kernel::rng::SplitMix64;
-use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
 use mlsched_scenario::error::{InputError, RunError};
+use mlsched_scenario::kinds::online::doc::{ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc};
 use std::path::Path;
 
 const SLOT_SECONDS: f64 = 3600.0;

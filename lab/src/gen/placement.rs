@@ -20,10 +20,10 @@
 //! else `jps`.
 use super::GenOptions;
 use mlsched_kernel::rng::SplitMix64;
-use mlsched_scenario::doc::placement::{
+use mlsched_scenario::error::{InputError, RunError};
+use mlsched_scenario::kinds::placement::doc::{
     JpsDoc, LinkRateDoc, MethodDoc, PlacementDoc, PlacementJobDoc, WorkerDoc,
 };
-use mlsched_scenario::error::{InputError, RunError};
 use std::path::{Path, PathBuf};
 
 /// GPU types of the Gavel matrix, in the column order used here.

@@ -15,8 +15,8 @@
 //! Poisson with 2 jobs per slot.
 use super::GenOptions;
 use mlsched_kernel::rng::SplitMix64;
-use mlsched_scenario::doc::preempt::{PreemptDoc, PreemptJobDoc, PreemptServerDoc};
 use mlsched_scenario::error::{InputError, RunError};
+use mlsched_scenario::kinds::preempt::doc::{PreemptDoc, PreemptJobDoc, PreemptServerDoc};
 use std::path::{Path, PathBuf};
 
 /// Workers per edge server.

@@ -25,10 +25,10 @@ use super::GenOptions;
 use mlsched_kernel::model::route::NodeKind;
 use mlsched_kernel::rng::SplitMix64;
 use mlsched_kernel::route::topo::{clos, ClosShape, TopoParams};
-use mlsched_scenario::doc::route::{
+use mlsched_scenario::error::{InputError, RunError};
+use mlsched_scenario::kinds::route::doc::{
     LinkDoc, NodeDoc, NodeKindDoc, PsoDoc, RouteDoc, RouteJobDoc, TopologyDoc,
 };
-use mlsched_scenario::error::{InputError, RunError};
 use std::path::{Path, PathBuf};
 
 /// Compute nodes without `--nodes`.

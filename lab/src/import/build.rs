@@ -1,11 +1,11 @@
 //! From trace jobs and servers to scenario documents (the mapping of the module docs).
 use super::{GavelType, ImportOptions, Server, TraceJob};
 use mlsched_kernel::rng::SplitMix64;
-use mlsched_scenario::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
-use mlsched_scenario::doc::online::{
+use mlsched_scenario::error::{InputError, RunError};
+use mlsched_scenario::kinds::oasis::doc::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
+use mlsched_scenario::kinds::online::doc::{
     ArchitectureDoc, OnlineDoc, OnlineJobDoc, TaskTypeDoc, ALPHA_DEFAULT,
 };
-use mlsched_scenario::error::{InputError, RunError};
 
 const RESOURCES: [&str; 4] = ["gpu", "cpu", "mem_gb", "bw_gbps"];
 

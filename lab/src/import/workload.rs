@@ -16,9 +16,9 @@
 //!   horizon every job finishes in.
 use super::read::{num, read_text, rows};
 use super::{bad, Horizon, ImportReport};
-use mlsched_scenario::doc::oasis::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
 use mlsched_scenario::doc::throughput::{ModelSpeedupDoc, ThroughputDoc};
 use mlsched_scenario::error::{InputError, RunError};
+use mlsched_scenario::kinds::oasis::doc::{OasisDoc, OasisJobDoc, SigmoidDoc, UtilityDoc};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -5,12 +5,7 @@
 //! field. Numbers are read as f64 and checked here (not by serde's integer types) so that a
 //! negative or fractional count is reported with its job id instead of a bare serde message.
 pub mod check;
-pub mod oasis;
-pub mod online;
 mod path;
-pub mod placement;
-pub mod preempt;
-pub mod route;
 pub mod throughput;
 
 use crate::error::InputError;
@@ -19,7 +14,7 @@ use serde::de::DeserializeOwned;
 /// The five scenario kinds.
 pub const KINDS: [&str; 5] = ["oasis", "online", "placement", "preempt", "route"];
 
-/// A parsed (not yet validated) scenario document of any kind: [`oasis::OasisDoc`] and its
+/// A parsed (not yet validated) scenario document of any kind: [`crate::kinds::oasis::doc::OasisDoc`] and its
 /// siblings, or [`crate::engine::NotBuilt`] for a kind this build leaves out (its feature off).
 #[derive(Clone, Debug)]
 // A kind left out of the build is an empty variant (`NotBuilt`): not a size difference.

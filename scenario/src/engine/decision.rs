@@ -1,5 +1,5 @@
 //! [`Decision`]: one kernel decision as the façade hands it out.
-use crate::doc::placement::PlacementCategory;
+use crate::kinds::placement::doc::PlacementCategory;
 use mlsched_kernel::baseline::{oasis::SlotRec, online::StartRec};
 use mlsched_kernel::preempt::{CandidateRec, DispatchRec};
 use mlsched_kernel::route::{AggRec, DecisionRec as RoutePlaced};

@@ -22,16 +22,6 @@
 //!   summary); [`dispatch!`](crate::dispatch) is the single place that matches on the kind.
 mod decision;
 mod not_built;
-#[cfg(feature = "oasis")]
-mod oasis;
-#[cfg(feature = "online")]
-mod online;
-#[cfg(feature = "placement")]
-mod placement;
-#[cfg(feature = "preempt")]
-mod preempt;
-#[cfg(feature = "route")]
-mod route;
 mod snapshot;
 pub mod trace;
 
@@ -219,6 +209,16 @@ macro_rules! dispatch_result {
     };
 }
 
+#[cfg(feature = "oasis")]
+pub use crate::kinds::oasis::engine::Oasis;
+#[cfg(feature = "online")]
+pub use crate::kinds::online::engine::Online;
+#[cfg(feature = "placement")]
+pub use crate::kinds::placement::engine::Placement;
+#[cfg(feature = "preempt")]
+pub use crate::kinds::preempt::engine::Preempt;
+#[cfg(feature = "route")]
+pub use crate::kinds::route::engine::Route;
 #[cfg(not(feature = "oasis"))]
 pub use not_built::Oasis;
 #[cfg(not(feature = "online"))]
@@ -229,16 +229,6 @@ pub use not_built::Placement;
 pub use not_built::Preempt;
 #[cfg(not(feature = "route"))]
 pub use not_built::Route;
-#[cfg(feature = "oasis")]
-pub use oasis::Oasis;
-#[cfg(feature = "online")]
-pub use online::Online;
-#[cfg(feature = "placement")]
-pub use placement::Placement;
-#[cfg(feature = "preempt")]
-pub use preempt::Preempt;
-#[cfg(feature = "route")]
-pub use route::Route;
 
 /// An event as fed to the engine (kept for [`Engine::snapshot`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

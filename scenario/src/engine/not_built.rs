@@ -74,12 +74,16 @@ macro_rules! not_built {
 }
 
 #[cfg(not(feature = "oasis"))]
-not_built!(Oasis, "oasis", crate::exec::baseline::OASIS_POLICIES);
+not_built!(Oasis, "oasis", crate::kinds::baseline::OASIS_POLICIES);
 #[cfg(not(feature = "online"))]
-not_built!(Online, "online", crate::exec::baseline::ONLINE_POLICIES);
+not_built!(Online, "online", crate::kinds::baseline::ONLINE_POLICIES);
 #[cfg(not(feature = "placement"))]
-not_built!(Placement, "placement", crate::exec::placement::policies());
+not_built!(
+    Placement,
+    "placement",
+    crate::kinds::placement::exec::policies()
+);
 #[cfg(not(feature = "preempt"))]
-not_built!(Preempt, "preempt", crate::exec::preempt::policies());
+not_built!(Preempt, "preempt", crate::kinds::preempt::exec::policies());
 #[cfg(not(feature = "route"))]
-not_built!(Route, "route", crate::exec::route::policies());
+not_built!(Route, "route", crate::kinds::route::exec::policies());

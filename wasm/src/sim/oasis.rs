@@ -6,8 +6,8 @@ use super::{
     Server, Timeline,
 };
 use mlsched_kernel::oasis::OasisJobDecision;
-use mlsched_scenario::doc::oasis::{OasisDoc, OasisResult};
 use mlsched_scenario::engine::{Data, Trace};
+use mlsched_scenario::kinds::oasis::doc::{OasisDoc, OasisResult};
 use std::collections::BTreeMap;
 
 pub(super) fn build(

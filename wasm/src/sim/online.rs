@@ -7,8 +7,8 @@ use super::{
     Server, Timeline,
 };
 use mlsched_kernel::online::OnlineJobDecision;
-use mlsched_scenario::doc::online::{ArchitectureDoc, OnlineDoc, OnlineResult};
 use mlsched_scenario::engine::{Data, Trace};
+use mlsched_scenario::kinds::online::doc::{ArchitectureDoc, OnlineDoc, OnlineResult};
 
 pub(super) fn build(
     d: &OnlineDoc,

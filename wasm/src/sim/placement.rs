@@ -3,8 +3,8 @@
 //! shows which workers the matching assigns to which job, explained from the engine's
 //! `placement.category` record of that category, and (HAS / JPS) the kernel's market rounds.
 use super::{finite, json, num, records, Bar, Decision, EngineDecision, JobInfo, Server, Timeline};
-use mlsched_scenario::doc::placement::{PlacementCategory, PlacementDoc, PlacementResult};
 use mlsched_scenario::engine::{Data, Trace};
+use mlsched_scenario::kinds::placement::doc::{PlacementCategory, PlacementDoc, PlacementResult};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -7,8 +7,8 @@ use super::{
     JobInfo, Server, Timeline, Wait,
 };
 use mlsched_kernel::preempt::DispatchRec;
-use mlsched_scenario::doc::preempt::{PreemptDoc, PreemptResult};
 use mlsched_scenario::engine::Data;
+use mlsched_scenario::kinds::preempt::doc::{PreemptDoc, PreemptResult};
 
 /// Chunks listed one by one in a dispatch explanation (the rest are counted).
 const CHUNKS_SHOWN: usize = 6;

@@ -7,8 +7,8 @@ use super::{
     Server, Timeline, STEPS_MAX,
 };
 use mlsched_kernel::route::AggRec;
-use mlsched_scenario::doc::route::{NodeKindDoc, RouteDoc, RouteResult};
 use mlsched_scenario::engine::Data;
+use mlsched_scenario::kinds::route::doc::{NodeKindDoc, RouteDoc, RouteResult};
 use serde::Serialize;
 
 /// One job's route, `extra.routes`.

@@ -1,5 +1,5 @@
 //! Kind `"route"`: the scenario document, its validation, and the result document.
-use super::check::{self, job};
+use crate::doc::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{
     COMPUTE_SLOTS_MAX, GRAPH_LINKS_MAX, GRAPH_NODES_MAX, JOBS_MAX, ROUTE_WORKERS_MAX,

@@ -1,11 +1,11 @@
 //! Kind `"preempt"` behind the façade: A_online with A_greedy / A_ps (Wang et al. 2022) or a
 //! baseline dispatch (all-cloud, edge-FIFO, random).
-use super::{Built, Data, Decision, Kind, KindEngine, Out};
-use crate::doc::preempt::{
+use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
+use crate::error::RunError;
+use crate::kinds::preempt::doc::{
     PreemptDoc, PreemptExplain, PreemptJobResult, PreemptResult, PreemptSummary,
 };
-use crate::error::RunError;
-use crate::exec::preempt::{collect, finish, kernel_error};
+use crate::kinds::preempt::exec::{collect, finish, kernel_error};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
@@ -31,7 +31,7 @@ impl Kind for Preempt {
     type Result = PreemptResult;
 
     fn policies() -> &'static [&'static str] {
-        crate::exec::preempt::policies()
+        crate::kinds::preempt::exec::policies()
     }
 
     fn engine<L: LogSink>(doc: &PreemptDoc, opts: &RunOptions) -> Result<Built<L>, RunError> {
@@ -76,7 +76,7 @@ impl Kind for Preempt {
         })
     }
 
-    super::kind_documents!(crate::exec::preempt::summary_text);
+    crate::engine::kind_documents!(crate::kinds::preempt::exec::summary_text);
 }
 
 struct Engine {
@@ -170,7 +170,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 makespan: Some(sched.horizon_end()),
                 restarts: self.doc.restart_slots.map(|_| sched.preemptions),
             },
-            occupancy: crate::occupancy::preempt::spans(&jobs, &servers),
+            occupancy: crate::kinds::preempt::occupancy::spans(&jobs, &servers),
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))

@@ -1,5 +1,5 @@
 //! Kind `"online"`: the scenario document, its validation, and the result document.
-use super::check::{self, job};
+use crate::doc::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{JOBS_MAX, PS_TYPES_MAX, SERVERS_MAX, SLOTS_MAX, WORKER_TYPES_MAX};
 use mlsched_kernel::model::online::{Architecture, OnlineJob, OnlineScenario, TaskType};
@@ -39,7 +39,7 @@ pub struct OnlineDoc {
     /// Placement-aware speed-ups per model family for the baselines (absent: eq. (1));
     /// see `docs/throughput.md`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub throughput: Option<super::throughput::ThroughputDoc>,
+    pub throughput: Option<crate::doc::throughput::ThroughputDoc>,
 }
 
 /// `architecture`.
@@ -187,7 +187,7 @@ impl OnlineDoc {
             alpha,
             rounds_past_horizon: self.rounds_past_horizon.unwrap_or(false),
             jobs,
-            throughput: super::throughput::resolve(
+            throughput: crate::doc::throughput::resolve(
                 self.throughput.as_ref(),
                 self.jobs
                     .iter()
@@ -234,7 +234,7 @@ impl OnlineJobDoc {
     ) -> Result<OnlineJob, InputError> {
         let s = &job(&self.id);
         let arrival = check::int(s, "arrival", self.arrival, 0, slots as u64 - 1)
-            .map_err(|e| super::oasis::horizon(e, self.arrival, slots))?;
+            .map_err(|e| crate::kinds::oasis::doc::horizon(e, self.arrival, slots))?;
         if self.minibatch_time.len() != worker_types {
             return Err(InputError::new(
                 s,

@@ -1,7 +1,7 @@
 //! Kind `"preempt"`: servers are the scenario's `servers[].id` (edge servers and the cloud);
 //! role `worker` (one per chunk running in a slot) and `ps` (one per `ps` entry of a slot).
-use super::{Builder, Role, Span};
-use crate::doc::preempt::PreemptJobResult;
+use crate::kinds::preempt::doc::PreemptJobResult;
+use crate::occupancy::{Builder, Role, Span};
 
 /// The occupancy of a `"preempt"` result's jobs: each chunk holds one worker of its server in
 /// every slot of its `slots` (a preempted chunk's gaps hold nothing), each `ps` entry one

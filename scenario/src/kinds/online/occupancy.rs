@@ -1,7 +1,7 @@
 //! Kind `"online"`: servers `h<h>` (server h of `servers`); roles `worker` and `ps`; a scheduled
 //! job holds its `placement` from `start_slot` to `completion_slot`.
-use super::{Builder, Role, Span};
-use crate::doc::online::OnlineJobResult;
+use crate::kinds::online::doc::OnlineJobResult;
+use crate::occupancy::{Builder, Role, Span};
 
 /// The occupancy of an `"online"` result's jobs: each `[server, workers, ps]` of a job's
 /// `placement` over `start_slot..completion_slot` (a job without both holds nothing).

@@ -2,8 +2,8 @@
 //! nodes (one per entry of `compute_nodes`, a compute slot) and `ps` on the job's PS node (count
 //! 1), both from `start` for the job's `duration`. Only the run the result reports is held: a run
 //! `deadline-preemptive` cut is not in the result.
-use super::{Builder, Role, Span};
-use crate::doc::route::{RouteJobDoc, RouteJobResult};
+use crate::kinds::route::doc::{RouteJobDoc, RouteJobResult};
+use crate::occupancy::{Builder, Role, Span};
 
 /// The occupancy of a `"route"` result's jobs (`docs`: the scenario's jobs, same order, for
 /// `ps` and `duration`); a job with no compute node was not placed and holds nothing.

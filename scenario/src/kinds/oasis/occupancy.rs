@@ -1,7 +1,7 @@
 //! Kind `"oasis"`: servers `w<h>` (worker server h of `worker_servers`) and `ps<k>` (parameter
 //! server server k of `ps_servers`); roles `worker` and `ps`; one slot per `placements` entry.
-use super::{Builder, Role, Span};
-use crate::doc::oasis::OasisJobResult;
+use crate::kinds::oasis::doc::OasisJobResult;
+use crate::occupancy::{Builder, Role, Span};
 
 /// The occupancy of an `"oasis"` result's jobs: every `placements` entry holds its workers and
 /// parameter servers for that one slot (elastic counts: consecutive equal slots merge).

@@ -1,8 +1,8 @@
 //! Kind `"placement"`: servers `k<k>` (worker k of `workers`, one GPU); role `worker`, count 1;
 //! times in **seconds**: every job holds the workers of `best.assignment` from 0 to its
 //! `best.jct` rounded up to a whole second (a static assignment: all jobs start together).
-use super::{Builder, Role, Span};
-use crate::doc::placement::PlacementBest;
+use crate::kinds::placement::doc::PlacementBest;
+use crate::occupancy::{Builder, Role, Span};
 
 /// The occupancy of a `"placement"` result's chosen assignment (a job whose JCT is infinite or
 /// 0 holds nothing).

@@ -1,9 +1,9 @@
 //! Kind `"route"` behind the façade: CSRP / Aggregated CSRP (Song et al. 2023) or the paper's
 //! comparison schedulers (FIFO, fair, capacity, deadline).
-use super::{Built, Data, Decision, Kind, KindEngine, Out};
-use crate::doc::route::{RouteDoc, RouteResult};
+use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::error::RunError;
-use crate::exec::route::kernel_error;
+use crate::kinds::route::doc::{RouteDoc, RouteResult};
+use crate::kinds::route::exec::kernel_error;
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
@@ -31,7 +31,7 @@ impl Kind for Route {
     type Result = RouteResult;
 
     fn policies() -> &'static [&'static str] {
-        crate::exec::route::policies()
+        crate::kinds::route::exec::policies()
     }
 
     fn engine<L: LogSink>(doc: &RouteDoc, opts: &RunOptions) -> Result<Built<L>, RunError> {
@@ -59,7 +59,7 @@ impl Kind for Route {
         })
     }
 
-    super::kind_documents!(crate::exec::route::summary_text);
+    crate::engine::kind_documents!(crate::kinds::route::exec::summary_text);
 }
 
 struct Engine {
@@ -131,7 +131,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             .take()
             .map(|d| d.into_inner().outcome())
             .ok_or_else(|| RunError::runtime("route: the run is finished"))?;
-        Ok(ResultDoc::Route(crate::exec::route::result(
+        Ok(ResultDoc::Route(crate::kinds::route::exec::result(
             &self.doc,
             &self.scn,
             self.policy,

@@ -1,5 +1,5 @@
 //! Runs kind `"oasis"`: Alg. 1 over the jobs in arrival order (equal arrivals in input order).
-use crate::doc::oasis::{DormSummary, OasisResult};
+use crate::kinds::oasis::doc::{DormSummary, OasisResult};
 use std::fmt::Write as _;
 
 /// The human summary `mlsched run` prints: totals, then one line per job with its explanation
@@ -73,5 +73,5 @@ pub fn dorm_line(d: &DormSummary) -> String {
 
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
 pub fn policies() -> &'static [&'static str] {
-    super::baseline::OASIS_POLICIES
+    crate::kinds::baseline::OASIS_POLICIES
 }

@@ -1,10 +1,10 @@
 //! Runs kind `"preempt"`: A_online with A_greedy / A_ps (Wang et al. 2022) or a baseline
 //! dispatch (`--policy all-cloud | edge-fifo | random`), and builds the result document.
-use crate::doc::preempt::{
+use crate::error::RunError;
+use crate::kinds::preempt::doc::{
     PreemptCandidate, PreemptChunk, PreemptDispatch, PreemptDoc, PreemptJobResult, PreemptPs,
     PreemptResult,
 };
-use crate::error::RunError;
 use mlsched_kernel::model::preempt::PreemptScenario;
 use mlsched_kernel::preempt::{PreemptDecision, PreemptError, PreemptScheduler};
 

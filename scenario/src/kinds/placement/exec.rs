@@ -1,6 +1,6 @@
 //! Kind `"placement"` (Liu et al. 2024): method names, the result's assignment tables and the
 //! human summary; the engine is [`crate::engine::Placement`].
-use crate::doc::placement::{PlacementBest, PlacementCategory, PlacementResult};
+use crate::kinds::placement::doc::{PlacementBest, PlacementCategory, PlacementResult};
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::placement::{workload, Assignment, CategoryReport};
 use std::collections::BTreeMap;

@@ -1,11 +1,11 @@
 //! Kind `"oasis"` behind the façade: OASiS (Bao et al. 2018, Alg. 1) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
-use super::{Built, Data, Decision, Kind, KindEngine, Out};
-use crate::doc::oasis::{
+use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
+use crate::error::{from_driver, RunError};
+use crate::kinds::baseline::{baseline_error, baseline_policy, OASIS_POLICIES};
+use crate::kinds::oasis::doc::{
     DormSummary, OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary,
 };
-use crate::error::{from_driver, RunError};
-use crate::exec::baseline::{baseline_error, baseline_policy, OASIS_POLICIES};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::oasis::dorm::DormStats;
@@ -52,7 +52,7 @@ impl Kind for Oasis {
         })
     }
 
-    super::kind_documents!(crate::exec::oasis::summary_text);
+    crate::engine::kind_documents!(crate::kinds::oasis::exec::summary_text);
 }
 
 fn job_ids(doc: &OasisDoc) -> Vec<String> {
@@ -267,7 +267,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         let restarts = self.rows.apply_restarts(&self.scn);
         let rows = &self.rows;
         let jobs: Vec<_> = rows.jobs.iter().flatten().cloned().collect();
-        let occupancy = crate::occupancy::oasis::spans(&jobs);
+        let occupancy = crate::kinds::oasis::occupancy::spans(&jobs);
         Ok(ResultDoc::Oasis(OasisResult {
             kind: "oasis".into(),
             policy: "oasis".into(),
@@ -279,7 +279,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
                     .scn
                     .prices
                     .is_none()
-                    .then(|| crate::doc::oasis::PRICES_DERIVED.to_string()),
+                    .then(|| crate::kinds::oasis::doc::PRICES_DERIVED.to_string()),
                 restarts,
                 dorm: None,
             },
@@ -289,8 +289,8 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         }))
     }
 
-    fn trace(&self, _result: Option<&ResultDoc>) -> Option<super::Trace> {
-        Some(super::trace::oasis(self.driver.scheduler()))
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<crate::engine::Trace> {
+        Some(crate::engine::trace::oasis(self.driver.scheduler()))
     }
 }
 
@@ -372,7 +372,7 @@ impl Baselines {
         .map_err(baseline_error)?;
         Ok(Baselines {
             ids: job_ids(doc),
-            policy: crate::exec::baseline::policy_name(p).into(),
+            policy: crate::kinds::baseline::policy_name(p).into(),
             cell,
             per_job: vec![BTreeMap::new(); n],
         })
@@ -512,7 +512,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 restarts,
                 dorm,
             },
-            occupancy: crate::occupancy::oasis::spans(&jobs),
+            occupancy: crate::kinds::oasis::occupancy::spans(&jobs),
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))

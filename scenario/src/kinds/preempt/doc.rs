@@ -1,5 +1,5 @@
 //! Kind `"preempt"`: the scenario document, its validation, and the result document.
-use super::check::{self, job};
+use crate::doc::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{
     CHUNKS_MAX, EDGE_SERVERS_MAX, JOBS_MAX, PS_PER_SERVER_MAX, SLOTS_MAX, WORKERS_PER_SERVER_MAX,
@@ -226,7 +226,7 @@ impl PreemptJobDoc {
     ) -> Result<PreemptJob, InputError> {
         let s = &job(&self.id);
         let arrival = check::int(s, "arrival", self.arrival, 0, slots as u64 - 1)
-            .map_err(|e| super::oasis::horizon(e, self.arrival, slots))?;
+            .map_err(|e| crate::kinds::oasis::doc::horizon(e, self.arrival, slots))?;
         rates(s, "rate", &self.rate, docs, servers)?;
         if let Some(rc) = &self.rate_colocated {
             rates(s, "rate_colocated", rc, docs, servers)?;

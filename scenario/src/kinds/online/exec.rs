@@ -1,6 +1,6 @@
 //! Runs kind `"online"`: A_online (Zhou et al. 2022) through the kernel's
 //! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
-use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
+use crate::kinds::online::doc::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{theoretical_alpha, OnlineJobDecision};
 
@@ -67,7 +67,7 @@ pub fn result(
             alpha: scn.alpha,
             alpha_theoretical: theoretical_alpha(scn),
         },
-        occupancy: crate::occupancy::online::spans(&jobs),
+        occupancy: crate::kinds::online::occupancy::spans(&jobs),
         jobs,
         log_hash,
     }
@@ -115,5 +115,5 @@ pub fn summary_text(r: &OnlineResult) -> String {
 
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
 pub fn policies() -> &'static [&'static str] {
-    super::baseline::ONLINE_POLICIES
+    crate::kinds::baseline::ONLINE_POLICIES
 }

@@ -1,9 +1,9 @@
 //! Kind `"online"` behind the façade: A_online (Zhou et al. 2022, Algs. 1-7) or a baseline
 //! (FIFO, DRF, Tiresias-LAS, Optimus) on the same scenario.
-use super::{Built, Data, Decision, Kind, KindEngine, Out};
-use crate::doc::online::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
+use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::error::{from_driver, RunError};
-use crate::exec::baseline::{baseline_error, baseline_policy, policy_name, ONLINE_POLICIES};
+use crate::kinds::baseline::{baseline_error, baseline_policy, policy_name, ONLINE_POLICIES};
+use crate::kinds::online::doc::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::online::{OnlineBaseline, OnlineBaselineDecision};
@@ -48,7 +48,7 @@ impl Kind for Online {
         })
     }
 
-    super::kind_documents!(crate::exec::online::summary_text);
+    crate::engine::kind_documents!(crate::kinds::online::exec::summary_text);
 }
 
 self_cell::self_cell!(
@@ -141,7 +141,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
             })
             .map_err(online_error)?;
         let hash = sink.hash().hex().to_string();
-        Ok(ResultDoc::Online(crate::exec::online::result(
+        Ok(ResultDoc::Online(crate::kinds::online::exec::result(
             &self.doc,
             self.cell.borrow_owner(),
             &self.decisions,
@@ -149,10 +149,10 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         )))
     }
 
-    fn trace(&self, _result: Option<&ResultDoc>) -> Option<super::Trace> {
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<crate::engine::Trace> {
         Some(
             self.cell
-                .with_dependent(|scn, d| super::trace::online(d.scheduler(), scn)),
+                .with_dependent(|scn, d| crate::engine::trace::online(d.scheduler(), scn)),
         )
     }
 }
@@ -309,7 +309,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 alpha,
                 alpha_theoretical: None,
             },
-            occupancy: crate::occupancy::online::spans(&jobs),
+            occupancy: crate::kinds::online::occupancy::spans(&jobs),
             jobs,
             log_hash: sink.hash().hex().to_string(),
         }))

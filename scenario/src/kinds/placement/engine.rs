@@ -1,13 +1,13 @@
 //! Kind `"placement"` behind the façade: HAS / JPS / exact / exhaustive (Liu et al. 2024) or
 //! the Optimus, Optimus-LB and LAS placements. Every job arrives at slot 0 and `SlotAdvanced`
 //! at 0 runs the method.
-use super::{Built, Data, Decision, Kind, KindEngine, Out};
-use crate::doc::placement::{
+use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
+use crate::error::{from_driver, RunError};
+use crate::kinds::placement::doc::{
     PlacementCategory, PlacementDoc, PlacementJpsInfo, PlacementMarketStats, PlacementResult,
     PlacementTransferStats,
 };
-use crate::error::{from_driver, RunError};
-use crate::exec::placement::{best_doc, category_row, method_name, METHODS};
+use crate::kinds::placement::exec::{best_doc, category_row, method_name, METHODS};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::Driver;
@@ -25,7 +25,7 @@ impl Kind for Placement {
     type Result = PlacementResult;
 
     fn policies() -> &'static [&'static str] {
-        crate::exec::placement::policies()
+        crate::kinds::placement::exec::policies()
     }
 
     fn engine<L: LogSink>(doc: &PlacementDoc, opts: &RunOptions) -> Result<Built<L>, RunError> {
@@ -53,7 +53,7 @@ impl Kind for Placement {
         })
     }
 
-    super::kind_documents!(crate::exec::placement::summary_text);
+    crate::engine::kind_documents!(crate::kinds::placement::exec::summary_text);
 }
 
 struct Engine {
@@ -138,7 +138,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 .map(|&i| ids[i as usize].to_string())
                 .collect(),
         });
-        let occupancy = crate::occupancy::placement::spans(&best);
+        let occupancy = crate::kinds::placement::occupancy::spans(&best);
         Ok(ResultDoc::Placement(PlacementResult {
             kind: "placement".into(),
             policy: method_name(method).into(),
@@ -157,7 +157,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
         }))
     }
 
-    fn trace(&self, result: Option<&ResultDoc>) -> Option<super::Trace> {
+    fn trace(&self, result: Option<&ResultDoc>) -> Option<crate::engine::Trace> {
         let Some(ResultDoc::Placement(r)) = result else {
             return None;
         };
@@ -171,7 +171,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             .map(|c| c.category.as_slice())
             .chain([r.best.category.as_slice()])
             .collect();
-        Some(super::trace::placement(
+        Some(crate::engine::trace::placement(
             self.driver.scheduler().placer(),
             &cats,
         ))

@@ -1,8 +1,8 @@
 //! Kind `"route"`: the result document of CSRP / Aggregated CSRP (Song et al. 2023) or one of
 //! the paper's comparison schedulers, and the human summary; the engine is
 //! [`crate::engine::Route`].
-use crate::doc::route::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
 use crate::error::{InputError, RunError};
+use crate::kinds::route::doc::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
 use mlsched_kernel::index::NONE;
 use mlsched_kernel::model::route::{NodeKind, RouteScenario};
 use mlsched_kernel::route::{Policy, RouteError, RouteOutcome};
@@ -73,7 +73,7 @@ pub(crate) fn result(
             bandwidth_units: Some(units),
             bandwidth_units_plain: (csrp && scn.aggregate).then_some(plain),
         },
-        occupancy: crate::occupancy::route::spans(&doc.jobs, &jobs),
+        occupancy: crate::kinds::route::occupancy::spans(&doc.jobs, &jobs),
         jobs,
         log_hash,
     }

@@ -1,5 +1,5 @@
 //! Kind `"placement"`: the scenario document, its validation, and the result document.
-use super::check::{self, job};
+use crate::doc::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{PLACEMENT_JOBS_MAX, PLACEMENT_WORKERS_MAX, THROUGHPUT_MAX};
 use mlsched_kernel::model::placement::{

@@ -1,5 +1,5 @@
 //! Kind `"oasis"`: the scenario document, its validation, and the result document.
-use super::check::{self, job};
+use crate::doc::check::{self, job};
 use crate::error::InputError;
 use mlsched_kernel::limits::{JOBS_MAX, PS_SERVERS_MAX, SERVERS_MAX, SLOTS_MAX};
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario, PriceBounds, Utility};
@@ -40,7 +40,7 @@ pub struct OasisDoc {
     /// Placement-aware speed-ups per model family for the baselines (absent: the linear chunk
     /// model); see `docs/throughput.md`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub throughput: Option<super::throughput::ThroughputDoc>,
+    pub throughput: Option<crate::doc::throughput::ThroughputDoc>,
 }
 
 /// `prices`.
@@ -185,7 +185,7 @@ impl OasisDoc {
             .jobs
             .iter()
             .map(|j| (j.id.as_str(), j.model.as_deref()));
-        super::throughput::resolve(self.throughput.as_ref(), jobs)
+        crate::doc::throughput::resolve(self.throughput.as_ref(), jobs)
     }
 }
 

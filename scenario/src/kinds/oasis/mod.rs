@@ -1,0 +1,7 @@
+//! Kind `oasis`: OASiS (Bao et al. 2018) — its documents, engine, result rows and occupancy
+//! (the file table is in [`crate::kinds`]).
+pub mod doc;
+#[cfg(feature = "oasis")]
+pub(crate) mod engine;
+pub mod exec;
+pub mod occupancy;
