@@ -21,12 +21,29 @@ use crate::log::{
 };
 use crate::Slot;
 
+/// Writes the event record of `event` at `now` (module docs).
+fn log_event<L: LogSink>(sink: &mut L, now: Slot, event: &Event<u32>) -> Result<(), LogError> {
+    match *event {
+        Event::JobArrived(j) => sink.event(TAG_EVENT_ARRIVAL, &(now, j)),
+        Event::SlotAdvanced => sink.event(TAG_EVENT_SLOT, &now),
+        Event::JobFinished(j) => sink.event(TAG_EVENT_FINISH, &(now, j)),
+        Event::JobCancelled(j) => sink.event(TAG_EVENT_CANCEL, &(now, j)),
+        Event::ServerDown(h) => sink.event(TAG_EVENT_SERVER_DOWN, &(now, h)),
+        Event::ServerUp(h) => sink.event(TAG_EVENT_SERVER_UP, &(now, h)),
+        Event::Capacity(h, c) => sink.event(TAG_EVENT_CAPACITY, &(now, h, c.as_slice())),
+    }
+}
+
 /// Why a driven run stopped.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum DriverError<E> {
-    /// The scheduler refused an event (its typed error).
+    /// The scheduler failed on an event after it had decided something (its typed error).
     Scheduler(E),
+    /// The scheduler refused an event before deciding anything (its typed error): nothing was
+    /// logged, and a scheduler that checks before it changes (every open-world check,
+    /// `crate::world`) is as it was.
+    Refused(E),
     /// A record could not be written.
     Log(LogError),
 }
@@ -34,7 +51,7 @@ pub enum DriverError<E> {
 impl<E: core::fmt::Display> core::fmt::Display for DriverError<E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            DriverError::Scheduler(e) => e.fmt(f),
+            DriverError::Scheduler(e) | DriverError::Refused(e) => e.fmt(f),
             DriverError::Log(e) => write!(f, "decision log: {e}"),
         }
     }
@@ -89,26 +106,34 @@ impl<S: Scheduler<Job = u32>> Driver<S> {
             self.now.is_none_or(|t| now >= t),
             "events must come in non-decreasing time"
         );
-        self.now = Some(now);
-        match event {
-            Event::JobArrived(j) => sink.event(TAG_EVENT_ARRIVAL, &(now, j)),
-            Event::SlotAdvanced => sink.event(TAG_EVENT_SLOT, &now),
-            Event::JobFinished(j) => sink.event(TAG_EVENT_FINISH, &(now, j)),
-            Event::JobCancelled(j) => sink.event(TAG_EVENT_CANCEL, &(now, j)),
-            Event::ServerDown(h) => sink.event(TAG_EVENT_SERVER_DOWN, &(now, h)),
-            Event::ServerUp(h) => sink.event(TAG_EVENT_SERVER_UP, &(now, h)),
-            Event::Capacity(h, c) => sink.event(TAG_EVENT_CAPACITY, &(now, h, c.as_slice())),
-        }
-        .map_err(DriverError::Log)?;
+        // The event record is written just before the first decision record it causes, or after
+        // the scheduler accepted an event that caused none: a scheduler refusing an event before
+        // deciding anything (an open-world check, `crate::world`) leaves the log untouched too,
+        // and the run reports [`DriverError::Refused`]. The bytes of an accepted event are the
+        // same either way.
+        let mut logged = false;
         let mut failed = None;
-        self.sched
-            .on_event(now, event, &mut |d: &S::Decision<'_>| {
-                if failed.is_none() {
-                    failed = d.log(sink).err();
-                }
-                out(d);
-            })
-            .map_err(DriverError::Scheduler)?;
+        let result = self.sched.on_event(now, event, &mut |d: &S::Decision<'_>| {
+            if failed.is_none() && !logged {
+                logged = true;
+                failed = log_event(sink, now, &event).err();
+            }
+            if failed.is_none() {
+                failed = d.log(sink).err();
+            }
+            out(d);
+        });
+        if let Err(e) = result {
+            return Err(if logged {
+                DriverError::Scheduler(e)
+            } else {
+                DriverError::Refused(e)
+            });
+        }
+        self.now = Some(now);
+        if !logged {
+            log_event(sink, now, &event).map_err(DriverError::Log)?;
+        }
         failed.map_or(Ok(()), |e| Err(DriverError::Log(e)))
     }
 

@@ -110,6 +110,22 @@ kernel_from!(
     LogFile(mlsched_kernel::logfile::LogFileError),
 );
 
+impl KernelError {
+    /// The open-world refusal behind this error (`mlsched_kernel::world`), if it is one: the
+    /// event was bad input, and the scheduler is as it was.
+    pub fn open_world(&self) -> Option<mlsched_kernel::world::OpenWorldError> {
+        match *self {
+            KernelError::Oasis(mlsched_kernel::oasis::OasisError::OpenWorld(w))
+            | KernelError::Online(mlsched_kernel::online::OnlineError::OpenWorld(w))
+            | KernelError::Baseline(mlsched_kernel::baseline::BaselineError::OpenWorld(w))
+            | KernelError::Placement(mlsched_kernel::placement::PlacementError::OpenWorld(w))
+            | KernelError::Preempt(mlsched_kernel::preempt::PreemptError::OpenWorld(w))
+            | KernelError::Route(mlsched_kernel::route::RouteError::OpenWorld(w)) => Some(w),
+            _ => None,
+        }
+    }
+}
+
 /// A driven run's error as a [`RunError`]: `message` turns the driver's text into what the
 /// user sees; the kernel's typed error (scheduler or log) is kept.
 pub(crate) fn from_driver<E>(
@@ -122,7 +138,7 @@ where
     use mlsched_kernel::driver::DriverError;
     let text = message(e.to_string());
     match e {
-        DriverError::Scheduler(s) => RunError::kernel(s, text),
+        DriverError::Scheduler(s) | DriverError::Refused(s) => RunError::kernel(s, text),
         DriverError::Log(l) => RunError::kernel(l, text),
         _ => RunError::runtime(text),
     }

@@ -1,18 +1,20 @@
 //! Host events as JSON — `{"at": T, "event": "<name>", ...}` — read in one place for every
-//! surface that takes them (the service `mlsched serve` today, the CLI's events file and the
-//! bindings later), and fed to an [`Engine`].
+//! surface that takes them (the service `mlsched serve`, the CLI's events file `mlsched run
+//! --events`, the bindings), and fed to an [`Engine`].
 //!
-//! Every event of the open-world issue is parsed and its *shape* checked here: `arrive`,
-//! `finished` and `advance`, which today's engine applies, and `submit`, `cancel`,
-//! `server_down`, `server_up` and `capacity`, which it cannot apply yet. [`Feeder::apply`]
-//! refuses the latter with an input error naming the field `event` ("event 'submit' is not
-//! supported by this engine yet"): never a silent ignore. Supporting one later means mapping it
-//! in [`Feeder::apply`], nothing else.
+//! Every event is parsed and its *shape* checked here ([`parse`]); [`Feeder::apply`] maps job and
+//! server ids to the engine's indices and feeds it. The open-world events (`submit`, `cancel`,
+//! `server_down`, `server_up`, `capacity`; `docs/open-world.md`) reach the kind's scheduler; a
+//! kind or policy without an open-world rule refuses them with an input error naming the field
+//! `event`: never a silent ignore.
 //!
 //! What an applied event means (`docs/serve.md`, "Events"):
 //! - `arrive` at T: `JobArrived(j)` at T for the job the scenario lists with that `id`;
 //! - `finished` at T: `JobFinished(j)` at T;
-//! - `advance` at T: `SlotAdvanced` at T — the scheduler decides slot T.
+//! - `advance` at T: `SlotAdvanced` at T — the scheduler decides slot T;
+//! - `submit` at T: the job is appended (next index, its JSON logged) and arrives at T;
+//! - `cancel`, `server_down`, `server_up`, `capacity` at T: `JobCancelled`, `ServerDown`,
+//!   `ServerUp`, `Capacity` at T, the server named by its id ([`Engine::server_ids`]).
 //!
 //! Time moves with every event: before an event at T the engine is brought to T as a whole run
 //! would bring it — a `SlotAdvanced` for the current slot if it has not had one, then one for
@@ -25,7 +27,6 @@ use mlsched_kernel::api::Event;
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::Slot;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// Most scheduler wake-ups one event may move time over (an `advance` far into the future of
 /// a scheduler that wakes every slot would otherwise run for hours): past it the event is
@@ -387,29 +388,87 @@ pub fn unsupported(name: &str) -> RunError {
 
 /// Feeds [`HostEvent`]s to an [`Engine`]: the job ids of its scenario and the mapping of each
 /// event to the kernel's events.
-pub struct Feeder {
-    index: HashMap<String, u32>,
+pub struct Feeder;
+
+impl Feeder {
+    /// The feeder of `engine`'s scenario (jobs and servers are looked up in the engine, so
+    /// submitted jobs are known as soon as they are submitted).
+    pub fn new<L: LogSink>(_engine: &Engine<L>) -> Self {
+        Feeder
+    }
+}
+
+fn job_of<L: LogSink>(engine: &Engine<L>, id: &str) -> Result<u32, RunError> {
+    engine.job_index(id).ok_or_else(|| {
+        let shown = crate::text::terminal_safe(id);
+        RunError::Input(bad(
+            "job",
+            format!("no job `{shown}` in the scenario or submitted so far"),
+        ))
+    })
+}
+
+fn server_of<L: LogSink>(engine: &Engine<L>, id: &str) -> Result<u32, RunError> {
+    engine.server_index(id).ok_or_else(|| {
+        let shown = crate::text::terminal_safe(id);
+        let ids = engine.server_ids();
+        let first = ids
+            .iter()
+            .take(3)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        RunError::Input(bad(
+            "server",
+            format!(
+                "no server `{shown}` in the scenario (its {} servers are {first}{})",
+                ids.len(),
+                if ids.len() > 3 { ", ..." } else { "" }
+            ),
+        ))
+    })
+}
+
+/// The kernel event a host event maps to, ids looked up in `engine` (a submission maps to
+/// `SlotAdvanced`, a placeholder: its index is known once the kind accepts it, after its id was
+/// checked to be new here).
+pub(crate) fn kernel_event<L: LogSink>(
+    engine: &Engine<L>,
+    ev: &HostEvent,
+) -> Result<Event<u32>, RunError> {
+    Ok(match ev {
+        HostEvent::Arrive { job, .. } => Event::JobArrived(job_of(engine, job)?),
+        HostEvent::Finished { job, .. } => Event::JobFinished(job_of(engine, job)?),
+        HostEvent::Advance { .. } => Event::SlotAdvanced,
+        HostEvent::Cancel { job, .. } => Event::JobCancelled(job_of(engine, job)?),
+        HostEvent::ServerDown { server, .. } => Event::ServerDown(server_of(engine, server)?),
+        HostEvent::ServerUp { server, .. } => Event::ServerUp(server_of(engine, server)?),
+        HostEvent::Capacity {
+            server, capacity, ..
+        } => Event::Capacity(
+            server_of(engine, server)?,
+            mlsched_kernel::resources::ResourceVec::from_slice(capacity).map_err(|e| {
+                RunError::Input(bad("capacity", format!("{} entries: {e}", capacity.len())))
+            })?,
+        ),
+        // A submission's index is known once the kind accepts it: checked as an arrival
+        // (the slot), the job itself by the kind after the catch-up below.
+        HostEvent::Submit { job, .. } => {
+            if let Some(Value::String(id)) = job.get("id") {
+                if engine.job_index(id).is_some() {
+                    let shown = crate::text::terminal_safe(id);
+                    return Err(RunError::Input(bad(
+                        "job.id",
+                        format!("a job `{shown}` already exists"),
+                    )));
+                }
+            }
+            Event::SlotAdvanced
+        }
+    })
 }
 
 impl Feeder {
-    /// The feeder of `engine`'s scenario.
-    pub fn new<L: LogSink>(engine: &Engine<L>) -> Self {
-        let index = (0..engine.jobs())
-            .filter_map(|j| engine.job_id(j).map(|id| (id.to_string(), j)))
-            .collect();
-        Feeder { index }
-    }
-
-    fn job(&self, id: &str) -> Result<u32, RunError> {
-        self.index.get(id).copied().ok_or_else(|| {
-            let shown = crate::text::terminal_safe(id);
-            RunError::Input(bad(
-                "job",
-                format!("no job `{shown}` in the scenario (an `arrive` names a job it lists)"),
-            ))
-        })
-    }
-
     /// Applies `ev` to `engine`: the wake-ups before its slot, then its own kernel event
     /// (module docs); every decision goes to `out` if given (none are built otherwise).
     ///
@@ -425,12 +484,7 @@ impl Feeder {
         mut out: Option<&mut dyn FnMut(Decision)>,
     ) -> Result<(), RunError> {
         let at = ev.at();
-        let kernel = match ev {
-            HostEvent::Arrive { job, .. } => Event::JobArrived(self.job(job)?),
-            HostEvent::Finished { job, .. } => Event::JobFinished(self.job(job)?),
-            HostEvent::Advance { .. } => Event::SlotAdvanced,
-            other => return Err(unsupported(other.name())),
-        };
+        let kernel = kernel_event(engine, ev)?;
         // The engine names the slot `now` (its argument); an event names it `at`.
         engine.check_event(at, kernel).map_err(|e| match e {
             RunError::Input(mut i) if i.field == "now" => {
@@ -439,7 +493,8 @@ impl Feeder {
             }
             other => other,
         })?;
-        if kernel == Event::SlotAdvanced && engine.now() == Some(at) && engine.advanced() {
+        if matches!(ev, HostEvent::Advance { .. }) && engine.now() == Some(at) && engine.advanced()
+        {
             return Err(RunError::Input(bad(
                 "at",
                 format!("slot {at} was already advanced"),
@@ -459,7 +514,13 @@ impl Feeder {
             fed += 1;
             feed(engine, t, Event::SlotAdvanced, &mut out)?;
         }
-        feed(engine, at, kernel, &mut out)
+        match ev {
+            HostEvent::Submit { job, .. } => match out {
+                Some(f) => engine.submit(at, job, f).map(drop),
+                None => engine.submit_step(at, job).map(drop),
+            },
+            _ => feed(engine, at, kernel, &mut out),
+        }
     }
 }
 

@@ -12,7 +12,8 @@ use crate::records::{decode, field_differences, Decoded};
 use crate::run::{run_doc, ResultDoc, RunOptions};
 use mlsched_kernel::api::Event;
 use mlsched_kernel::log::{
-    LogSink, VecSink, TAG_EVENT_ARRIVAL, TAG_EVENT_FINISH, TAG_EVENT_HOST, TAG_EVENT_SLOT,
+    LogSink, VecSink, TAG_EVENT_ARRIVAL, TAG_EVENT_CANCEL, TAG_EVENT_CAPACITY, TAG_EVENT_FINISH,
+    TAG_EVENT_HOST, TAG_EVENT_JSON, TAG_EVENT_SERVER_DOWN, TAG_EVENT_SERVER_UP, TAG_EVENT_SLOT,
 };
 use mlsched_kernel::logfile::{Inputs, LogFileError, LogFileWriter, LogReader};
 use serde_json::Value;
@@ -47,6 +48,21 @@ pub fn record_observed(
         .map_err(|e| RunError::kernel(e, format!("cannot write the log: {e}")))?;
     let result = crate::run::run_doc_observed(&d, opts, &mut w, observe)?;
     Ok((result, w.finish()))
+}
+
+/// Runs `scenario` with `opts` and the host `events` ([`crate::engine::Engine::run_events`];
+/// `mlsched run --events`), returning the result and the bytes of a host-driven log (its
+/// [`TAG_EVENT_HOST`] marker first, so [`replay`] re-feeds the logged events).
+pub fn record_events(
+    scenario: &str,
+    opts: &RunOptions,
+    events: &[crate::event::HostEvent],
+    observe: &mut dyn FnMut(crate::engine::RunProgress),
+) -> Result<(ResultDoc, Vec<u8>), RunError> {
+    let w = host_log_writer(scenario, opts)?;
+    let mut e = Engine::with_sink(scenario, opts, w)?;
+    let result = e.run_events_observed(events, observe)?;
+    Ok((result, e.into_sink().finish()))
 }
 
 /// One record as compared by a replay: tag and postcard body.
@@ -195,22 +211,51 @@ fn refeed(
     sink.event(TAG_EVENT_HOST, &HOST_MARKER_VERSION)
         .map_err(|e| run(RunError::kernel(e, e.to_string())))?;
     let mut e = Engine::from_doc(d, opts, sink, 0).map_err(run)?;
+    // A submission is logged as its JSON, then the arrival it causes: re-submitting it feeds
+    // that arrival again, so the logged one is skipped.
+    let mut submitted = false;
     for &(tag, body) in &logged[1..] {
+        let decode = || bad("an event record does not decode");
         let ev = match tag {
-            TAG_EVENT_ARRIVAL | TAG_EVENT_FINISH => {
-                let (now, j): (u32, u32) = postcard::from_bytes(body)
-                    .map_err(|_| bad("an event record does not decode"))?;
-                let ev = if tag == TAG_EVENT_ARRIVAL {
-                    Event::JobArrived(j)
-                } else {
-                    Event::JobFinished(j)
+            TAG_EVENT_ARRIVAL if std::mem::take(&mut submitted) => continue,
+            TAG_EVENT_ARRIVAL | TAG_EVENT_FINISH | TAG_EVENT_CANCEL => {
+                let (now, j): (u32, u32) = postcard::from_bytes(body).map_err(|_| decode())?;
+                let ev = match tag {
+                    TAG_EVENT_ARRIVAL => Event::JobArrived(j),
+                    TAG_EVENT_FINISH => Event::JobFinished(j),
+                    _ => Event::JobCancelled(j),
                 };
                 (now, ev)
             }
             TAG_EVENT_SLOT => {
-                let now: u32 = postcard::from_bytes(body)
-                    .map_err(|_| bad("an event record does not decode"))?;
+                let now: u32 = postcard::from_bytes(body).map_err(|_| decode())?;
                 (now, Event::SlotAdvanced)
+            }
+            TAG_EVENT_SERVER_DOWN | TAG_EVENT_SERVER_UP => {
+                let (now, h): (u32, u32) = postcard::from_bytes(body).map_err(|_| decode())?;
+                let ev = if tag == TAG_EVENT_SERVER_DOWN {
+                    Event::ServerDown(h)
+                } else {
+                    Event::ServerUp(h)
+                };
+                (now, ev)
+            }
+            TAG_EVENT_CAPACITY => {
+                let (now, h, c): (u32, u32, Vec<f64>) =
+                    postcard::from_bytes(body).map_err(|_| decode())?;
+                let c =
+                    mlsched_kernel::resources::ResourceVec::from_slice(&c).map_err(|_| decode())?;
+                (now, Event::Capacity(h, c))
+            }
+            TAG_EVENT_JSON => {
+                let text: &str = postcard::from_bytes(body).map_err(|_| decode())?;
+                let Ok(crate::event::HostEvent::Submit { at, job }) = crate::event::parse(text)
+                else {
+                    return Err(bad("a submission record does not decode"));
+                };
+                e.submit_step(at, &job).map_err(run)?;
+                submitted = true;
+                continue;
             }
             t if mlsched_kernel::log::is_event_tag(t) => {
                 return Err(bad(&format!(

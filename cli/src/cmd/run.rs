@@ -4,9 +4,9 @@ use super::{in_file, read, write};
 use crate::progress::Progress;
 use clap::Args;
 use mlsched_kernel::log::HashSink;
-use mlsched_scenario::engine::RunProgress;
+use mlsched_scenario::engine::{Engine, RunProgress};
 use mlsched_scenario::run::{run_doc_observed, RunOptions};
-use mlsched_scenario::{doc, replay, InputError, RunError};
+use mlsched_scenario::{doc, event, replay, InputError, RunError};
 use std::path::{Path, PathBuf};
 
 /// `mlsched run SCENARIO`.
@@ -26,6 +26,10 @@ pub struct RunArgs {
     /// Write the decision log (header, inputs, every record, checksums) here.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// Open-world events (docs/open-world.md): a JSON Lines file, one event per line, `at` never
+    /// going back ("-" for standard input), fed with the scenario's own arrivals.
+    #[arg(long)]
+    events: Option<PathBuf>,
 }
 
 /// The observer `mlsched run` gives the engine: jobs arrived and the current slot on the bar.
@@ -79,20 +83,44 @@ pub fn run(a: RunArgs, quiet: bool) -> Result<(), RunError> {
         json,
         all,
         log,
+        events,
     } = a;
     check_outputs(json.as_deref(), log.as_deref())?;
+    if events.as_deref() == Some(Path::new("-")) && scenario == Path::new("-") {
+        return Err(InputError::new(
+            "option",
+            "events",
+            "the scenario is read from standard input: give the events as a file",
+        )
+        .into());
+    }
     let text = read(&scenario)?;
     let d = doc::parse(&text).map_err(|e| in_file(&scenario, e.into()))?;
+    let events_path = events.clone();
+    let events = match &events {
+        None => None,
+        Some(path) => {
+            let lines = read(path)?;
+            Some(event::parse_lines(&lines).map_err(|e| in_file(path, e.into()))?)
+        }
+    };
     let opts = RunOptions {
         policy,
         all_categories: all,
     };
     let pb = Progress::new(0, quiet);
     let mut observe = run_progress(&pb);
-    let result = match &log {
-        None => run_doc_observed(&d, &opts, &mut HashSink::new(), &mut observe),
-        Some(path) => {
-            replay::record_observed(&text, &opts, &mut observe).and_then(|(result, bytes)| {
+    let result = match (&log, &events) {
+        (None, None) => run_doc_observed(&d, &opts, &mut HashSink::new(), &mut observe),
+        (None, Some(evs)) => {
+            Engine::new(&text, &opts).and_then(|mut e| e.run_events_observed(evs, &mut observe))
+        }
+        (Some(path), evs) => {
+            let recorded = match evs {
+                None => replay::record_observed(&text, &opts, &mut observe),
+                Some(evs) => replay::record_events(&text, &opts, evs, &mut observe),
+            };
+            recorded.and_then(|(result, bytes)| {
                 std::fs::write(path, bytes).map_err(|e| {
                     RunError::runtime(format!("cannot write {}: {e}", path.display()))
                 })?;
@@ -100,7 +128,11 @@ pub fn run(a: RunArgs, quiet: bool) -> Result<(), RunError> {
             })
         }
     }
-    .map_err(|e| in_file(&scenario, e));
+    .map_err(|e| match (&e, &events_path) {
+        // An event's error names the events file (its subject is `event #k`).
+        (RunError::Input(i), Some(p)) if i.subject.starts_with("event") => in_file(p, e),
+        _ => in_file(&scenario, e),
+    });
     pb.finish();
     let result = result?;
     if json.as_deref() != Some(Path::new("-")) {

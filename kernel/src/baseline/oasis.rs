@@ -302,7 +302,7 @@ impl<'a> OasisBaseline<'a> {
         );
         self.arrivals = arrivals;
         r.map_err(|e| match e {
-            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
             crate::driver::DriverError::Log(e) => e.into(),
         })
     }

@@ -285,7 +285,7 @@ impl<'a> OnlineBaseline<'a> {
         let r = crate::driver::Driver::new(&mut *self).run(&arrivals, sink, out);
         self.arrivals = arrivals;
         r.map_err(|e| match e {
-            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
             crate::driver::DriverError::Log(e) => e.into(),
         })
     }

@@ -549,7 +549,7 @@ pub fn run_scenario(
         }
     })
     .map_err(|e| match e {
-        crate::driver::DriverError::Scheduler(e) => e,
+        crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
         crate::driver::DriverError::Log(e) => OnlineError::Log(e),
     })
 }

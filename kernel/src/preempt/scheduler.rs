@@ -310,7 +310,7 @@ pub fn run_all(
     let mut d = crate::driver::Driver::new(&mut *sched);
     d.run(&order, &mut crate::log::HashSink::new(), out)
         .map_err(|e| match e {
-            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
             crate::driver::DriverError::Log(e) => PreemptError::Log(e),
         })
 }

@@ -158,7 +158,8 @@ impl RouteScheduler {
         let mut d = crate::driver::Driver::new(self);
         d.run(&order, sink, &mut |_: &RouteDecision| {})
             .map_err(|e| match e {
-                crate::driver::DriverError::Scheduler(e) => e,
+                crate::driver::DriverError::Scheduler(e)
+                | crate::driver::DriverError::Refused(e) => e,
                 crate::driver::DriverError::Log(e) => e.into(),
             })?;
         Ok(d.into_inner().outcome())

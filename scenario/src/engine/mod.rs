@@ -22,8 +22,10 @@
 //!   summary); [`dispatch!`](crate::dispatch) is the single place that matches on the kind.
 mod decision;
 mod not_built;
+mod slots;
 mod snapshot;
 pub mod trace;
+mod world;
 
 pub use decision::{Data, Decision};
 pub use not_built::NotBuilt;
@@ -67,6 +69,11 @@ pub trait Kind {
     /// The result's `occupancy`: who holds which server when, derived by the kind from its own
     /// result data when the run finished ([`crate::occupancy`]).
     fn occupancy(r: &Self::Result) -> &[crate::occupancy::Span];
+    /// The ids of the scenario's servers in the kernel's index order (`docs/open-world.md`):
+    /// what `server_down`, `server_up` and `capacity` events name.
+    fn server_ids(doc: &Self::Doc) -> Vec<String>;
+    /// Entries of a `capacity` event's vector.
+    fn capacity_len(doc: &Self::Doc) -> usize;
 }
 
 /// The [`Kind`] methods every kind answers the same way from its documents' common fields
@@ -135,6 +142,23 @@ pub(crate) trait KindEngine<L> {
     fn trace(&self, _result: Option<&ResultDoc>) -> Option<Trace> {
         None
     }
+    /// Open world: appends `job` (a job object of the kind's `jobs` array, validated with the
+    /// document's messages) submitted at `now` to the scheduler and the result rows; returns its
+    /// index (the next one). Nothing is fed: the façade feeds its `JobArrived`.
+    fn submit(
+        &mut self,
+        _now: Slot,
+        _job: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<u32, RunError> {
+        Err(crate::event::unsupported("submit"))
+    }
+    /// Open world: the job's status as of the last event (`None` while the kind has none).
+    fn status(&self, _j: u32) -> Option<mlsched_kernel::world::Status> {
+        None
+    }
+    /// Open world: job `j` was cancelled before it arrived (it never will): its result row says
+    /// `cancelled`.
+    fn cancelled_before_arrival(&mut self, _j: u32) {}
 }
 
 /// Where decisions go: to the caller, or nowhere — then they are never built (a whole run, as
@@ -231,36 +255,38 @@ pub use not_built::Preempt;
 pub use not_built::Route;
 
 /// An event as fed to the engine (kept for [`Engine::snapshot`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Fed {
     pub(crate) now: Slot,
-    /// 0 = arrived, 1 = slot advanced, 2 = finished.
-    pub(crate) what: u8,
-    pub(crate) job: u32,
+    pub(crate) ev: FedEvent,
+}
+
+/// What [`Fed`] holds: a kernel event, or a submission as its JSON text.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum FedEvent {
+    Arrive(u32),
+    Advance,
+    Finish(u32),
+    Cancel(u32),
+    Down(u32),
+    Up(u32),
+    Capacity(u32, Vec<f64>),
+    /// A `submit` event's JSON text.
+    Submit(String),
 }
 
 impl Fed {
     fn of(now: Slot, ev: Event<u32>) -> Fed {
-        let (what, job) = match ev {
-            Event::JobArrived(j) => (0, j),
-            Event::SlotAdvanced => (1, 0),
-            Event::JobFinished(j) => (2, j),
-            // Refused by `Engine::check` before they reach the kernel (open world: issue 46).
-            Event::JobCancelled(_)
-            | Event::ServerDown(_)
-            | Event::ServerUp(_)
-            | Event::Capacity(..) => (u8::MAX, 0),
+        let ev = match ev {
+            Event::JobArrived(j) => FedEvent::Arrive(j),
+            Event::SlotAdvanced => FedEvent::Advance,
+            Event::JobFinished(j) => FedEvent::Finish(j),
+            Event::JobCancelled(j) => FedEvent::Cancel(j),
+            Event::ServerDown(h) => FedEvent::Down(h),
+            Event::ServerUp(h) => FedEvent::Up(h),
+            Event::Capacity(h, c) => FedEvent::Capacity(h, c.as_slice().to_vec()),
         };
-        Fed { now, what, job }
-    }
-
-    fn event(self) -> Option<Event<u32>> {
-        match self.what {
-            0 => Some(Event::JobArrived(self.job)),
-            1 => Some(Event::SlotAdvanced),
-            2 => Some(Event::JobFinished(self.job)),
-            _ => None,
-        }
+        Fed { now, ev }
     }
 }
 
@@ -287,6 +313,12 @@ pub struct Engine<L: LogSink = HashSink> {
     arrivals: Vec<Slot>,
     ids: Vec<String>,
     arrived: Vec<bool>,
+    /// Jobs cancelled (before or after they arrived).
+    cancelled: Vec<bool>,
+    /// Job id -> index, listed and submitted jobs.
+    job_index: std::collections::HashMap<String, u32>,
+    /// The servers as open-world events name them.
+    world: world::World,
     events: Vec<Fed>,
     fingerprint: u64,
     now: Option<Slot>,
@@ -338,8 +370,9 @@ impl<L: LogSink> Engine<L> {
         sink: L,
         fingerprint: u64,
     ) -> Result<Self, RunError> {
-        let (kind, built) = crate::dispatch!(d, x, K => (K::NAME, K::engine::<L>(x, opts)
-            .map_err(|e| crate::limit::locate(K::NAME, &crate::limit::job_ids(d), None, e))?));
+        let (kind, built, world) = crate::dispatch!(d, x, K => (K::NAME, K::engine::<L>(x, opts)
+            .map_err(|e| crate::limit::locate(K::NAME, &crate::limit::job_ids(d), None, e))?,
+            world::World::new(K::server_ids(x), K::capacity_len(x))));
         let mut order: Vec<(Slot, u32)> = built
             .arrivals
             .iter()
@@ -354,6 +387,14 @@ impl<L: LogSink> Engine<L> {
             sink,
             order,
             arrived: vec![false; built.arrivals.len()],
+            cancelled: vec![false; built.arrivals.len()],
+            job_index: built
+                .ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (id.clone(), i as u32))
+                .collect(),
+            world,
             arrivals: built.arrivals,
             ids: built.ids,
             events: Vec::new(),
@@ -428,7 +469,18 @@ impl<L: LogSink> Engine<L> {
 
     fn feed_to(&mut self, now: Slot, ev: Event<u32>, out: &mut Out<'_>) -> Result<(), RunError> {
         self.check(now, ev)?;
+        if !self.check_world(&ev)? {
+            // A cancel before the job arrived: the façade's own (the kernel never saw the job).
+            self.applied_world(now, &ev, false)?;
+            self.moved_to(now);
+            self.events.push(Fed::of(now, ev));
+            return Ok(());
+        }
         if let Err(e) = self.inner.on_event(now, ev, &mut self.sink, out) {
+            // The kernel refused an open-world event before changing anything: bad input.
+            if let Some(w) = e.kernel_error().and_then(|k| k.open_world()) {
+                return Err(self.open_world_input(w));
+            }
             let job = match ev {
                 Event::JobArrived(j) | Event::JobFinished(j) | Event::JobCancelled(j) => Some(j),
                 _ => None,
@@ -437,17 +489,21 @@ impl<L: LogSink> Engine<L> {
             self.failed = Some(e.clone());
             return Err(e);
         }
+        self.moved_to(now);
+        match ev {
+            Event::JobArrived(j) => self.arrived[j as usize] = true,
+            Event::SlotAdvanced => self.advanced = true,
+            _ => self.applied_world(now, &ev, true)?,
+        }
+        self.events.push(Fed::of(now, ev));
+        Ok(())
+    }
+
+    fn moved_to(&mut self, now: Slot) {
         if self.now != Some(now) {
             self.advanced = false;
         }
         self.now = Some(now);
-        match ev {
-            Event::JobArrived(j) => self.arrived[j as usize] = true,
-            Event::SlotAdvanced => self.advanced = true,
-            _ => {}
-        }
-        self.events.push(Fed::of(now, ev));
-        Ok(())
     }
 
     /// Feeds one event at slot `now` without building decision values: the log and the result
@@ -479,7 +535,8 @@ impl<L: LogSink> Engine<L> {
     /// (`Ok`: the engine would hand it to the kernel). Lets a host that maps one of its events
     /// to several kernel events refuse it whole.
     pub fn check_event(&self, now: Slot, ev: Event<u32>) -> Result<(), RunError> {
-        self.check(now, ev)
+        self.check(now, ev)?;
+        self.check_world(&ev).map(drop)
     }
 
     /// Refuses an event the kernel must never see, naming the field.
@@ -500,8 +557,8 @@ impl<L: LogSink> Engine<L> {
         }
         let job = match ev {
             Event::JobArrived(j) | Event::JobFinished(j) => j,
-            Event::SlotAdvanced => return Ok(()),
-            ev => return Err(crate::event::unsupported(ev.name())),
+            // Open-world events: `check_world` checks the rest.
+            _ => return Ok(()),
         };
         let Some(&arrival) = self.arrivals.get(job as usize) else {
             return bad(
@@ -513,6 +570,9 @@ impl<L: LogSink> Engine<L> {
         match ev {
             Event::JobArrived(_) if self.arrived[job as usize] => {
                 bad("job", format!("job `{id}` has already arrived"))
+            }
+            Event::JobArrived(_) if self.cancelled[job as usize] => {
+                bad("job", format!("job `{id}` was cancelled"))
             }
             Event::JobArrived(_) if now < arrival => bad(
                 "now",
@@ -529,7 +589,7 @@ impl<L: LogSink> Engine<L> {
     /// the documented order, as [`mlsched_kernel::driver::Driver::run`] does; then
     /// [`Engine::finish`]. On a fresh engine this is exactly `mlsched run`.
     pub fn run_to_end(&mut self, out: &mut dyn FnMut(Decision)) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(Some(out)), &mut |_| {}).cloned()
+        self.run_to(&mut Out(Some(out)), &mut |_| {}, &[]).cloned()
     }
 
     /// [`Engine::run_to_end`] returning the kept result document by reference (no copy: the
@@ -538,13 +598,13 @@ impl<L: LogSink> Engine<L> {
         &mut self,
         out: &mut dyn FnMut(Decision),
     ) -> Result<&ResultDoc, RunError> {
-        self.run_to(&mut Out(Some(out)), &mut |_| {})
+        self.run_to(&mut Out(Some(out)), &mut |_| {}, &[])
     }
 
     /// [`Engine::run_to_end`] without decisions: only the log and the result document are
     /// produced (what `mlsched run` does).
     pub fn run(&mut self) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(None), &mut |_| {}).cloned()
+        self.run_to(&mut Out(None), &mut |_| {}, &[]).cloned()
     }
 
     /// [`Engine::run`], telling `observe` after every arrival and every slot how far the run has come (for a
@@ -553,61 +613,7 @@ impl<L: LogSink> Engine<L> {
         &mut self,
         observe: &mut dyn FnMut(RunProgress),
     ) -> Result<ResultDoc, RunError> {
-        self.run_to(&mut Out(None), observe).cloned()
-    }
-
-    fn run_to(
-        &mut self,
-        out: &mut Out<'_>,
-        observe: &mut dyn FnMut(RunProgress),
-    ) -> Result<&ResultDoc, RunError> {
-        let mut next = 0usize;
-        let pending = |next: &mut usize, arrived: &[bool], order: &[(Slot, u32)]| {
-            while order.get(*next).is_some_and(|a| arrived[a.1 as usize]) {
-                *next += 1;
-            }
-            order.get(*next).copied()
-        };
-        let mut t = match self.now {
-            Some(now) if !self.advanced => Some(now),
-            now => {
-                let wake = self
-                    .inner
-                    .next_wakeup(now)
-                    .map(|w| now.map_or(w, |n| w.max(n.saturating_add(1))));
-                let arr = pending(&mut next, &self.arrived, &self.order)
-                    .map(|a| now.map_or(a.0, |n| a.0.max(n.saturating_add(1))));
-                earliest(arr, wake)
-            }
-        };
-        while let Some(now) = t {
-            while let Some((_, j)) =
-                pending(&mut next, &self.arrived, &self.order).filter(|a| a.0 <= now)
-            {
-                self.feed_to(now, Event::JobArrived(j), out)?;
-                observe(RunProgress {
-                    slot: now,
-                    arrived: next as u32 + 1,
-                    jobs: self.order.len() as u32,
-                });
-            }
-            self.feed_to(now, Event::SlotAdvanced, out)?;
-            observe(RunProgress {
-                slot: now,
-                arrived: next as u32,
-                jobs: self.order.len() as u32,
-            });
-            let wake = self
-                .inner
-                .next_wakeup(Some(now))
-                .map(|w| w.max(now.saturating_add(1)));
-            let arr = pending(&mut next, &self.arrived, &self.order).map(|a| a.0.max(now));
-            t = earliest(arr, wake);
-            if t == Some(now) {
-                break;
-            }
-        }
-        self.finish_to(out)
+        self.run_to(&mut Out(None), observe, &[]).cloned()
     }
 
     /// Ends the run: the scheduler's final decisions, then the result document (kept, see
@@ -679,15 +685,41 @@ impl<L: LogSink> Engine<L> {
         }
         let mut e = Self::with_sink(scenario, opts, sink)?;
         for f in events {
-            let ev = f.event().ok_or_else(|| {
-                RunError::Input(InputError::new("snapshot", "events", "unknown event code"))
-            })?;
-            e.feed_to(f.now, ev, &mut Out(None))?;
+            e.refeed(f)?;
         }
         if finished {
             e.finish_to(&mut Out(None))?;
         }
         Ok(e)
+    }
+}
+
+impl<L: LogSink> Engine<L> {
+    /// Feeds one event a snapshot holds again.
+    fn refeed(&mut self, f: Fed) -> Result<(), RunError> {
+        let bad =
+            |why: &str| RunError::Input(InputError::new("snapshot", "events", why.to_string()));
+        let ev = match f.ev {
+            FedEvent::Arrive(j) => Event::JobArrived(j),
+            FedEvent::Advance => Event::SlotAdvanced,
+            FedEvent::Finish(j) => Event::JobFinished(j),
+            FedEvent::Cancel(j) => Event::JobCancelled(j),
+            FedEvent::Down(h) => Event::ServerDown(h),
+            FedEvent::Up(h) => Event::ServerUp(h),
+            FedEvent::Capacity(h, c) => Event::Capacity(
+                h,
+                mlsched_kernel::resources::ResourceVec::from_slice(&c)
+                    .map_err(|_| bad("a capacity has too many entries"))?,
+            ),
+            FedEvent::Submit(text) => {
+                let Ok(crate::event::HostEvent::Submit { at, job }) = crate::event::parse(&text)
+                else {
+                    return Err(bad("a submission does not decode"));
+                };
+                return self.submit_to(at, &job, &mut Out(None)).map(drop);
+            }
+        };
+        self.feed_to(f.now, ev, &mut Out(None))
     }
 }
 
@@ -704,7 +736,7 @@ impl<L: LogSink> Engine<L> {
     }
 }
 
-fn earliest(a: Option<Slot>, b: Option<Slot>) -> Option<Slot> {
+pub(crate) fn earliest(a: Option<Slot>, b: Option<Slot>) -> Option<Slot> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, None) => x,

@@ -66,6 +66,14 @@ macro_rules! not_built {
                 match *r {}
             }
 
+            fn server_ids(doc: &NotBuilt) -> Vec<String> {
+                match *doc {}
+            }
+
+            fn capacity_len(doc: &NotBuilt) -> usize {
+                match *doc {}
+            }
+
             fn occupancy(r: &NotBuilt) -> &[crate::occupancy::Span] {
                 match *r {}
             }

@@ -1,5 +1,8 @@
 //! Engine snapshots: the events fed so far, tied to the scenario and options by a fingerprint.
 //!
+//! Version 2 holds the open-world events (`docs/open-world.md`) and submissions as their JSON
+//! text; version 1 snapshots are refused with their version named.
+//!
 //! Layout (postcard): magic `b"MLSE"`, format version, FNV-1a-64 fingerprint of the scenario
 //! text and options, the finished flag, the events, then a FNV-1a-64 checksum of everything
 //! before it.
@@ -10,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 const MAGIC: [u8; 4] = *b"MLSE";
 /// Format version of engine snapshots.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 struct Body {

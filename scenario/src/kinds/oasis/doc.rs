@@ -118,6 +118,15 @@ pub struct SigmoidDoc {
 }
 
 impl OasisDoc {
+    /// The servers' ids in the kernel's index order (`docs/open-world.md`): the worker
+    /// servers `w<h>`, then the parameter servers `ps<k>`.
+    pub fn server_ids(&self) -> Vec<String> {
+        let workers = (0..self.worker_servers.len()).map(|h| format!("w{h}"));
+        workers
+            .chain((0..self.ps_servers.len()).map(|k| format!("ps{k}")))
+            .collect()
+    }
+
     /// Checks every value and builds the kernel model; errors name the job/server and field.
     pub fn validate(&self) -> Result<OasisScenario, InputError> {
         let s = "scenario";

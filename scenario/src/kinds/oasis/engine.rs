@@ -53,6 +53,14 @@ impl Kind for Oasis {
     }
 
     crate::engine::kind_documents!(crate::kinds::oasis::exec::summary_text);
+
+    fn server_ids(doc: &OasisDoc) -> Vec<String> {
+        doc.server_ids()
+    }
+
+    fn capacity_len(doc: &OasisDoc) -> usize {
+        doc.resources.len()
+    }
 }
 
 fn job_ids(doc: &OasisDoc) -> Vec<String> {
@@ -215,7 +223,7 @@ impl Rows {
             .map(|&j| j as usize)
             .find(|&j| self.jobs[j].is_none());
         match (e, failed) {
-            (DriverError::Scheduler(e), Some(i)) => {
+            (DriverError::Scheduler(e) | DriverError::Refused(e), Some(i)) => {
                 RunError::kernel(e, format!("oasis: job `{}`: {e}", self.ids[i]))
             }
             (e, _) => from_driver(e, |m| format!("oasis: {m}")),
@@ -421,7 +429,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 })
             })
             .map_err(|e| match e {
-                DriverError::Scheduler(e) => baseline_error(e),
+                DriverError::Scheduler(e) | DriverError::Refused(e) => baseline_error(e),
                 e => from_driver(e, |m| m),
             })
     }

@@ -93,6 +93,11 @@ pub struct OnlineJobDoc {
 pub const ALPHA_DEFAULT: u32 = 4;
 
 impl OnlineDoc {
+    /// The servers' ids in the kernel's index order (`docs/open-world.md`): `h<h>`.
+    pub fn server_ids(&self) -> Vec<String> {
+        (0..self.servers.len()).map(|h| format!("h{h}")).collect()
+    }
+
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<OnlineScenario, InputError> {
         let s = "scenario";

@@ -49,6 +49,14 @@ impl Kind for Online {
     }
 
     crate::engine::kind_documents!(crate::kinds::online::exec::summary_text);
+
+    fn server_ids(doc: &OnlineDoc) -> Vec<String> {
+        doc.server_ids()
+    }
+
+    fn capacity_len(doc: &OnlineDoc) -> usize {
+        doc.resources.len()
+    }
 }
 
 self_cell::self_cell!(
@@ -101,7 +109,9 @@ fn online_decision(o: &OnlineDecision<'_>) -> Decision {
 
 fn online_error(e: DriverError<mlsched_kernel::online::OnlineError>) -> RunError {
     match e {
-        DriverError::Scheduler(s) => RunError::kernel(s, format!("online scheduler: {s}")),
+        DriverError::Scheduler(s) | DriverError::Refused(s) => {
+            RunError::kernel(s, format!("online scheduler: {s}"))
+        }
         e => from_driver(e, |m| m),
     }
 }
@@ -251,7 +261,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 })
             })
             .map_err(|e| match e {
-                DriverError::Scheduler(e) => baseline_error(e),
+                DriverError::Scheduler(e) | DriverError::Refused(e) => baseline_error(e),
                 e => from_driver(e, |m| m),
             })
     }

@@ -107,6 +107,12 @@ pub struct JpsDoc {
 }
 
 impl PlacementDoc {
+    /// The servers' ids in the kernel's index order (`docs/open-world.md`): each worker `k<k>`
+    /// (its capacity is one entry: 1 when it can hold a job's worker, 0 when not).
+    pub fn server_ids(&self) -> Vec<String> {
+        (0..self.workers.len()).map(|k| format!("k{k}")).collect()
+    }
+
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<PlacementScenario, InputError> {
         let s = "scenario";

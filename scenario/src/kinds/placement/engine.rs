@@ -54,6 +54,14 @@ impl Kind for Placement {
     }
 
     crate::engine::kind_documents!(crate::kinds::placement::exec::summary_text);
+
+    fn server_ids(doc: &PlacementDoc) -> Vec<String> {
+        doc.server_ids()
+    }
+
+    fn capacity_len(_doc: &PlacementDoc) -> usize {
+        1
+    }
 }
 
 struct Engine {

@@ -70,6 +70,12 @@ pub struct PreemptJobDoc {
 }
 
 impl PreemptDoc {
+    /// The servers' ids in the kernel's index order (`docs/open-world.md`): each server's `id`
+    /// (its capacity has two entries: `workers`, `ps`).
+    pub fn server_ids(&self) -> Vec<String> {
+        self.servers.iter().map(|s| s.id.clone()).collect()
+    }
+
     /// The validated `restart_slots`: whole slots, 0 up to the plan horizon (`None` when
     /// absent).
     pub fn restart(&self) -> Result<Option<u32>, InputError> {

@@ -77,6 +77,14 @@ impl Kind for Preempt {
     }
 
     crate::engine::kind_documents!(crate::kinds::preempt::exec::summary_text);
+
+    fn server_ids(doc: &PreemptDoc) -> Vec<String> {
+        doc.server_ids()
+    }
+
+    fn capacity_len(_doc: &PreemptDoc) -> usize {
+        2
+    }
 }
 
 struct Engine {
@@ -108,7 +116,7 @@ impl Engine {
     /// [`crate::limit::locate`] for every kind).
     fn error(&self, e: DriverError<PreemptError>) -> RunError {
         match e {
-            DriverError::Scheduler(e) => kernel_error(&self.doc, e),
+            DriverError::Scheduler(e) | DriverError::Refused(e) => kernel_error(&self.doc, e),
             e => crate::error::from_driver(e, |m| m),
         }
     }

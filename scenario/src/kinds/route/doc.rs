@@ -133,6 +133,12 @@ pub struct PsoDoc {
 }
 
 impl RouteDoc {
+    /// The servers' ids in the kernel's index order (`docs/open-world.md`): each topology
+    /// node's `id` (its capacity has one entry: its compute `slots`).
+    pub fn server_ids(&self) -> Vec<String> {
+        self.topology.nodes.iter().map(|n| n.id.clone()).collect()
+    }
+
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<RouteScenario, InputError> {
         let s = "scenario";

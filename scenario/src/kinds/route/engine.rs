@@ -60,6 +60,14 @@ impl Kind for Route {
     }
 
     crate::engine::kind_documents!(crate::kinds::route::exec::summary_text);
+
+    fn server_ids(doc: &RouteDoc) -> Vec<String> {
+        doc.server_ids()
+    }
+
+    fn capacity_len(_doc: &RouteDoc) -> usize {
+        1
+    }
 }
 
 struct Engine {
@@ -88,7 +96,7 @@ fn decision(d: &RouteDecision) -> Decision {
 impl Engine {
     fn error(&self, e: DriverError<RouteError>) -> RunError {
         match e {
-            DriverError::Scheduler(e) => kernel_error(&self.doc, e),
+            DriverError::Scheduler(e) | DriverError::Refused(e) => kernel_error(&self.doc, e),
             DriverError::Log(e) => kernel_error(&self.doc, e.into()),
             e => crate::error::from_driver(e, |m| m),
         }
