@@ -35,6 +35,7 @@ pub mod occupancy;
 pub mod records;
 pub mod replay;
 pub mod run;
+pub mod status;
 pub mod text;
 
 pub use error::{InputError, KernelError, RunError, RuntimeError};

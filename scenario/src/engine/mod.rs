@@ -74,6 +74,9 @@ pub trait Kind {
     fn server_ids(doc: &Self::Doc) -> Vec<String>;
     /// Entries of a `capacity` event's vector.
     fn capacity_len(doc: &Self::Doc) -> usize;
+    /// Sets every job row's `status` and the summary's counts (`crate::status`): `known` gives
+    /// the status the engine or the scheduler keeps for a job, the kind derives the others.
+    fn set_statuses(r: &mut Self::Result, known: &dyn Fn(u32) -> Option<crate::status::JobStatus>);
 }
 
 /// The [`Kind`] methods every kind answers the same way from its documents' common fields
@@ -637,7 +640,7 @@ impl<L: LogSink> Engine<L> {
             if let Some(e) = &self.failed {
                 return Err(stopped(e));
             }
-            let r = match self.inner.finish(&mut self.sink, out) {
+            let mut r = match self.inner.finish(&mut self.sink, out) {
                 Ok(r) => r,
                 Err(e) => {
                     let e = crate::limit::locate(self.kind, &self.ids, None, e);
@@ -645,6 +648,8 @@ impl<L: LogSink> Engine<L> {
                     return Err(e);
                 }
             };
+            let known = |j: u32| self.status(j).map(crate::status::JobStatus::from);
+            crate::dispatch_result!(&mut r, x, K => K::set_statuses(x, &known));
             self.result = Some(r);
         }
         // Set just above or by an earlier call.

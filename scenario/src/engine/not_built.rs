@@ -74,6 +74,13 @@ macro_rules! not_built {
                 match *doc {}
             }
 
+            fn set_statuses(
+                r: &mut NotBuilt,
+                _: &dyn Fn(u32) -> Option<crate::status::JobStatus>,
+            ) {
+                match *r {}
+            }
+
             fn occupancy(r: &NotBuilt) -> &[crate::occupancy::Span] {
                 match *r {}
             }

@@ -382,6 +382,9 @@ pub struct OasisResult {
 /// `summary`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct OasisSummary {
+    /// How many jobs ended with each status.
+    #[serde(default)]
+    pub statuses: crate::status::StatusCounts,
     /// Jobs admitted.
     pub admitted: u32,
     /// Jobs rejected.
@@ -434,6 +437,9 @@ pub const PRICES_DERIVED: &str =
 pub struct OasisJobResult {
     /// Job id.
     pub id: String,
+    /// How the job ended (`docs/open-world.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::status::JobStatus>,
     /// Admitted?
     pub admitted: bool,
     /// t_hat (admitted only).

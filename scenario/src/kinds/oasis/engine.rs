@@ -61,6 +61,10 @@ impl Kind for Oasis {
     fn capacity_len(doc: &OasisDoc) -> usize {
         doc.resources.len()
     }
+
+    fn set_statuses(r: &mut OasisResult, known: &dyn Fn(u32) -> Option<crate::status::JobStatus>) {
+        crate::kinds::oasis::exec::set_statuses(r, known)
+    }
 }
 
 fn job_ids(doc: &OasisDoc) -> Vec<String> {
@@ -137,6 +141,7 @@ impl Rows {
                     self.total += d.utility;
                 }
                 self.jobs[i] = Some(OasisJobResult {
+                    status: None,
                     id: self.ids[i].clone(),
                     admitted: d.admitted,
                     completion_slot: d.completion_slot.filter(|_| d.admitted),
@@ -231,6 +236,23 @@ impl Rows {
     }
 }
 
+/// The row of a job that never arrived: not admitted, `unfinished` (or `cancelled`, set by
+/// the façade).
+fn never_arrived(id: &str) -> OasisJobResult {
+    OasisJobResult {
+        id: id.to_string(),
+        status: Some(crate::status::JobStatus::Unfinished),
+        admitted: false,
+        completion_slot: None,
+        utility: None,
+        cost: None,
+        payoff: None,
+        reason: Some("never arrived".into()),
+        placements: Vec::new(),
+        restarts: None,
+    }
+}
+
 fn oasis_decision(o: &OasisDecision<'_>) -> Decision {
     match o {
         OasisDecision::Decision(d) => {
@@ -274,12 +296,20 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         r.map_err(|e| self.rows.error(e))?;
         let restarts = self.rows.apply_restarts(&self.scn);
         let rows = &self.rows;
-        let jobs: Vec<_> = rows.jobs.iter().flatten().cloned().collect();
+        // A job that never arrived (the host cancelled it first, or ended the run before its
+        // arrival) has a row too: not admitted, still waiting.
+        let jobs: Vec<_> = rows
+            .jobs
+            .iter()
+            .zip(&rows.ids)
+            .map(|(r, id)| r.clone().unwrap_or_else(|| never_arrived(id)))
+            .collect();
         let occupancy = crate::kinds::oasis::occupancy::spans(&jobs);
         Ok(ResultDoc::Oasis(OasisResult {
             kind: "oasis".into(),
             policy: "oasis".into(),
             summary: OasisSummary {
+                statuses: Default::default(),
                 admitted: rows.admitted,
                 rejected: self.scn.jobs.len() as u32 - rows.admitted,
                 total_utility: rows.total,
@@ -458,6 +488,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                 let restarts = rs.job(i).map(|r| r.restarts);
                 if st.rejected {
                     jobs.push(OasisJobResult {
+                        status: None,
                         id: id.clone(),
                         admitted: false,
                         completion_slot: None,
@@ -487,6 +518,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                     .map_or(0.0, |t| job.utility.at(t - job.arrival));
                 total += utility;
                 jobs.push(OasisJobResult {
+                    status: None,
                     id: id.clone(),
                     admitted: true,
                     completion_slot: st.completion,
@@ -513,6 +545,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             kind: "oasis".into(),
             policy: self.policy.clone(),
             summary: OasisSummary {
+                statuses: Default::default(),
                 admitted,
                 rejected: n - admitted,
                 total_utility: total,

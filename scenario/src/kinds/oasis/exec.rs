@@ -1,5 +1,6 @@
 //! Runs kind `"oasis"`: Alg. 1 over the jobs in arrival order (equal arrivals in input order).
 use crate::kinds::oasis::doc::{DormSummary, OasisResult};
+use crate::status::{JobStatus, StatusCounts};
 use std::fmt::Write as _;
 
 /// The human summary `mlsched run` prints: totals, then one line per job with its explanation
@@ -74,4 +75,20 @@ pub fn dorm_line(d: &DormSummary) -> String {
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
 pub fn policies() -> &'static [&'static str] {
     crate::kinds::baseline::OASIS_POLICIES
+}
+
+/// Sets every job's `status` (`known`: the scheduler's own, when it keeps one; then a status
+/// the row was built with) and
+/// `summary.statuses`. Derived from the row otherwise: not admitted = `rejected`, admitted and
+/// completed = `finished`, admitted and not done by the horizon = `unfinished`.
+pub fn set_statuses(r: &mut OasisResult, known: &dyn Fn(u32) -> Option<JobStatus>) {
+    for (j, row) in r.jobs.iter_mut().enumerate() {
+        let derived = match (row.admitted, row.completion_slot) {
+            (false, _) => JobStatus::Rejected,
+            (true, Some(_)) => JobStatus::Finished,
+            (true, None) => JobStatus::Unfinished,
+        };
+        row.status = Some(known(j as u32).or(row.status).unwrap_or(derived));
+    }
+    r.summary.statuses = StatusCounts::of(r.jobs.iter().filter_map(|x| x.status));
 }

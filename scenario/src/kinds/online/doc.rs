@@ -312,6 +312,9 @@ pub struct OnlineResult {
 /// `summary`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct OnlineSummary {
+    /// How many jobs ended with each status.
+    #[serde(default)]
+    pub statuses: crate::status::StatusCounts,
     /// Jobs scheduled.
     pub scheduled: u32,
     /// sum_j w_j (t_j + d_j) over scheduled jobs.
@@ -328,6 +331,9 @@ pub struct OnlineSummary {
 pub struct OnlineJobResult {
     /// Id.
     pub id: String,
+    /// How the job ended (`docs/open-world.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::status::JobStatus>,
     /// Scheduled within the horizon?
     pub scheduled: bool,
     /// t_j.

@@ -57,6 +57,10 @@ impl Kind for Online {
     fn capacity_len(doc: &OnlineDoc) -> usize {
         doc.resources.len()
     }
+
+    fn set_statuses(r: &mut OnlineResult, known: &dyn Fn(u32) -> Option<crate::status::JobStatus>) {
+        crate::kinds::online::exec::set_statuses(r, known)
+    }
 }
 
 self_cell::self_cell!(
@@ -291,6 +295,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                     twct += job.weight * c as f64;
                 }
                 jobs.push(OnlineJobResult {
+                    status: None,
                     id: id.clone(),
                     scheduled: done.is_some(),
                     start_slot: st.start,
@@ -314,6 +319,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             kind: "online".into(),
             policy: self.policy.clone(),
             summary: OnlineSummary {
+                statuses: Default::default(),
                 scheduled,
                 total_weighted_completion_time: twct,
                 alpha,

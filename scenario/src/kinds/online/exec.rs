@@ -1,6 +1,7 @@
 //! Runs kind `"online"`: A_online (Zhou et al. 2022) through the kernel's
 //! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
 use crate::kinds::online::doc::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
+use crate::status::{JobStatus, StatusCounts};
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{theoretical_alpha, OnlineJobDecision};
 
@@ -15,6 +16,7 @@ pub fn result(
         .jobs
         .iter()
         .map(|j| OnlineJobResult {
+            status: None,
             id: j.id.clone(),
             scheduled: false,
             start_slot: None,
@@ -62,6 +64,7 @@ pub fn result(
         kind: "online".into(),
         policy: "online".into(),
         summary: OnlineSummary {
+            statuses: Default::default(),
             scheduled,
             total_weighted_completion_time: total,
             alpha: scn.alpha,
@@ -116,4 +119,22 @@ pub fn summary_text(r: &OnlineResult) -> String {
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
 pub fn policies() -> &'static [&'static str] {
     crate::kinds::baseline::ONLINE_POLICIES
+}
+
+/// Sets every job's `status` (`known`: the scheduler's own, when it keeps one; then a status
+/// the row was built with) and
+/// `summary.statuses`. Derived from the row otherwise: scheduled = `finished`; not scheduled =
+/// `rejected` for A_online (it refused the job at arrival), `unfinished` for a baseline (it
+/// never refuses: the job was still waiting at the horizon).
+pub fn set_statuses(r: &mut OnlineResult, known: &dyn Fn(u32) -> Option<JobStatus>) {
+    let refuses = r.policy == "online";
+    for (j, row) in r.jobs.iter_mut().enumerate() {
+        let derived = match (row.scheduled, refuses) {
+            (true, _) => JobStatus::Finished,
+            (false, true) => JobStatus::Rejected,
+            (false, false) => JobStatus::Unfinished,
+        };
+        row.status = Some(known(j as u32).or(row.status).unwrap_or(derived));
+    }
+    r.summary.statuses = StatusCounts::of(r.jobs.iter().filter_map(|x| x.status));
 }

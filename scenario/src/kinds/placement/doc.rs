@@ -329,6 +329,12 @@ pub struct PlacementResult {
     /// Transfer-solver counters (only when HAS or JPS ran with `"solver": "transfer"`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub transfer: Option<PlacementTransferStats>,
+    /// Every job with how it ended (`docs/open-world.md`), in input order.
+    #[serde(default)]
+    pub jobs: Vec<PlacementJobRow>,
+    /// The counts of the jobs' statuses.
+    #[serde(default)]
+    pub summary: PlacementSummary,
     /// Who holds which server when, sorted and merged (`docs/formats.md`, "Occupancy";
     /// [`crate::occupancy`]).
     #[serde(default)]
@@ -372,6 +378,26 @@ pub struct PlacementJpsInfo {
     pub from: u64,
     /// Job ids in priority order (Algorithm 3, line 1).
     pub priority: Vec<String>,
+}
+
+/// One job of a placement result: its id and how it ended.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementJobRow {
+    /// Job id.
+    pub id: String,
+    /// How the job ended (`docs/open-world.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::status::JobStatus>,
+}
+
+/// `summary` of a placement result.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementSummary {
+    /// How many jobs ended with each status.
+    #[serde(default)]
+    pub statuses: crate::status::StatusCounts,
 }
 
 /// `best`.

@@ -62,6 +62,13 @@ impl Kind for Placement {
     fn capacity_len(_doc: &PlacementDoc) -> usize {
         1
     }
+
+    fn set_statuses(
+        r: &mut PlacementResult,
+        known: &dyn Fn(u32) -> Option<crate::status::JobStatus>,
+    ) {
+        crate::kinds::placement::exec::set_statuses(r, known)
+    }
 }
 
 struct Engine {
@@ -147,7 +154,16 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 .collect(),
         });
         let occupancy = crate::kinds::placement::occupancy::spans(&best);
+        let jobs = ids
+            .iter()
+            .map(|id| crate::kinds::placement::doc::PlacementJobRow {
+                id: id.to_string(),
+                status: None,
+            })
+            .collect();
         Ok(ResultDoc::Placement(PlacementResult {
+            jobs,
+            summary: Default::default(),
             kind: "placement".into(),
             policy: method_name(method).into(),
             best,

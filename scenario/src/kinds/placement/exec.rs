@@ -1,6 +1,7 @@
 //! Kind `"placement"` (Liu et al. 2024): method names, the result's assignment tables and the
 //! human summary; the engine is [`crate::engine::Placement`].
 use crate::kinds::placement::doc::{PlacementBest, PlacementCategory, PlacementResult};
+use crate::status::{JobStatus, StatusCounts};
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::placement::{workload, Assignment, CategoryReport};
 use std::collections::BTreeMap;
@@ -121,4 +122,15 @@ pub fn policies() -> &'static [&'static str] {
         "optimus-lb",
         "las",
     ]
+}
+
+/// Sets every job's `status` (`known`: the scheduler's own, when it keeps one; then a status
+/// the row was built with) and
+/// `summary.statuses`. Derived otherwise: every job of a closed-world placement gets its
+/// workers (the paper assumes K >= S), so it is `finished`.
+pub fn set_statuses(r: &mut PlacementResult, known: &dyn Fn(u32) -> Option<JobStatus>) {
+    for (j, row) in r.jobs.iter_mut().enumerate() {
+        row.status = Some(known(j as u32).or(row.status).unwrap_or(JobStatus::Finished));
+    }
+    r.summary.statuses = StatusCounts::of(r.jobs.iter().filter_map(|x| x.status));
 }

@@ -332,6 +332,9 @@ pub struct PreemptResult {
 /// `summary`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PreemptSummary {
+    /// How many jobs ended with each status.
+    #[serde(default)]
+    pub statuses: crate::status::StatusCounts,
     /// Average JCT (slots).
     pub avg_jct: f64,
     /// Total JCT.
@@ -357,6 +360,9 @@ pub struct PreemptSummary {
 pub struct PreemptJobResult {
     /// Id.
     pub id: String,
+    /// How the job ended (`docs/open-world.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::status::JobStatus>,
     /// c_j.
     pub completion_slot: u32,
     /// c_j - r_j.

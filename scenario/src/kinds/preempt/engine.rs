@@ -50,6 +50,7 @@ impl Kind for Preempt {
             .jobs
             .iter()
             .map(|j| PreemptJobResult {
+                status: None,
                 id: j.id.clone(),
                 completion_slot: 0,
                 jct: 0,
@@ -84,6 +85,13 @@ impl Kind for Preempt {
 
     fn capacity_len(_doc: &PreemptDoc) -> usize {
         2
+    }
+
+    fn set_statuses(
+        r: &mut PreemptResult,
+        known: &dyn Fn(u32) -> Option<crate::status::JobStatus>,
+    ) {
+        crate::kinds::preempt::exec::set_statuses(r, known)
     }
 }
 
@@ -166,6 +174,7 @@ impl<L: LogSink> KindEngine<L> for Engine {
             kind: "preempt".into(),
             policy: self.name.into(),
             summary: PreemptSummary {
+                statuses: Default::default(),
                 avg_jct: if jobs.is_empty() {
                     0.0
                 } else {

@@ -5,6 +5,7 @@ use crate::kinds::preempt::doc::{
     PreemptCandidate, PreemptChunk, PreemptDispatch, PreemptDoc, PreemptJobResult, PreemptPs,
     PreemptResult,
 };
+use crate::status::{JobStatus, StatusCounts};
 use mlsched_kernel::model::preempt::PreemptScenario;
 use mlsched_kernel::preempt::{PreemptDecision, PreemptError, PreemptScheduler};
 
@@ -137,4 +138,15 @@ pub fn summary_text(r: &PreemptResult) -> String {
 /// Policies this kind accepts with `--policy` (the first is the kind's own algorithm).
 pub fn policies() -> &'static [&'static str] {
     &["preempt", "all-cloud", "edge-fifo", "random"]
+}
+
+/// Sets every job's `status` (`known`: the scheduler's own, when it keeps one; then a status
+/// the row was built with) and
+/// `summary.statuses`. Derived from the row otherwise: every chunk of a job is processed (at
+/// the edge or in the cloud), so a job of a closed-world run is `finished`.
+pub fn set_statuses(r: &mut PreemptResult, known: &dyn Fn(u32) -> Option<JobStatus>) {
+    for (j, row) in r.jobs.iter_mut().enumerate() {
+        row.status = Some(known(j as u32).or(row.status).unwrap_or(JobStatus::Finished));
+    }
+    r.summary.statuses = StatusCounts::of(r.jobs.iter().filter_map(|x| x.status));
 }

@@ -359,6 +359,9 @@ pub struct RouteResult {
 /// `summary`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RouteSummary {
+    /// How many jobs ended with each status.
+    #[serde(default)]
+    pub statuses: crate::status::StatusCounts,
     /// J_v / J.
     pub deadline_violation_rate: f64,
     /// S_u.
@@ -386,6 +389,9 @@ pub struct RouteSummary {
 pub struct RouteJobResult {
     /// Id.
     pub id: String,
+    /// How the job ended (`docs/open-world.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::status::JobStatus>,
     /// Start time.
     pub start: u32,
     /// Compute node ids (one per worker).

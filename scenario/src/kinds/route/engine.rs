@@ -68,6 +68,10 @@ impl Kind for Route {
     fn capacity_len(_doc: &RouteDoc) -> usize {
         1
     }
+
+    fn set_statuses(r: &mut RouteResult, known: &dyn Fn(u32) -> Option<crate::status::JobStatus>) {
+        crate::kinds::route::exec::set_statuses(r, known)
+    }
 }
 
 struct Engine {

@@ -3,6 +3,7 @@
 //! [`crate::engine::Route`].
 use crate::error::{InputError, RunError};
 use crate::kinds::route::doc::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
+use crate::status::{JobStatus, StatusCounts};
 use mlsched_kernel::index::NONE;
 use mlsched_kernel::model::route::{NodeKind, RouteScenario};
 use mlsched_kernel::route::{Policy, RouteError, RouteOutcome};
@@ -42,6 +43,7 @@ pub(crate) fn result(
         plain += p.bandwidth_units_plain as u64;
         aggregated += (p.aggregation != NONE) as u32;
         jobs.push(RouteJobResult {
+            status: None,
             id: j.id.clone(),
             start: p.start,
             compute_nodes,
@@ -64,6 +66,7 @@ pub(crate) fn result(
         kind: "route".into(),
         policy: name.into(),
         summary: RouteSummary {
+            statuses: Default::default(),
             deadline_violation_rate: s.deadline_violation_rate,
             servers_used: s.servers_used,
             avg_network_cost: s.avg_network_cost,
@@ -159,4 +162,21 @@ pub fn policies() -> &'static [&'static str] {
         "deadline",
         "deadline-preemptive",
     ]
+}
+
+/// Sets every job's `status` (`known`: the scheduler's own, when it keeps one; then a status
+/// the row was built with) and
+/// `summary.statuses`. Derived from the row otherwise: a job given compute nodes ran its
+/// `duration` from `start` (`finished`, its deadline met or not); one given none was not placed
+/// (`rejected`).
+pub fn set_statuses(r: &mut RouteResult, known: &dyn Fn(u32) -> Option<JobStatus>) {
+    for (j, row) in r.jobs.iter_mut().enumerate() {
+        let derived = if row.compute_nodes.is_empty() {
+            JobStatus::Rejected
+        } else {
+            JobStatus::Finished
+        };
+        row.status = Some(known(j as u32).or(row.status).unwrap_or(derived));
+    }
+    r.summary.statuses = StatusCounts::of(r.jobs.iter().filter_map(|x| x.status));
 }
