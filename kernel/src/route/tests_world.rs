@@ -175,7 +175,7 @@ fn host(
             next_job += 1;
         }
         while next_ev < events.len() && events[next_ev].0 <= now {
-            let ev = events[next_ev].1.clone();
+            let ev = events[next_ev].1;
             let before = format!("{:?}", d.scheduler());
             match feed(&mut d, now, ev, &mut sink, &mut recs) {
                 Ok(()) => {}
@@ -453,9 +453,9 @@ fn bad_events_are_refused_and_change_nothing() {
             let got = match ev {
                 Event::SlotAdvanced => {
                     d.scheduler_mut()
-                        .on_event(at, ev.clone(), &mut |_: &RouteDecision| {})
+                        .on_event(at, ev, &mut |_: &RouteDecision| {})
                 }
-                _ => feed(&mut d, at, ev.clone(), &mut sink, &mut recs),
+                _ => feed(&mut d, at, ev, &mut sink, &mut recs),
             };
             let got = got.expect_err(&format!("{p:?} {ev:?} {:?}", d.scheduler().plans));
             assert_eq!(got, want, "{p:?} {ev:?}");
