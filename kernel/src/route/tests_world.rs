@@ -661,6 +661,10 @@ proptest! {
         let b = host(&s, policy, false, &events).unwrap();
         prop_assert_eq!(a.hash, b.hash);
         prop_assert_eq!(&a.recs, &b.recs);
+        // The same with every job submitted at its release (a cancel naming a job not yet
+        // submitted is refused, with nothing changed).
+        let c = host(&s, policy, true, &events).unwrap();
+        check_run(&s, &events, &c);
     }
 }
 
