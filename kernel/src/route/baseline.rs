@@ -15,7 +15,7 @@ impl RouteScheduler {
         sink: &mut dyn FnMut(&RouteDecision),
     ) -> Result<bool, RouteError> {
         let jb = self.jobs[j as usize];
-        if jb.workers as u64 > self.lanes.free_at[0] {
+        if jb.workers as u64 > self.lanes.free_at[0] || self.ps_down(j) {
             return Ok(false);
         }
         let n = self.g.nodes();

@@ -23,6 +23,9 @@ impl RouteScheduler {
         t: u32,
         sink: &mut dyn FnMut(&RouteDecision),
     ) -> Result<bool, RouteError> {
+        if self.ps_down(j) {
+            return Ok(false);
+        }
         let jb = self.jobs[j as usize];
         self.dj_load.run(&self.g, jb.ps, Weight::Load)?;
         self.build_candidates(j, t);

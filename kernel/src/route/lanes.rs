@@ -6,6 +6,10 @@ use super::scratch::DELTAS;
 use super::RouteError;
 use alloc::vec::Vec;
 
+/// The "free from" value of a lane switched off by the open world (a down node, a capacity
+/// cut): never free, so no placement takes it and `free_at` never counts it.
+pub(super) const DISABLED: u32 = u32::MAX;
+
 /// The lanes of every compute node and how many are free at `now + d`.
 #[derive(Clone, Debug)]
 pub(super) struct Lanes {
@@ -15,7 +19,7 @@ pub(super) struct Lanes {
     pub(super) free: Vec<u32>,
     /// free_at[d] = lanes free at t + d (refreshed at each event time t).
     pub(super) free_at: [u64; DELTAS],
-    /// Lanes in all.
+    /// Lanes in force (all of them in the closed world; the open world switches some off).
     pub(super) total: u64,
 }
 
@@ -70,6 +74,84 @@ impl Lanes {
         self.free[x] = t;
         self.refresh_free_at(t);
         Ok(())
+    }
+
+    /// Lanes of node `v` not switched off ([`DISABLED`]): the slots in force.
+    pub(super) fn active(&self, v: usize) -> u32 {
+        let (a, b) = (self.off[v] as usize, self.off[v + 1] as usize);
+        self.free[a..b].iter().filter(|&&f| f != DISABLED).count() as u32
+    }
+
+    /// Gives back at `t` a lane of node `v` held until `end` if one is (the open world's
+    /// interruptions). A lane a later reservation took over (its start >= `end`) is not one:
+    /// it stays held by that run, which is the safe side (the cut run's time is not reused).
+    pub(super) fn give_back_if_held(&mut self, v: usize, t: u32, end: u32) {
+        let (a, b) = (self.off[v] as usize, self.off[v + 1] as usize);
+        if let Some(x) = (a..b).find(|&x| self.free[x] == end) {
+            self.free[x] = t;
+        }
+        self.refresh_free_at(t);
+    }
+
+    /// Open world: node `v` has `cap` lanes in force from `t` on, keeping the lanes it holds:
+    /// switched-off lanes come back free from `t`, more are added when `cap` exceeds the
+    /// node's lanes (the one allocation, O(lanes)). `cap >= self.active(v)` is the caller's.
+    pub(super) fn grow_node(&mut self, v: usize, t: u32, cap: u32) {
+        let have = self.off[v + 1] - self.off[v];
+        if cap > have {
+            let add = cap - have;
+            let at = self.off[v + 1] as usize;
+            self.free
+                .splice(at..at, core::iter::repeat_n(DISABLED, add as usize));
+            for o in self.off.iter_mut().skip(v + 1) {
+                *o += add;
+            }
+        }
+        let mut active = self.active(v);
+        let (a, b) = (self.off[v] as usize, self.off[v + 1] as usize);
+        for x in self.free[a..b].iter_mut() {
+            if active < cap && *x == DISABLED {
+                *x = t;
+                active += 1;
+            }
+        }
+        self.recount(t);
+    }
+
+    /// Open world: node `v` gets `cap` lanes in force from `t`, the first ones held until the
+    /// `ends` (the runs still on `v`, one lane each), the rest free from `t`, and its other
+    /// lanes switched off ([`DISABLED`]). `cap` at most the node's lanes and at least the
+    /// count of `ends` are the caller's (a capacity cut after its interruptions).
+    pub(super) fn reset_node(
+        &mut self,
+        v: usize,
+        t: u32,
+        cap: u32,
+        ends: impl Iterator<Item = u32>,
+    ) {
+        let (a, b) = (self.off[v] as usize, self.off[v + 1] as usize);
+        let mut k = 0u32;
+        for e in ends {
+            if let Some(x) = self
+                .free
+                .get_mut(a + k as usize)
+                .filter(|_| a + (k as usize) < b)
+            {
+                *x = e;
+                k += 1;
+            }
+        }
+        for x in self.free[a + k as usize..b].iter_mut() {
+            *x = if k < cap { t } else { DISABLED };
+            k += 1;
+        }
+        self.recount(t);
+    }
+
+    /// After an open-world change: `total` is the lanes in force, `free_at` refreshed.
+    fn recount(&mut self, t: u32) {
+        self.total = self.free.iter().filter(|&&f| f != DISABLED).count() as u64;
+        self.refresh_free_at(t);
     }
 
     /// Takes a lane of node `v` free by `start` until `end` (best fit: the lane free latest

@@ -23,6 +23,8 @@
 //! | `outcome` | [`RouteOutcome`], [`JobPlan`], [`RouteSummary`] |
 //! | `snapshot` | [`RouteState`] and the [`crate::snapshot::Snapshot`] impl |
 //! | `error` | [`RouteError`] |
+//! | `world` | the open world: cancel, server down / up, capacity, status (`docs/open-world.md`) |
+//! | `submit` | the open world's submissions: a job appended, the tables extended |
 //! | `reference` | (feature `reference`) eqs. (1)-(5) and (11) recomputed from a schedule's sets |
 //!
 //! Readings (`docs/route.md`): BW_b of eq. (5) is the **used**
@@ -48,16 +50,21 @@ pub mod reference;
 mod scheduler;
 mod scratch;
 mod snapshot;
+mod submit;
 mod tables;
+#[cfg(test)]
+mod tests_world;
 pub mod topo;
+mod world;
 
 pub use error::RouteError;
 pub use outcome::{JobPlan, RouteOutcome, RouteSummary};
 pub use policy::Policy;
 pub use preempt::PREEMPT_RERUNS;
 pub use records::{
-    AggRec, DecisionRec, PreemptRec, PsoRec, RouteDecision, SummaryRec, TAG_ROUTE_AGGREGATION,
-    TAG_ROUTE_DECISION, TAG_ROUTE_PREEMPT, TAG_ROUTE_PSO, TAG_ROUTE_SUMMARY,
+    AggRec, DecisionRec, InterruptRec, PreemptRec, PsoRec, RouteDecision, ServerRec, SummaryRec,
+    TAG_ROUTE_AGGREGATION, TAG_ROUTE_DECISION, TAG_ROUTE_INTERRUPT, TAG_ROUTE_PREEMPT,
+    TAG_ROUTE_PSO, TAG_ROUTE_SERVER, TAG_ROUTE_SUMMARY,
 };
 pub use scheduler::{pso_work, RouteScheduler};
 pub use snapshot::RouteState;

@@ -107,6 +107,9 @@ impl RouteScheduler {
     /// lane by lane without cutting anything. `None` if no prefix of the victims makes room,
     /// or if a prefix that does would leave the arenas without room for the reruns.
     fn victims_needed(&self, j: u32, t: u32) -> Option<usize> {
+        if self.ps_down(j) {
+            return None;
+        }
         let jb = self.jobs[j as usize];
         let need = jb.workers as u64;
         let r = self.tables.ps_row[jb.ps as usize] as usize;
@@ -207,7 +210,7 @@ impl RouteScheduler {
     }
 
     /// Nodes of path `k` of the paths arena (PS first, compute node last).
-    fn path(&self, k: u32) -> &[u32] {
+    pub(super) fn path(&self, k: u32) -> &[u32] {
         match self.paths.get(k as usize) {
             Some(&(o, l)) => self
                 .path_nodes

@@ -1,4 +1,4 @@
-//! The decision records of a routing run ([`RouteDecision`], tags [`TAG_ROUTE`] + 0..=4): what
+//! The decision records of a routing run ([`RouteDecision`], tags [`TAG_ROUTE`] + 0..=6): what
 //! [`super::RouteScheduler`] passes to the callback of [`crate::api::Scheduler::on_event`] and writes to
 //! the decision log. Floats are canonical ([`crate::num::canon`]).
 #[cfg(doc)]
@@ -19,6 +19,56 @@ pub const TAG_ROUTE_AGGREGATION: u8 = TAG_ROUTE + 2;
 pub const TAG_ROUTE_SUMMARY: u8 = TAG_ROUTE + 3;
 /// Tag of a preemption record (the preemptive Deadline-aware baseline).
 pub const TAG_ROUTE_PREEMPT: u8 = TAG_ROUTE + 4;
+
+/// Tag of an open-world interruption record ([`InterruptRec`]).
+pub const TAG_ROUTE_INTERRUPT: u8 = TAG_ROUTE + 5;
+/// Tag of an open-world server record ([`ServerRec`]).
+pub const TAG_ROUTE_SERVER: u8 = TAG_ROUTE + 6;
+
+/// [`InterruptRec::outcome`]: the job queues again (re-planned / restarted).
+pub const OUTCOME_RECOVERED: u8 = 0;
+/// [`InterruptRec::outcome`]: the job is lost.
+pub const OUTCOME_LOST: u8 = 1;
+/// [`InterruptRec::outcome`]: the job is cancelled.
+pub const OUTCOME_CANCELLED: u8 = 2;
+
+/// An open-world event stopped a job (tag [`TAG_ROUTE_INTERRUPT`], `docs/open-world.md`,
+/// "Kind route"): a cancel, a down server or a capacity cut. Its run from `start` (or its
+/// reservation) is cut at `at`, its lanes and link bandwidth are given back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct InterruptRec {
+    /// The job.
+    pub job: u32,
+    /// The event time.
+    pub at: u32,
+    /// The server (node index) whose event it was ([`NONE`] for a cancel).
+    pub server: u32,
+    /// Start of the run that was cut ([`NONE`] if the job held nothing: queued or not arrived).
+    pub start: u32,
+    /// [`OUTCOME_RECOVERED`], [`OUTCOME_LOST`] or [`OUTCOME_CANCELLED`].
+    pub outcome: u8,
+    /// Slots of work it queues again with (0 unless recovered): CSRP the rest of its run,
+    /// the baselines the whole job.
+    pub remaining: u32,
+}
+
+/// An open-world server event applied (tag [`TAG_ROUTE_SERVER`]): the node's compute slots
+/// in force from `at` on, whether it is down, and the jobs it interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ServerRec {
+    /// The node index.
+    pub server: u32,
+    /// The event time.
+    pub at: u32,
+    /// Compute slots usable from `at` (0 while down; a PS node has none).
+    pub slots: u32,
+    /// The capacity it has when up (what `server_up` restores).
+    pub capacity: u32,
+    /// Down from `at`.
+    pub down: bool,
+    /// Jobs the event interrupted (each also has an [`InterruptRec`], written before this).
+    pub interrupted: u32,
+}
 
 /// A running job stopped to make room (tag [`TAG_ROUTE_PREEMPT`]): its run from `start` is
 /// cut at `at`, its lanes and link bandwidth are given back and it queues again, to run again
@@ -112,6 +162,10 @@ pub enum RouteDecision {
     Summary(SummaryRec),
     /// A running job preempted (the preemptive Deadline-aware baseline only).
     Preempted(PreemptRec),
+    /// A job stopped by an open-world event (cancel, server down, capacity cut).
+    Interrupted(InterruptRec),
+    /// An open-world server event applied.
+    Server(ServerRec),
 }
 
 impl RouteDecision {
@@ -123,6 +177,8 @@ impl RouteDecision {
             RouteDecision::Placed(_) => TAG_ROUTE_DECISION,
             RouteDecision::Summary(_) => TAG_ROUTE_SUMMARY,
             RouteDecision::Preempted(_) => TAG_ROUTE_PREEMPT,
+            RouteDecision::Interrupted(_) => TAG_ROUTE_INTERRUPT,
+            RouteDecision::Server(_) => TAG_ROUTE_SERVER,
         }
     }
 
@@ -134,6 +190,8 @@ impl RouteDecision {
             RouteDecision::Placed(r) => sink.record(self.tag(), r),
             RouteDecision::Summary(r) => sink.record(self.tag(), r),
             RouteDecision::Preempted(r) => sink.record(self.tag(), r),
+            RouteDecision::Interrupted(r) => sink.record(self.tag(), r),
+            RouteDecision::Server(r) => sink.record(self.tag(), r),
         }
     }
 }

@@ -80,6 +80,8 @@ pub struct RouteScheduler {
     pub(super) swarm: Swarm,
     pub(super) agg: AggScratch,
     pub(super) sc: Scratch,
+    /// The open world: node capacity and state, job fates (`super::world`).
+    pub(super) ow: super::world::World,
 }
 
 impl RouteScheduler {
@@ -98,6 +100,7 @@ impl RouteScheduler {
             }
         }
         let g = Graph::new(&s.topology)?;
+        let lanes = Lanes::new(&g);
         let (tables, max_w) = Tables::build(&s.jobs, &g)?;
         let (n, nj) = (g.nodes(), s.jobs.len());
         let particles = if policy == Policy::Csrp {
@@ -120,7 +123,8 @@ impl RouteScheduler {
             pso: s.pso,
             rng: SplitMix64::new(s.seed),
             jobs: s.jobs.clone(),
-            lanes: Lanes::new(&g),
+            ow: super::world::World::new(lanes.off.windows(2).map(|w| w[1] - w[0]), nj),
+            lanes,
             used_node: alloc::vec![false; n],
             totals: Totals::default(),
             plans: alloc::vec![JobPlan::EMPTY; nj],
@@ -167,9 +171,10 @@ impl RouteScheduler {
 
     /// The next time something happens on its own: the earliest reserved start of a placed
     /// job or completion of a running one (`None` when nothing is placed and unfinished).
-    /// Releases come from the caller.
+    /// Releases come from the caller. After an open-world event that freed capacity or queued
+    /// a job again, the current slot (the queue is tried again there).
     pub fn next_event(&self) -> Option<u32> {
-        let mut next: Option<u32> = None;
+        let mut next: Option<u32> = self.ow.pending.then_some(self.now);
         for &j in &self.live {
             let (Some(p), Some(jb)) = (self.plans.get(j as usize), self.jobs.get(j as usize))
             else {
@@ -219,7 +224,10 @@ impl RouteScheduler {
             _ => return Err(RouteError::AlreadyReleased { job: j }),
         }
         self.check_time(now)?;
-        self.enqueue(j);
+        // A job cancelled before it arrives never arrives.
+        if self.ow.fate[ju].is_none() {
+            self.enqueue(j);
+        }
         Ok(())
     }
 
@@ -227,6 +235,7 @@ impl RouteScheduler {
     /// what it can from the queue; every decision record goes to `out`.
     fn step(&mut self, t: u32, out: &mut dyn FnMut(&RouteDecision)) -> Result<(), RouteError> {
         self.check_time(t)?;
+        self.ow.pending = false;
         self.advance_links(t);
         self.lanes.refresh_free_at(t);
         self.schedule(t, out)
@@ -286,13 +295,11 @@ impl Scheduler for RouteScheduler {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), RouteError> {
-        crate::world::closed_world_only(&event)?;
         match event {
-            // Refused above (`closed_world_only`) until this scheduler has its open-world rule.
             Event::JobCancelled(_)
             | Event::ServerDown(_)
             | Event::ServerUp(_)
-            | Event::Capacity(..) => Ok(()),
+            | Event::Capacity(..) => self.open_event(now, event, &mut |d: &RouteDecision| out(d)),
             Event::JobArrived(j) => self.release(now, j),
             Event::SlotAdvanced => self.step(now, &mut |d: &RouteDecision| out(d)),
             Event::JobFinished(_) => self.check_time(now),
@@ -304,10 +311,11 @@ impl Scheduler for RouteScheduler {
         self.next_event()
     }
 
-    /// The summary record; a job still queued when nothing is left to happen can never be
-    /// placed ([`RouteError::Unreachable`]).
+    /// The summary record; in the closed world a job still queued when nothing is left to
+    /// happen can never be placed ([`RouteError::Unreachable`]); in the open world (after a
+    /// cancel or a server event) it is `Unfinished` (its PS or its slots may be gone).
     fn finish<F: FnMut(&RouteDecision) + ?Sized>(&mut self, out: &mut F) -> Result<(), RouteError> {
-        if let Some(&j) = self.queue.first() {
+        if let Some(&j) = self.queue.first().filter(|_| !self.ow.open) {
             return Err(RouteError::Unreachable {
                 job: j,
                 workers: self.jobs[j as usize].workers,

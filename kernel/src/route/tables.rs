@@ -28,6 +28,10 @@ pub(super) struct Tables {
     pub(super) arrivals: Vec<(u32, u32)>,
     /// Per PS row: the Capacity policy's guaranteed share of all lanes.
     pub(super) group_share: Vec<f64>,
+    /// Per PS row: its jobs' demanded slot-time (workers x duration), summed in job order.
+    pub(super) group_demand: Vec<f64>,
+    /// All jobs' demanded slot-time, summed in job order.
+    pub(super) total_demand: f64,
 }
 
 /// Per PS row: the hop-shortest tree, reachable compute nodes in (hops, index) order and
@@ -51,13 +55,16 @@ impl Tables {
         let hop = hop_tables(g, &ps_row, rows, computes)?;
         check_reach(jobs, &ps_row, &hop.reach_slots)?;
         let order = release_order(jobs);
+        let (group_demand, total_demand) = group_demands(jobs, &ps_row, rows);
         let tables = Tables {
             arrivals: order
                 .iter()
                 .map(|&j| (jobs[j as usize].release, j))
                 .collect(),
             order,
-            group_share: group_shares(jobs, &ps_row, rows),
+            group_share: shares(&group_demand, total_demand),
+            group_demand,
+            total_demand,
             ps_row,
             hop_pred: hop.pred,
             hop_order: hop.order,
@@ -111,21 +118,15 @@ fn hop_tables(
             continue;
         }
         let r = r as usize;
-        dj.run(g, ps, Weight::Hops)?;
-        hop_pred[r * n..(r + 1) * n].copy_from_slice(&dj.preds()[..n]);
-        let row = &mut hop_order[r * computes..(r + 1) * computes];
-        let mut len = 0usize;
-        for v in 0..n as u32 {
-            if g.kind(v) == NodeKind::Compute && dj.hops(v) != u32::MAX {
-                row[len] = v;
-                len += 1;
-                reach_slots[r] = reach_slots[r].saturating_add(g.slots(v));
-            }
-        }
-        crate::order::sort_indices_by(&mut row[..len], &|a, b| {
-            (dj.hops(a), a).cmp(&(dj.hops(b), b))
-        });
-        hop_order_len[r] = len as u32;
+        let (len, reach) = hop_row(
+            g,
+            &mut dj,
+            ps,
+            &mut hop_pred[r * n..(r + 1) * n],
+            &mut hop_order[r * computes..(r + 1) * computes],
+        )?;
+        hop_order_len[r] = len;
+        reach_slots[r] = reach;
     }
     Ok(HopTables {
         pred: hop_pred,
@@ -133,6 +134,32 @@ fn hop_tables(
         order_len: hop_order_len,
         reach_slots,
     })
+}
+
+/// One PS row: Dijkstra by hops from `ps` into `pred` (`nodes` wide) and its reachable compute
+/// nodes by (hops, index) into `row`; returns their count and their compute slots in all.
+pub(super) fn hop_row(
+    g: &Graph,
+    dj: &mut Dijkstra,
+    ps: u32,
+    pred: &mut [u32],
+    row: &mut [u32],
+) -> Result<(u32, u32), RouteError> {
+    let n = g.nodes();
+    dj.run(g, ps, Weight::Hops)?;
+    pred.copy_from_slice(&dj.preds()[..n]);
+    let (mut len, mut reach) = (0usize, 0u32);
+    for v in 0..n as u32 {
+        if g.kind(v) == NodeKind::Compute && dj.hops(v) != u32::MAX {
+            row[len] = v;
+            len += 1;
+            reach = reach.saturating_add(g.slots(v));
+        }
+    }
+    crate::order::sort_indices_by(&mut row[..len], &|a, b| {
+        (dj.hops(a), a).cmp(&(dj.hops(b), b))
+    });
+    Ok((len as u32, reach))
 }
 
 /// [`RouteError::Unreachable`] for the first job asking more workers than its PS reaches.
@@ -159,21 +186,33 @@ fn release_order(jobs: &[RouteJob]) -> Vec<u32> {
     order
 }
 
-/// Capacity-like guaranteed shares: proportional to each tenant's demanded slot-time.
-fn group_shares(jobs: &[RouteJob], ps_row: &[u32], rows: usize) -> Vec<f64> {
-    let mut group_share = alloc::vec![0.0; rows];
+/// Each tenant's demanded slot-time and the total, summed in job order.
+fn group_demands(jobs: &[RouteJob], ps_row: &[u32], rows: usize) -> (Vec<f64>, f64) {
+    let mut group_demand = alloc::vec![0.0; rows];
     let mut total_demand = 0.0;
     for j in jobs {
-        let d = j.workers as f64 * j.duration as f64;
-        group_share[ps_row[j.ps as usize] as usize] += d;
+        let d = demand(j);
+        group_demand[ps_row[j.ps as usize] as usize] += d;
         total_demand += d;
     }
-    for x in group_share.iter_mut() {
-        *x = if total_demand > 0.0 {
-            *x / total_demand
-        } else {
-            1.0
-        };
-    }
-    group_share
+    (group_demand, total_demand)
+}
+
+/// A job's demanded slot-time (workers x duration).
+pub(super) fn demand(j: &RouteJob) -> f64 {
+    j.workers as f64 * j.duration as f64
+}
+
+/// Capacity-like guaranteed shares: proportional to each tenant's demanded slot-time.
+pub(super) fn shares(group_demand: &[f64], total_demand: f64) -> Vec<f64> {
+    group_demand
+        .iter()
+        .map(|&x| {
+            if total_demand > 0.0 {
+                x / total_demand
+            } else {
+                1.0
+            }
+        })
+        .collect()
 }
