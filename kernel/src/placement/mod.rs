@@ -49,6 +49,7 @@ mod scheduler;
 mod snapshot;
 pub mod transfer;
 pub mod workload;
+pub mod world;
 
 pub use error::PlacementError;
 pub use exact::Exact;
@@ -58,6 +59,7 @@ pub use market::{Market, MarketOutcome, MarketRound};
 pub use scheduler::{PlacementDecision, PlacementScheduler};
 pub use transfer::{Transfer, TransferOutcome, TransferStats};
 pub use workload::Split;
+pub use world::{Hold, JobRun, Phase};
 
 /// Market price updates allowed per category before the exact fallback.
 pub const MARKET_CAP: u32 = PLACEMENT_MARKET_ROUNDS_MAX as u32;
