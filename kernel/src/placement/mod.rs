@@ -50,6 +50,8 @@ mod snapshot;
 pub mod transfer;
 pub mod workload;
 pub mod world;
+#[cfg(test)]
+mod world_tests;
 
 pub use error::PlacementError;
 pub use exact::Exact;
