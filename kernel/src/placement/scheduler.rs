@@ -98,11 +98,12 @@ impl Scheduler for PlacementScheduler {
         }
     }
 
-    /// Slot 0 once (the run); after it, while a job waits for a worker, the next time a
-    /// running job ends (its workers free up: the paper's completion *reset event*).
+    /// Slot 0 (the batch; the next slot if events came first); after it, while a job waits
+    /// for a worker, the next time a running job ends (its workers free up: the paper's
+    /// completion *reset event*). O(S).
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
         if !self.world.decided {
-            return after.is_none().then_some(0);
+            return Some(after.map_or(0, |a| a.saturating_add(1)));
         }
         self.world.next_completion(after)
     }
