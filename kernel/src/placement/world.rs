@@ -64,6 +64,8 @@ pub struct JobRun {
     pub phase: Phase,
     /// `JobArrived` was fed.
     pub arrived: bool,
+    /// When it arrived (seconds; its JCT is `end - arrival` once finished).
+    pub arrival: Slot,
     /// Start of its current run (seconds).
     pub start: f64,
     /// End of its current run (seconds; infinite when V_i = 0).
@@ -114,6 +116,7 @@ pub(crate) struct World {
 const PENDING: JobRun = JobRun {
     phase: Phase::Pending,
     arrived: false,
+    arrival: 0,
     start: 0.0,
     end: f64::INFINITY,
     epochs: 0.0,
@@ -589,6 +592,7 @@ impl PlacementScheduler {
             return Ok(());
         }
         r.arrived = true;
+        r.arrival = now;
         if !self.world.decided {
             return Ok(());
         }

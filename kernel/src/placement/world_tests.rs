@@ -375,6 +375,7 @@ fn a_job_submitted_after_the_batch_waits_for_a_worker_then_runs() {
     let run = d.scheduler().job_run(j).unwrap();
     assert_eq!(run.phase, Phase::Running);
     assert_eq!(run.start, f64::from(wake));
+    assert_eq!(run.arrival, 3);
     d.finish(&mut sink, &mut |_| {}).unwrap();
     assert_eq!(d.scheduler().status(j), Some(Status::Finished));
 }
