@@ -15,7 +15,8 @@
 //! Jain's fairness ([`fairness`], eq. 34).
 //!
 //! Everything is built once by [`Placer::new`] (allocates); [`Placer::run`] allocates nothing.
-//! Decision records use tags [`crate::log::TAG_PLACEMENT`] + 0..=5 (see [`records`]).
+//! Decision records use tags [`crate::log::TAG_PLACEMENT`] + 0..=8 (see [`records`]; +6..=+8 only
+//! in the open world, [`world`]).
 // Row-major S x C / S x K matrices are indexed by job and class together; range loops read
 // clearer than zipped iterators there.
 #![allow(clippy::needless_range_loop)]
