@@ -51,6 +51,14 @@ pub enum PlacementError {
         /// worker index j
         worker: u32,
     },
+    /// A submitted job's `samples` or `epochs` is not a finite number > 0, or its
+    /// `model_bytes` not a finite number >= 0 (the scenario's own checks).
+    JobValue {
+        /// the index the job would have had
+        job: u32,
+        /// the field
+        field: &'static str,
+    },
     /// A fixed capacity of [`crate::limits`] was exceeded.
     Capacity(CapacityError),
     /// The decision log refused a record.
@@ -88,6 +96,11 @@ impl fmt::Display for PlacementError {
                 "job {job}: throughput[{worker}] must be finite and in 0..={:e} ({})",
                 crate::limits::THROUGHPUT_MAX,
                 Limit::Throughput.name()
+            ),
+            PlacementError::JobValue { job, field } => write!(
+                f,
+                "job {job}: {field} must be a finite number {}",
+                if field == "model_bytes" { ">= 0" } else { "> 0" }
             ),
             PlacementError::Capacity(e) => e.fmt(f),
             PlacementError::Log(e) => e.fmt(f),

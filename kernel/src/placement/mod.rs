@@ -15,7 +15,8 @@
 //! Jain's fairness ([`fairness`], eq. 34).
 //!
 //! Everything is built once by [`Placer::new`] (allocates); [`Placer::run`] allocates nothing.
-//! Decision records use tags [`crate::log::TAG_PLACEMENT`] + 0..=5 (see [`records`]).
+//! Decision records use tags [`crate::log::TAG_PLACEMENT`] + 0..=8 (see [`records`]; +6..=+8 only
+//! in the open world, [`world`]).
 // Row-major S x C / S x K matrices are indexed by job and class together; range loops read
 // clearer than zipped iterators there.
 #![allow(clippy::needless_range_loop)]
@@ -49,6 +50,9 @@ mod scheduler;
 mod snapshot;
 pub mod transfer;
 pub mod workload;
+pub mod world;
+#[cfg(test)]
+mod world_tests;
 
 pub use error::PlacementError;
 pub use exact::Exact;
@@ -58,6 +62,7 @@ pub use market::{Market, MarketOutcome, MarketRound};
 pub use scheduler::{PlacementDecision, PlacementScheduler};
 pub use transfer::{Transfer, TransferOutcome, TransferStats};
 pub use workload::Split;
+pub use world::{Hold, JobRun, Phase};
 
 /// Market price updates allowed per category before the exact fallback.
 pub const MARKET_CAP: u32 = PLACEMENT_MARKET_ROUNDS_MAX as u32;

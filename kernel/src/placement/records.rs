@@ -8,6 +8,9 @@
 //! | +3 | [`WorkerRec`] | per worker of the final choice |
 //! | +4 | [`JpsRec`] | JPS sampling window |
 //! | +5 | [`ExhaustiveRec`] | every improvement of exhaustive search |
+//! | +6 | [`InterruptRec`] | open world: a job stopped by a cancel, a failure or a capacity cut |
+//! | +7 | [`PlaceRec`] | open world: per worker of a job placed by an open-world batch |
+//! | +8 | [`BatchRec`] | open world: a batch the method placed after the closed-world one |
 use super::{Assignment, Instance, MarketOutcome, PlacementError, RunSummary};
 use crate::log::{LogSink, TAG_PLACEMENT};
 use crate::model::placement::Method;
@@ -92,7 +95,57 @@ pub struct ExhaustiveRec {
     pub avg_jct: f64,
 }
 
-fn method_code(m: Method) -> u8 {
+/// Open world (`super::world`): a job stopped at `at` (seconds) and what became of it.
+#[derive(Serialize)]
+pub struct InterruptRec {
+    /// The event's time in seconds.
+    pub at: u32,
+    /// The job.
+    pub job: u32,
+    /// The worker whose failure or capacity cut stopped it ([`crate::index::NONE`] for a cancel).
+    pub server: u32,
+    /// 0 `server_down`, 1 `capacity`, 2 `cancel`.
+    pub cause: u8,
+    /// 0 recovered (re-placed by the batch that follows), 1 lost, 2 cancelled.
+    pub outcome: u8,
+    /// Epochs still to train (the partial epoch at `at` is lost); 0 for a cancel.
+    pub epochs_left: f64,
+}
+
+/// Open world: one worker of a job placed by an open-world batch (global indices).
+#[derive(Serialize)]
+pub struct PlaceRec {
+    /// The batch's time in seconds: the job holds `worker` from here.
+    pub at: u32,
+    /// i
+    pub job: u32,
+    /// k
+    pub worker: u32,
+    /// Epochs this run trains.
+    pub epochs: f64,
+    /// When the run ends (seconds): `at` + Lambda_i of the batch (infinite when V_i = 0).
+    pub finish: f64,
+}
+
+/// Open world: a batch the method placed on the free workers after (or instead of) the
+/// closed-world batch.
+#[derive(Serialize)]
+pub struct BatchRec {
+    /// The batch's time in seconds.
+    pub at: u32,
+    /// 0 has, ..., 6 las (as [`ChoiceRec::method`]).
+    pub method: u8,
+    /// Jobs placed.
+    pub jobs: u32,
+    /// Free workers they were placed on.
+    pub workers: u32,
+    /// Categories or assignments the method examined.
+    pub examined: u64,
+    /// Lambda of the batch (its jobs' average remaining JCT from `at`).
+    pub avg_jct: f64,
+}
+
+pub(crate) fn method_code(m: Method) -> u8 {
     match m {
         Method::Has => 0,
         Method::Jps => 1,

@@ -5,6 +5,14 @@
 //! (per-category and final, exactly those [`Placer::run`] writes) reach the driver as
 //! [`PlacementDecision::Record`] decisions, encoded into a buffer sized at build; each evaluated
 //! category is also shown as [`PlacementDecision::Category`] (its explanation, no record).
+//!
+//! The open-world events (`JobCancelled`, `ServerDown`, `ServerUp`, `Capacity`), [`submit`]
+//! and [`status`] follow the rules of [`super::world`] (`docs/open-world.md`, "Kind
+//! placement"); a closed-world run takes exactly the path it always took.
+//!
+//! [`submit`]: PlacementScheduler::submit
+//! [`status`]: PlacementScheduler::status
+use super::world::World;
 use super::{CategoryReport, PlacementError, Placer, RunSummary};
 use crate::api::{Event, Record, Scheduler};
 use crate::log::{Encoded, ForwardSink, LogError, LogSink};
@@ -34,20 +42,23 @@ impl Record for PlacementDecision<'_> {
 /// A [`Placer`] with the method it runs (the scenario's or a comparison method).
 #[derive(Clone, Debug)]
 pub struct PlacementScheduler {
-    placer: Placer,
-    method: Method,
-    buf: Vec<u8>,
-    summary: Option<RunSummary>,
+    pub(super) placer: Placer,
+    pub(super) method: Method,
+    pub(super) buf: Vec<u8>,
+    pub(super) summary: Option<RunSummary>,
+    /// The open-world state: per job its run, per worker its holder, down flag and capacity.
+    pub(super) world: World,
 }
 
 impl PlacementScheduler {
     /// Wraps `placer` to run `method`; the record buffer is allocated here.
     pub fn new(placer: Placer, method: Method) -> Self {
         PlacementScheduler {
-            placer,
             method,
             buf: alloc::vec![0; crate::limits::RECORD_BYTES_MAX],
             summary: None,
+            world: World::new(placer.instance()),
+            placer,
         }
     }
 
@@ -68,17 +79,51 @@ impl Scheduler for PlacementScheduler {
     type Decision<'a> = PlacementDecision<'a>;
     type Error = PlacementError;
 
-    /// `SlotAdvanced` (the first one) runs the method; arrivals and finishes change nothing.
+    /// `SlotAdvanced` (the first one) runs the method; the host's finishes change nothing (the
+    /// model computes each JCT). Arrivals and the open-world events follow [`super::world`].
     fn on_event<F: FnMut(&PlacementDecision<'_>) + ?Sized>(
         &mut self,
-        _now: Slot,
+        now: Slot,
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), PlacementError> {
-        crate::world::closed_world_only(&event)?;
-        if !matches!(event, Event::SlotAdvanced) || self.summary.is_some() {
-            return Ok(());
+        match event {
+            Event::SlotAdvanced => self.on_slot(now, out),
+            Event::JobFinished(_) => Ok(()),
+            Event::JobArrived(j) => self.on_arrival(now, j, out),
+            Event::JobCancelled(j) => self.on_cancel(now, j, out),
+            Event::ServerDown(h) => self.on_server_down(now, h, out),
+            Event::ServerUp(h) => self.on_server_up(now, h, out),
+            Event::Capacity(h, c) => self.on_capacity(now, h, &c, out),
         }
+    }
+
+    /// Slot 0 (the batch; the next slot if events came first); after it, while a job waits
+    /// for a worker, the next time a running job ends (its workers free up: the paper's
+    /// completion *reset event*). O(S).
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        if !self.world.decided {
+            return Some(after.map_or(0, |a| a.saturating_add(1)));
+        }
+        self.world.next_completion(after)
+    }
+
+    /// The run is over: a job still running finishes at its JCT (nothing else will happen).
+    fn finish<F: FnMut(&PlacementDecision<'_>) + ?Sized>(
+        &mut self,
+        _out: &mut F,
+    ) -> Result<(), PlacementError> {
+        self.world.ended = true;
+        Ok(())
+    }
+}
+
+impl PlacementScheduler {
+    /// The closed-world batch: the method over the whole instance, exactly as it always ran.
+    pub(super) fn run_closed<F: FnMut(&PlacementDecision<'_>) + ?Sized>(
+        &mut self,
+        out: &mut F,
+    ) -> Result<(), PlacementError> {
         let mut buf = core::mem::take(&mut self.buf);
         let out = RefCell::new(out);
         let result = {
@@ -93,10 +138,5 @@ impl Scheduler for PlacementScheduler {
         self.buf = buf;
         self.summary = Some(result?);
         Ok(())
-    }
-
-    /// Slot 0 once (the run), never again.
-    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
-        after.is_none().then_some(0)
     }
 }
