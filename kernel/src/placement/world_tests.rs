@@ -72,7 +72,7 @@ fn driver(s: &PlacementScenario) -> D {
 
 fn ev(d: &mut D, sink: &mut VecSink, t: Slot, e: Event<u32>) -> Result<(), PlacementError> {
     d.on_event(t, e, sink, &mut |_| {}).map_err(|e| match e {
-        crate::driver::DriverError::Scheduler(e) => e,
+        crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
         crate::driver::DriverError::Log(e) => PlacementError::Log(e),
     })
 }

@@ -116,7 +116,7 @@ fn feed<S: LogSink>(
 ) -> Result<(), RouteError> {
     d.on_event(t, ev, sink, &mut |r: &RouteDecision| recs.push(r.clone()))
         .map_err(|e| match e {
-            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
             crate::driver::DriverError::Log(e) => e.into(),
         })
 }
@@ -203,7 +203,7 @@ fn host(
     }
     d.finish(&mut sink, &mut |r: &RouteDecision| recs.push(r.clone()))
         .map_err(|e| match e {
-            crate::driver::DriverError::Scheduler(e) => e,
+            crate::driver::DriverError::Scheduler(e) | crate::driver::DriverError::Refused(e) => e,
             crate::driver::DriverError::Log(e) => e.into(),
         })?;
     out.extend(recs.drain(..).map(|r| (u32::MAX, r)));

@@ -94,6 +94,8 @@ fn decision(d: &RouteDecision) -> Decision {
         }
         RouteDecision::Summary(r) => Decision::of("route.summary", None, r),
         RouteDecision::Preempted(r) => Decision::of("route.preempted", Some(r.job), r),
+        RouteDecision::Interrupted(r) => Decision::of("route.interrupted", Some(r.job), r),
+        RouteDecision::Server(r) => Decision::of("route.server", None, r),
     }
 }
 
