@@ -154,6 +154,29 @@ fn a_capacity_cut_interrupts_the_most_recent_first() {
 }
 
 #[test]
+fn a_server_returns_with_the_capacity_set_while_down() {
+    let mut s = OasisScheduler::new(&scn(vec![job(3, 2, 40.0)])).unwrap();
+    feed(&mut s, 0, Event::ServerDown(1)).unwrap();
+    assert_eq!(s.capacity_in_force(1, 0), 0.0);
+    assert!(feed(&mut s, 1, Event::Capacity(1, rv(&[1.0])))
+        .unwrap()
+        .is_empty());
+    assert_eq!(s.capacity_in_force(1, 0), 0.0, "still down");
+    assert_eq!(s.market.workers.usage(2, 1, 0), 4.0, "all withheld");
+    feed(&mut s, 2, Event::ServerUp(1)).unwrap();
+    assert_eq!(s.capacity_in_force(1, 0), 1.0);
+    assert_eq!(s.market.workers.usage(1, 1, 0), 4.0, "history stays");
+    assert_eq!(s.market.workers.usage(2, 1, 0), 3.0);
+    assert_eq!(s.market.workers.fit(2, 1, &rv(&[1.0])), 1);
+    assert!(feed(&mut s, 3, Event::JobArrived(0)).unwrap()[0].admitted);
+    assert!((3..5).all(|t| held(&s, t, 1) <= 1.0));
+    assert_eq!(s.status(0), Some(Status::Unfinished));
+    s.finish(&mut |_: &OasisDecision<'_>| {}).unwrap();
+    assert_eq!(s.status(0), Some(Status::Finished));
+    assert_eq!(s.status(1), None);
+}
+
+#[test]
 fn bad_events_change_nothing() {
     let mut s = OasisScheduler::new(&scn(vec![job(0, 4, 40.0), job(1, 40, 1.0)])).unwrap();
     feed(&mut s, 0, Event::JobArrived(0)).unwrap();
