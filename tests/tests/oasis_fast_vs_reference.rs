@@ -165,6 +165,10 @@ fn run_scenario(
             Reason::Admitted => ADMITTED.fetch_add(1, Ordering::Relaxed),
             Reason::NonPositivePayoff => REJECTED_PAYOFF.fetch_add(1, Ordering::Relaxed),
             Reason::NoFeasibleSchedule => REJECTED_INFEASIBLE.fetch_add(1, Ordering::Relaxed),
+            // open-world outcomes: a closed-world run has none
+            Reason::Cancelled | Reason::Recovered { .. } | Reason::Lost { .. } => {
+                unreachable!("an arrival's reason")
+            }
         };
     }
     Ok(admitted)

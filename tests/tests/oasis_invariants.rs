@@ -46,6 +46,10 @@ fn run_checked(scn: &OasisScenario) -> (u32, u32, u32) {
             Reason::Admitted => n.0 += 1,
             Reason::NonPositivePayoff => n.1 += 1,
             Reason::NoFeasibleSchedule => n.2 += 1,
+            // open-world outcomes: a closed-world run has none
+            Reason::Cancelled | Reason::Recovered { .. } | Reason::Lost { .. } => {
+                unreachable!("an arrival's reason")
+            }
         }
     }
     n

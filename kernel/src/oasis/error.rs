@@ -37,6 +37,32 @@ pub enum OasisError {
     Log(crate::log::LogError),
     /// An open-world event was refused (`crate::world`); nothing changed.
     OpenWorld(crate::world::OpenWorldError),
+    /// A submitted job would need price bounds outside those in force (`docs/open-world.md`,
+    /// "Kind oasis"). With derived bounds (no scenario `prices`), eqs. (23)-(26) take a max
+    /// (U1^r, U2^r: the best utility per unit demand) and a min (L1, L2: the horizon utility
+    /// per unit work, over eta) over the whole job set; the bounds in force are those of the
+    /// initial jobs, so a submission whose own terms would raise a U or lower an L would be
+    /// priced differently than the closed-world scenario holding it: it is refused and
+    /// nothing changes. `bound` is the first that would move, checked in the order
+    /// `L1`, `L2`, `U1`, `U2` (a lower L also raises a U that was lifted to L).
+    OutsideBounds {
+        /// the index the job would have had
+        job: u32,
+        /// `L1` (eq. 25), `L2` (eq. 26), `U1` (eq. 23) or `U2` (eq. 24)
+        bound: &'static str,
+    },
+    /// A submission to a scheduler without price bounds: the scenario has neither `prices`
+    /// nor an initial job to derive them from (eqs. 23-26); give `prices`.
+    NoPriceBounds,
+    /// A capacity event above the server's capacity at the build: eq. (22) prices a
+    /// resource by the share of the build capacity c_h^r in use, so the capacity in force is
+    /// kept between 0 and it.
+    CapacityAboveBuild {
+        /// the server (kernel server index)
+        server: u32,
+        /// the resource r
+        resource: u8,
+    },
 }
 
 impl From<CapacityError> for OasisError {
@@ -67,6 +93,18 @@ impl core::fmt::Display for OasisError {
             ),
             OasisError::Log(e) => write!(f, "{e}"),
             OasisError::OpenWorld(e) => write!(f, "{e}"),
+            OasisError::OutsideBounds { job, bound } => write!(
+                f,
+                "submitted job {job} would need the price bound {bound} outside the one derived \
+                 from the initial jobs (eqs. 23-26); give \"prices\" in the scenario"
+            ),
+            OasisError::NoPriceBounds => f.write_str(
+                "no price bounds: the scenario has no \"prices\" and no initial job to derive them from",
+            ),
+            OasisError::CapacityAboveBuild { server, resource } => write!(
+                f,
+                "capacity of server index {server}, resource {resource}, is above its capacity at the build"
+            ),
         }
     }
 }

@@ -35,8 +35,10 @@
 //! | `units` | what one entry (a server's prices and free rooms at a slot) offers a demand: unit price, fit, room test |
 //! | `cheapest` | the server with the least (unit price, index) among those present |
 //! | `census` | per slot, how many servers of a pool have at least a given share free |
-//! | `records` | the decision records (tags `TAG_OASIS_DECISION`, `TAG_OASIS_SLOT`) and `OasisDecision` |
-//! | `snapshot` | the restorable state and its snapshots |
+//! | `records` | the decision records (tags `TAG_OASIS_DECISION`, `TAG_OASIS_SLOT`, `TAG_OASIS_WORLD`) and `OasisDecision` |
+//! | `snapshot` | the restorable state and its snapshots (closed-world state only) |
+//! | `ledger` | per job, the reservations its schedule holds (for cancels and interruptions) |
+//! | `world` | the open-world events: submit, cancel, server down / up, capacity (`docs/open-world.md`) |
 //! | `error` | `OasisError` |
 //! | `reference` | (feature `reference`) the paper-literal Alg. 2: COST_t and the DP computed from the formulas |
 mod census;
@@ -44,6 +46,7 @@ mod cheapest;
 mod error;
 pub mod fast;
 mod grid;
+mod ledger;
 pub mod market;
 mod records;
 #[cfg(any(test, feature = "reference"))]
@@ -51,12 +54,16 @@ pub mod reference;
 mod scheduler;
 mod snapshot;
 mod units;
+mod world;
+#[cfg(test)]
+mod world_tests;
 
 pub use error::OasisError;
 pub use fast::{Schedule, SlotPlacement};
 pub use market::{JobParams, Market};
 pub use records::{
-    OasisDecision, OasisRecord, OasisSlotRecord, TAG_OASIS_DECISION, TAG_OASIS_SLOT,
+    OasisDecision, OasisRecord, OasisSlotRecord, OasisWorldRecord, TAG_OASIS_DECISION,
+    TAG_OASIS_SLOT, TAG_OASIS_WORLD,
 };
 pub use scheduler::{commit, OasisScheduler};
 pub use snapshot::OasisState;
@@ -73,6 +80,22 @@ pub enum Reason {
     NoFeasibleSchedule,
     /// A feasible schedule exists but the best payoff f_i - cost is <= 0.
     NonPositivePayoff,
+    /// Open world (`docs/open-world.md`): the host cancelled the job; its reservations from
+    /// the event's slot on were released and it earns nothing.
+    Cancelled,
+    /// Open world: the event on `server` (its failure or capacity cut) interrupted the job, and
+    /// its remaining chunks were re-planned as a continuation priced at the event's prices
+    /// with a positive payoff: the decision's schedule is the new one from the event's slot.
+    Recovered {
+        /// the server of the event (kernel server index, `crate::world`)
+        server: u32,
+    },
+    /// Open world: the event on `server` interrupted the job and its continuation has no
+    /// schedule with a positive payoff (or none feasible): the job is lost.
+    Lost {
+        /// the server of the event (kernel server index)
+        server: u32,
+    },
 }
 
 impl Reason {
@@ -82,6 +105,9 @@ impl Reason {
             Reason::Admitted => 0,
             Reason::NoFeasibleSchedule => 1,
             Reason::NonPositivePayoff => 2,
+            Reason::Cancelled => 3,
+            Reason::Recovered { .. } => 4,
+            Reason::Lost { .. } => 5,
         }
     }
 
@@ -91,7 +117,23 @@ impl Reason {
             Reason::Admitted => "admitted: best payoff > 0",
             Reason::NoFeasibleSchedule => "no feasible schedule before T",
             Reason::NonPositivePayoff => "best payoff <= 0",
+            Reason::Cancelled => "cancelled",
+            Reason::Recovered { .. } => "interrupted and recovered: the rest re-planned",
+            Reason::Lost { .. } => "interrupted and lost: no continuation with payoff > 0",
         }
+    }
+
+    /// The server of an open-world interruption ([`Reason::Recovered`], [`Reason::Lost`]).
+    pub fn server(self) -> Option<u32> {
+        match self {
+            Reason::Recovered { server } | Reason::Lost { server } => Some(server),
+            _ => None,
+        }
+    }
+
+    /// Is this the outcome of an open-world event (logged as an [`OasisWorldRecord`])?
+    pub fn is_world(self) -> bool {
+        self.code() >= 3
     }
 }
 
@@ -230,7 +272,7 @@ mod tests {
             let reason = match d.reason {
                 Reason::Admitted => reference::RefReason::Admitted,
                 Reason::NoFeasibleSchedule => reference::RefReason::NoFeasibleSchedule,
-                Reason::NonPositivePayoff => reference::RefReason::NonPositivePayoff,
+                _ => reference::RefReason::NonPositivePayoff,
             };
             assert_eq!(
                 (r.admitted, r.reason, r.completion_slot),

@@ -1,8 +1,10 @@
 //! [`OasisScheduler`]: Alg. 1 as an embeddable [`Scheduler`] value.
 use super::fast::{DpSize, FastDp, Schedule};
 use super::grid::{TIDY_BACKLOG, TIDY_LEAVES, TIDY_LIGHT_SLOTS};
+use super::ledger::Ledger;
 use super::market::{JobParams, Market};
 use super::records::{OasisDecision, OasisSlotRecord};
+use super::world::{BoundsFrom, World};
 use super::{OasisError, OasisJobDecision};
 use crate::api::{Event, Record, Scheduler};
 use crate::error::Limit;
@@ -10,6 +12,7 @@ use crate::limits::{self, JOBS_MAX, OASIS_DP_CELLS_MAX};
 use crate::log::LogSink;
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
 use crate::num::canon;
+use crate::resources::ResourceVec;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -19,32 +22,57 @@ use alloc::vec::Vec;
 #[derive(Clone, Debug)]
 pub struct OasisScheduler {
     pub(super) market: Market,
-    jobs: Vec<OasisJob>,
-    params: Vec<JobParams>,
+    pub(super) jobs: Vec<OasisJob>,
+    pub(super) params: Vec<JobParams>,
     pub(super) decided: Vec<bool>,
-    dp: FastDp,
+    pub(super) dp: FastDp,
+    /// The size `dp` was allocated for (submissions and continuations may grow it).
+    pub(super) size: DpSize,
     pub(super) now: u32,
     bounds_derived: bool,
+    /// Per job, the reservations of its schedule (open world: cancels, interruptions).
+    pub(super) ledger: Ledger,
+    /// The open-world state (`super::world`).
+    pub(super) ow: World,
 }
 
 impl OasisScheduler {
     /// Builds the scheduler: price bounds from the scenario, or eqs. (23)-(26) when absent.
+    /// With neither `prices` nor a job, no bounds can be derived: the scheduler is built (it
+    /// has nothing to decide) and refuses every submission ([`OasisError::NoPriceBounds`]).
     pub fn new(scn: &OasisScenario) -> Result<Self, OasisError> {
-        let (bounds, derived) = match scn.prices {
-            Some(b) => (b, false),
+        let (bounds, from) = match scn.prices {
+            Some(b) => (b, BoundsFrom::Given),
+            None if scn.jobs.is_empty() => {
+                // any valid bounds: no job is ever priced with them
+                let one = ResourceVec::from_slice(&[1.0; crate::limits::RESOURCES_MAX])
+                    .ok()
+                    .and_then(|v| {
+                        ResourceVec::from_slice(v.as_slice().get(..scn.resources as usize)?).ok()
+                    })
+                    .ok_or(OasisError::Shape)?;
+                let b = PriceBounds {
+                    u_worker: one,
+                    u_ps: one,
+                    l_worker: 1.0,
+                    l_ps: 1.0,
+                };
+                (b, BoundsFrom::Unknown)
+            }
             None => (
                 crate::price::oasis_bounds(scn).map_err(|_| OasisError::Bounds)?,
-                true,
+                BoundsFrom::Derived(alloc::boxed::Box::new(scn.clone())),
             ),
         };
-        Self::with_bounds(scn, bounds, derived)
+        Self::with_bounds(scn, bounds, from)
     }
 
     fn with_bounds(
         scn: &OasisScenario,
         bounds: PriceBounds,
-        derived: bool,
+        from: BoundsFrom,
     ) -> Result<Self, OasisError> {
+        let derived = matches!(from, BoundsFrom::Derived(_));
         limits::check(Limit::Jobs, scn.jobs.len(), JOBS_MAX)?;
         let market = Market::new(scn, bounds)?;
         let r = scn.resources as usize;
@@ -71,12 +99,16 @@ impl OasisScheduler {
                 size = size.max(s);
             }
         }
+        let caps = scn.worker_servers.iter().chain(&scn.ps_servers).copied();
         Ok(OasisScheduler {
             market,
             jobs: scn.jobs.clone(),
             decided: vec![false; params.len()],
+            ledger: Ledger::new(params.len()),
+            ow: World::new(params.len(), caps.collect(), from),
             params,
             dp: FastDp::new(size),
+            size,
             now: 0,
             bounds_derived: derived,
         })
@@ -143,6 +175,7 @@ impl OasisScheduler {
         };
         if let Some(s) = FastDp::size_of(&self.market, p, &j.utility) {
             self.market.reserve(s.pairs_w, s.pairs_p);
+            self.ledger.reserve(s.rows + s.pairs_w + s.pairs_p);
             let rows = u32::try_from(s.rows).unwrap_or(u32::MAX);
             self.market.reserve_window(p, p.arrival, rows);
         }
@@ -174,7 +207,10 @@ impl OasisScheduler {
         let d = self.dp.decide(&self.market, idx, &p, &job.utility)?;
         if d.admitted {
             commit_owed(&mut self.market, &p, &self.dp.schedule());
+            let h = self.market.workers.servers();
+            self.ledger.admit(idx, &self.dp.schedule(), h);
         }
+        self.ow.decided(&d, now);
         // the slot trees' summaries that commits left loose are redone by light decisions
         // (no decision depends on it: a work count, not a clock, says which)
         if (!d.admitted && self.dp.listed <= TIDY_LIGHT_SLOTS)
@@ -209,7 +245,7 @@ impl OasisScheduler {
 }
 
 /// Passes a decision and (if admitted) every slot of its schedule to `out`.
-fn emit<F: FnMut(&OasisDecision<'_>) + ?Sized>(
+pub(super) fn emit<F: FnMut(&OasisDecision<'_>) + ?Sized>(
     d: &OasisJobDecision,
     s: &Schedule<'_>,
     out: &mut F,
@@ -271,20 +307,19 @@ impl Scheduler for OasisScheduler {
     type Decision<'a> = OasisDecision<'a>;
     type Error = OasisError;
 
-    /// `JobArrived(i)` at a_i: the decision, then the admitted schedule's slots.
+    /// `JobArrived(i)` at a_i: the decision, then the admitted schedule's slots. The
+    /// open-world events: `super::world` (`docs/open-world.md`, "Kind oasis").
     fn on_event<F: FnMut(&OasisDecision<'_>) + ?Sized>(
         &mut self,
         now: u32,
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), OasisError> {
-        crate::world::closed_world_only(&event)?;
         match event {
-            // Refused above (`closed_world_only`) until this scheduler has its open-world rule.
             Event::JobCancelled(_)
             | Event::ServerDown(_)
             | Event::ServerUp(_)
-            | Event::Capacity(..) => {}
+            | Event::Capacity(..) => self.world_event(now, event, out)?,
             Event::JobArrived(i) => {
                 let d = self.decide(now, i)?;
                 emit(&d, &self.dp.schedule(), out);
@@ -298,6 +333,16 @@ impl Scheduler for OasisScheduler {
                 self.now = now;
             }
         }
+        Ok(())
+    }
+
+    /// The run is over: statuses are final ([`OasisScheduler::status`]); no record.
+    fn finish<F: FnMut(&OasisDecision<'_>) + ?Sized>(
+        &mut self,
+        out: &mut F,
+    ) -> Result<(), OasisError> {
+        let _ = out;
+        self.ow.finished = true;
         Ok(())
     }
 }

@@ -1,6 +1,8 @@
 //! The restorable state of an [`OasisScheduler`] and its snapshots ([`crate::snapshot`], kind
 //! [`TAG_OASIS`]): the priced cluster (market usage and prices), the decided flags and the
-//! clock. The DP's scratch is rebuilt from the scenario by [`OasisScheduler::new`].
+//! clock. The DP's scratch is rebuilt from the scenario by [`OasisScheduler::new`]. The
+//! open-world state (per-job reservations, servers down, capacities set, submitted jobs) is
+//! not in it: only a closed-world run round-trips.
 use super::market::Market;
 use super::{OasisError, OasisScheduler};
 use crate::log::TAG_OASIS;

@@ -138,6 +138,11 @@ impl Pool {
                         continue; // untouched: neither usage nor price moves
                     }
                     vals[r] += b.dem.get(r) * b.count as f64;
+                    // a release (open world: a negative booking) that brings the usage back
+                    // to within rounding of 0 leaves the server idle, not at a residue
+                    if b.dem.get(r) < 0.0 && vals[r] <= 1e-12 * self.capacity(s, r) {
+                        vals[r] = 0.0;
+                    }
                     *d = true;
                 }
                 bi += 1;

@@ -134,6 +134,32 @@ impl Market {
         self.ps.add(t, k, &job.ps_demand, count);
     }
 
+    /// Books `delta` (R values, either sign) on kernel server `server` (workers `0..H`, then
+    /// PS `H..H+K`) at slot `t`, applied by [`Self::merge`]: the open world's releases (a
+    /// negated demand) and capacity withheld (`super::world`). Usage never goes below 0.
+    pub(crate) fn shift_raw(&mut self, t: u32, server: u32, delta: &ResourceVec, count: u32) {
+        let h = self.workers.servers();
+        match server.checked_sub(h) {
+            None => self.workers.add(t, server, delta, count),
+            Some(k) => self.ps.add(t, k, delta, count),
+        }
+    }
+
+    /// The pool and its index of kernel server `server`.
+    pub(crate) fn pool_of(&self, server: u32) -> (&Pool, u32) {
+        let h = self.workers.servers();
+        match server.checked_sub(h) {
+            None => (&self.workers, server),
+            Some(k) => (&self.ps, k),
+        }
+    }
+
+    /// Makes room for `cells` more bookings in each pool (amortised; an event's cost).
+    pub(crate) fn reserve_cells(&mut self, cells: usize) {
+        self.workers.reserve(cells);
+        self.ps.reserve(cells);
+    }
+
     /// Drops repeated breakpoints of every server added to since the last merge.
     pub(crate) fn merge(&mut self) {
         self.workers.merge_dirty();

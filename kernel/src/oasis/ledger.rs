@@ -1,0 +1,137 @@
+//! [`Ledger`]: per job, the reservations its schedule holds (y_ih(t), z_ik(t) and the chunks
+//! D_i(t) of each slot), so that an open-world event can release a job's cells from a slot on
+//! and count the work it did before (`docs/open-world.md`, "Kind oasis").
+//!
+//! All entries live in one arena; a job's entries are one contiguous span, in the schedule's
+//! slot order. A re-planned job gets a new span at the arena's end (its history, then the new
+//! schedule); the old span is left as garbage (an event's cost, never an arrival's).
+use super::fast::Schedule;
+use alloc::vec::Vec;
+
+/// The `server` of a slot's header entry (it carries the slot's chunks, no server).
+const HEADER: u32 = u32::MAX;
+
+/// One entry: a slot's header (`server == HEADER`, `chunks` = D_i(t)) or `count` workers /
+/// parameter servers on a server (kernel server index: workers `0..H`, then PS `H..H+K`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Hold {
+    pub(super) slot: u32,
+    pub(super) server: u32,
+    pub(super) count: u32,
+    pub(super) chunks: u64,
+}
+
+impl Hold {
+    /// Is this a server's reservation (not a slot's header)?
+    pub(super) fn is_cell(&self) -> bool {
+        self.server != HEADER
+    }
+}
+
+/// The reservations of every job (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Ledger {
+    arena: Vec<Hold>,
+    /// Per job, `(from, len)` in the arena.
+    span: Vec<(u32, u32)>,
+}
+
+impl Ledger {
+    /// A ledger for `jobs` jobs, none holding anything.
+    pub(super) fn new(jobs: usize) -> Self {
+        Ledger {
+            arena: Vec::new(),
+            span: alloc::vec![(0, 0); jobs],
+        }
+    }
+
+    /// One more job (a submission), holding nothing.
+    pub(super) fn push_job(&mut self) {
+        self.span.push((0, 0));
+    }
+
+    /// Makes room for `entries` more entries, so that [`Self::admit`] of a schedule that
+    /// small allocates nothing (amortised growth).
+    pub(super) fn reserve(&mut self, entries: usize) {
+        if self.arena.capacity() - self.arena.len() < entries {
+            self.arena.reserve(entries);
+        }
+    }
+
+    /// Job `job`'s entries.
+    pub(super) fn holds(&self, job: u32) -> &[Hold] {
+        match self.span.get(job as usize) {
+            Some(&(f, l)) => self.arena.get(f as usize..(f + l) as usize).unwrap_or(&[]),
+            None => &[],
+        }
+    }
+
+    /// Job `job` now holds `history` (its entries before the event, kept) and schedule `s`,
+    /// `h` the number of worker servers (PS server k is `h + k`).
+    pub(super) fn admit(&mut self, job: u32, s: &Schedule<'_>, h: u32) {
+        let from = self.arena.len();
+        if let Some(&(f, l)) = self.span.get(job as usize) {
+            // the history (empty at an arrival) moves to the new span's start
+            self.arena.extend_from_within(f as usize..(f + l) as usize);
+        }
+        for sp in s.iter() {
+            self.arena.push(Hold {
+                slot: sp.slot,
+                server: HEADER,
+                count: 0,
+                chunks: sp.chunks,
+            });
+            for (pairs, base) in [(sp.worker_pairs, 0), (sp.ps_pairs, h)] {
+                for &[x, n] in pairs {
+                    self.arena.push(Hold {
+                        slot: sp.slot,
+                        server: base.saturating_add(x),
+                        count: n,
+                        chunks: 0,
+                    });
+                }
+            }
+        }
+        let len = (self.arena.len() - from) as u32;
+        if let Some(sp) = self.span.get_mut(job as usize) {
+            *sp = (from as u32, len);
+        }
+    }
+
+    /// Drops job `job`'s entries at slots `>= t` (the caller released them from the market
+    /// first); the ones before stay, in order.
+    pub(super) fn truncate(&mut self, job: u32, t: u32) {
+        let Some(&(f, l)) = self.span.get(job as usize) else {
+            return;
+        };
+        let (f, l) = (f as usize, l as usize);
+        let mut keep = 0;
+        for i in 0..l {
+            if let Some(&e) = self.arena.get(f + i) {
+                if e.slot < t {
+                    self.arena[f + keep] = e;
+                    keep += 1;
+                }
+            }
+        }
+        if let Some(sp) = self.span.get_mut(job as usize) {
+            sp.1 = keep as u32;
+        }
+    }
+
+    /// Chunks job `job` trains in slots before `t` by its reservations.
+    pub(super) fn done_before(&self, job: u32, t: u32) -> u64 {
+        self.holds(job)
+            .iter()
+            .filter(|e| !e.is_cell() && e.slot < t)
+            .map(|e| e.chunks)
+            .sum()
+    }
+
+    /// Does job `job` hold anything at slots `>= t` (on `server`, or anywhere when `None`)?
+    pub(super) fn holds_from(&self, job: u32, t: u32, server: Option<u32>) -> bool {
+        self.holds(job)
+            .iter()
+            .any(|e| e.is_cell() && e.slot >= t && server.is_none_or(|s| s == e.server))
+    }
+}
