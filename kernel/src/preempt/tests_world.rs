@@ -3,7 +3,7 @@
 use super::{Cause, Outcome, Policy, PreemptDecision, PreemptError, PreemptScheduler};
 use crate::api::{Event, Scheduler};
 use crate::driver::Driver;
-use crate::log::VecSink;
+use crate::log::{LogSink, VecSink};
 use crate::model::preempt::{PreemptJob, PreemptScenario, PreemptServer};
 use crate::resources::ResourceVec;
 use crate::snapshot::Snapshot;
@@ -353,7 +353,8 @@ fn submit_checks_before_it_appends() {
 
 // ---- properties ----
 
-fn arb_job(arrival: Slot) -> impl Strategy<Value = PreemptJob> {
+/// A job some server can train; on the cloud too for all-cloud (which uses nothing else).
+fn arb_job(arrival: Slot, policy: Policy) -> impl Strategy<Value = PreemptJob> {
     let rate = prop_oneof![Just(0.0), 0.5f64..3.0];
     (
         1u32..4,
@@ -361,20 +362,20 @@ fn arb_job(arrival: Slot) -> impl Strategy<Value = PreemptJob> {
         prop_oneof![Just(0.0), 0.1f64..1.0],
     )
         .prop_map(move |(chunks, edge, cloud)| {
-            let cloud = if edge.iter().all(|&r| r == 0.0) && cloud == 0.0 {
-                0.4
-            } else {
-                cloud
-            };
+            let nowhere = edge.iter().all(|&r| r == 0.0) || policy == Policy::AllCloud;
+            let cloud = if nowhere && cloud == 0.0 { 0.4 } else { cloud };
             job(arrival, chunks, edge, cloud)
         })
 }
 
-/// 1..6 jobs with non-decreasing arrivals in 0..8.
-fn arb_jobs() -> impl Strategy<Value = Vec<PreemptJob>> {
-    proptest::collection::vec((0u32..8).prop_flat_map(arb_job), 1..6).prop_map(|mut v| {
-        v.sort_by_key(|j| j.arrival);
-        v
+/// A policy and 1..6 jobs with non-decreasing arrivals in 0..8.
+fn arb_jobs() -> impl Strategy<Value = (Vec<PreemptJob>, Policy)> {
+    arb_policy().prop_flat_map(|policy| {
+        let one = (0u32..8).prop_flat_map(move |a| arb_job(a, policy));
+        proptest::collection::vec(one, 1..6).prop_map(move |mut v| {
+            v.sort_by_key(|j| j.arrival);
+            (v, policy)
+        })
     })
 }
 
@@ -594,7 +595,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn submission_is_arrival(jobs in arb_jobs(), policy in arb_policy()) {
+    fn submission_is_arrival((jobs, policy) in arb_jobs()) {
         let (closed, open) = closed_and_submitted(jobs, policy);
         prop_assert_eq!(closed.1, open.1);
         prop_assert_eq!(closed.0, open.0);
@@ -602,9 +603,8 @@ proptest! {
 
     #[test]
     fn random_event_sequences_keep_the_world_in_force(
-        jobs in arb_jobs(),
+        (jobs, policy) in arb_jobs(),
         mut evs in proptest::collection::vec(arb_ev(), 0..10),
-        policy in arb_policy(),
     ) {
         evs.sort_by_key(|e| e.0);
         let a = run_open(&jobs, &evs, policy);
