@@ -28,6 +28,7 @@
 //! | `ps` | A_ps (Algorithm 5): one parameter server per running job per slot |
 //! | `records` | the decision records (tag range 0x40) and `PreemptDecision` |
 //! | `snapshot` | snapshots of the scheduler |
+//! | `world` | the open world: submit, cancel, server down/up, capacity, job status |
 //! | `error` | `PreemptError` |
 //! | `reference` | (feature `reference`) plans as slot arrays y_jdsw(t) and Q recomputed from them |
 mod dispatch;
@@ -39,11 +40,14 @@ mod records;
 pub mod reference;
 mod scheduler;
 mod snapshot;
+#[cfg(test)]
+mod tests_world;
+mod world;
 
 pub use error::PreemptError;
 pub use records::{
-    CandidateRec, DispatchRec, PreemptDecision, PsMissRec, PsRec, TAG_CANDIDATE, TAG_DISPATCH,
-    TAG_PS, TAG_PS_MISS,
+    CandidateRec, Cause, DispatchRec, InterruptRec, Outcome, PreemptDecision, PsMissRec, PsRec,
+    TAG_CANDIDATE, TAG_DISPATCH, TAG_INTERRUPT, TAG_PS, TAG_PS_MISS,
 };
 use scheduler::Cand;
 pub use scheduler::{run_all, Placement, PreemptScheduler};

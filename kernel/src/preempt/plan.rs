@@ -536,6 +536,99 @@ impl Plans {
     }
 }
 
+/// Open world (`docs/open-world.md`, "Kind preempt"): growing the store for submitted jobs
+/// and cutting planned slots out of a worker's plan.
+impl Plans {
+    /// Room for `chunks` more chunks (a submitted job): two pool segments each, amortised
+    /// growth (the only allocation of a submission).
+    pub fn extend_chunks(&mut self, chunks: usize) {
+        self.chunks
+            .resize(self.chunks.len() + chunks, PlanChunk::default());
+        self.cap += 2 * chunks;
+        self.grow_pools();
+    }
+
+    /// Room for `segments` more segments than the pool holds now (an interruption
+    /// re-dispatches chunks, two new segments each at most).
+    pub fn reserve_segments(&mut self, segments: usize) {
+        self.cap = self.cap.max(self.segs.len() + segments);
+        self.grow_pools();
+    }
+
+    fn grow_pools(&mut self) {
+        for v in [&mut self.segs, &mut self.spare] {
+            if v.capacity() < self.cap {
+                v.reserve(self.cap - v.len());
+            }
+        }
+        if self.summary.capacity() < self.cap {
+            self.summary.reserve(self.cap - self.summary.len());
+        }
+    }
+
+    /// The segment worker `w` runs in slot `t` (call [`Plans::advance`] to `t` first).
+    pub fn running_segment(&self, w: usize, t: Slot) -> Option<Segment> {
+        let wl = self.workers.get(w)?;
+        let s = *self.seg(wl.live)?;
+        (s.start <= t && t < s.end).then_some(s)
+    }
+
+    /// Removes from worker `w` every planned slot >= `from` of chunk `chunk` (of every chunk
+    /// when `chunk` is `NONE`): a segment starting at or after `from` is unlinked, one running
+    /// over `from` ends at `from` (the slots before stay: the worker did run them). `hit` gets
+    /// the chunk of every segment changed (a split chunk may come twice). Later segments keep
+    /// their slots: the freed ones stay idle until an insertion uses them. Call
+    /// [`Plans::advance`] to `from` first. O(the worker's pending segments).
+    pub fn cut(
+        &mut self,
+        w: usize,
+        from: Slot,
+        chunk: u32,
+        hit: &mut dyn FnMut(u32),
+    ) -> Result<(), PlanError> {
+        let wl = *self.workers.get(w).ok_or(PlanError::OutOfRange)?;
+        let (mut prev, mut cur, mut live) = (wl.live_prev, wl.live, wl.live);
+        while let Some(&s) = self.seg(cur) {
+            let next = s.next;
+            if chunk == NONE || s.chunk == chunk {
+                if s.start >= from {
+                    self.set_next(w, prev, next);
+                    if cur == live {
+                        live = next;
+                    }
+                    hit(s.chunk);
+                    cur = next;
+                    continue;
+                }
+                if s.end > from {
+                    if let Some(x) = self.segs.get_mut(cur as usize) {
+                        x.end = from;
+                    }
+                    hit(s.chunk);
+                }
+            }
+            prev = cur;
+            cur = next;
+        }
+        let now = self.now;
+        if let Some(x) = self.workers.get_mut(w) {
+            x.live = live;
+            // A segment cut to end at `from` (= now) is history now.
+            while let Some(s) = self.segs.get(x.live as usize) {
+                if s.end > now {
+                    break;
+                }
+                x.live_prev = x.live;
+                x.live = s.next;
+            }
+        }
+        if let Some(x) = self.summary_at.get_mut(w) {
+            x.2 = 0;
+        }
+        Ok(())
+    }
+}
+
 impl Plans {
     /// Checks plans restored from a snapshot against `model`, the plans of a scheduler built
     /// from the same scenario (only its shape is read): pool capacity and lengths; every

@@ -23,6 +23,11 @@ impl PreemptScheduler {
                 continue;
             }
             let p = self.last_ps[j];
+            let (s, local) = self.ps_coords(p);
+            if !self.ow.ps_ok(s as usize, local) {
+                // Open world: its server went down or its capacity dropped; line 6 instead.
+                continue;
+            }
             self.cur_ps[j] = p;
             if let Some(t) = self.ps_taken.get_mut(p as usize) {
                 *t = stamp;
@@ -122,7 +127,8 @@ impl PreemptScheduler {
             let row = job.ps_eligible.get(s).map_or(&[][..], |r| &r[..]);
             for (p, &ok) in row.iter().enumerate().take(sv.ps as usize) {
                 let g = self.ps_base[s] + p as u32;
-                if ok && self.ps_taken.get(g as usize) != Some(&stamp) {
+                if ok && self.ps_taken.get(g as usize) != Some(&stamp) && self.ow.ps_ok(s, p as u32)
+                {
                     if count == k {
                         return (count + 1, g);
                     }

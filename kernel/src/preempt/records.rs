@@ -1,5 +1,6 @@
 //! The Wang et al. decision records (tag range 0x40: [`TAG_CANDIDATE`], [`TAG_DISPATCH`],
-//! [`TAG_PS`], [`TAG_PS_MISS`]) and [`PreemptDecision`], every decision the scheduler makes.
+//! [`TAG_PS`], [`TAG_PS_MISS`], and for the open world [`TAG_INTERRUPT`]) and
+//! [`PreemptDecision`], every decision the scheduler makes.
 use crate::log::TAG_PREEMPT;
 use crate::Slot;
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,57 @@ pub const TAG_DISPATCH: u8 = TAG_PREEMPT + 1;
 pub const TAG_PS: u8 = TAG_PREEMPT + 2;
 /// Tag of a [`PsMissRec`].
 pub const TAG_PS_MISS: u8 = TAG_PREEMPT + 3;
+
+/// Tag of an [`InterruptRec`] (open world).
+pub const TAG_INTERRUPT: u8 = TAG_PREEMPT + 4;
+
+/// What made an open-world record (`docs/open-world.md`, "Kind preempt").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cause {
+    /// `JobCancelled`: the chunk's remaining slots are dropped.
+    Cancel,
+    /// `ServerDown` of the chunk's edge server.
+    ServerDown,
+    /// `Capacity` cut the chunk's worker.
+    Capacity,
+    /// The job arrived when no worker that is on (nor the cloud) can train it.
+    Arrival,
+}
+
+/// How an open-world record ends for its job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The chunk is re-dispatched (the dispatch records follow) and restarts from scratch.
+    Recovered,
+    /// No worker that is on (nor the cloud) can train it: the job is lost.
+    Lost,
+    /// The job was cancelled.
+    Cancelled,
+    /// The job is rejected on arrival.
+    Rejected,
+}
+
+/// An open-world consequence for one chunk of `job` at `slot`: its planned slots from `slot` on
+/// were removed from `server`/`worker` (for [`Cause::Arrival`]: chunk, server and worker are 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptRec {
+    /// Slot of the event.
+    pub slot: Slot,
+    /// Job index.
+    pub job: u32,
+    /// Chunk d (0-based).
+    pub chunk: u32,
+    /// Server s the chunk was on.
+    pub server: u32,
+    /// Worker w it was on (the cloud: its fresh worker's number).
+    pub worker: u32,
+    /// On the cloud.
+    pub cloud: bool,
+    /// Why.
+    pub cause: Cause,
+    /// What became of the job.
+    pub outcome: Outcome,
+}
 
 /// One entry of C_j (Algorithm 2, lines 3-8): Q of chunk 1 of `job` on one candidate worker.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,6 +143,8 @@ pub enum PreemptDecision {
     Ps(PsRec),
     /// No PS available.
     PsMiss(PsMissRec),
+    /// Open world: a chunk interrupted, dropped or a job rejected.
+    Interrupt(InterruptRec),
 }
 
 impl PreemptDecision {
@@ -101,6 +155,7 @@ impl PreemptDecision {
             PreemptDecision::Dispatch(_) => TAG_DISPATCH,
             PreemptDecision::Ps(_) => TAG_PS,
             PreemptDecision::PsMiss(_) => TAG_PS_MISS,
+            PreemptDecision::Interrupt(_) => TAG_INTERRUPT,
         }
     }
 
@@ -119,6 +174,7 @@ impl PreemptDecision {
             }
             PreemptDecision::Ps(r) => sink.record(self.tag(), &r),
             PreemptDecision::PsMiss(r) => sink.record(self.tag(), &r),
+            PreemptDecision::Interrupt(r) => sink.record(self.tag(), &r),
         }
     }
 }

@@ -83,6 +83,10 @@ pub struct PreemptScheduler {
     /// the scheduler a snapshot is restored into.
     #[serde(skip)]
     pub(super) restart: u32,
+    /// The open world (`world`): not in a snapshot, which is refused once an open-world event
+    /// changed it.
+    #[serde(skip)]
+    pub(super) ow: super::world::World,
 }
 
 impl PreemptScheduler {
@@ -130,6 +134,7 @@ impl PreemptScheduler {
             crate::limits::PREEMPT_TOTAL_CHUNKS_MAX,
         )?;
         let nj = scn.jobs.len();
+        let ow = super::world::World::new(scn, nw as usize, nc);
         let mut arrival_slots: Vec<Slot> = scn.jobs.iter().map(|j| j.arrival).collect();
         crate::order::sort_u32(&mut arrival_slots);
         arrival_slots.dedup();
@@ -159,6 +164,7 @@ impl PreemptScheduler {
             preemptions: 0,
             ps_misses: 0,
             restart: 0,
+            ow,
         })
     }
 
@@ -258,18 +264,55 @@ impl Scheduler for PreemptScheduler {
 
     /// `JobArrived(j)` at r_j: dispatch its chunks (A_greedy or the baseline);
     /// `SlotAdvanced` at t: A_ps for slot t (call after the arrivals of t); `JobFinished` is
-    /// ignored (the plans know when chunks end).
+    /// ignored (the plans know when chunks end). The open-world events follow
+    /// `docs/open-world.md`, "Kind preempt" (module `world`); a refused one changes nothing.
     fn on_event<F: FnMut(&PreemptDecision) + ?Sized>(
         &mut self,
         now: Slot,
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), PreemptError> {
-        crate::world::closed_world_only(&event)?;
         let out: &mut dyn FnMut(&PreemptDecision) = &mut |d: &PreemptDecision| out(d);
+        if now < self.now {
+            return Err(PreemptError::TimeWentBack { now });
+        }
+        match event {
+            // Checked before `now` is taken, so a refused event changes nothing.
+            Event::JobCancelled(j) => self.cancel(j, now, out),
+            Event::ServerDown(h) => self.server_down(h, now, out),
+            Event::ServerUp(h) => self.server_up(h, now),
+            Event::Capacity(h, c) => self.capacity(h, &c, now, out),
+            _ => self.closed_event(now, event, out),
+        }?;
+        self.now = now;
+        Ok(())
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.wakeup(after)
+    }
+
+    /// The run is over: a chunk that ends with the last slot counts as finished in
+    /// [`PreemptScheduler::status`]. No decision.
+    fn finish<F: FnMut(&PreemptDecision) + ?Sized>(
+        &mut self,
+        _out: &mut F,
+    ) -> Result<(), PreemptError> {
+        self.ow.finished = true;
+        Ok(())
+    }
+}
+
+impl PreemptScheduler {
+    /// The papers' own events (arrive, advance, finished).
+    fn closed_event(
+        &mut self,
+        now: Slot,
+        event: Event<u32>,
+        out: &mut dyn FnMut(&PreemptDecision),
+    ) -> Result<(), PreemptError> {
         self.check_time(now)?;
         match event {
-            // Refused above (`closed_world_only`) until this scheduler has its open-world rule.
             Event::JobCancelled(_)
             | Event::ServerDown(_)
             | Event::ServerUp(_)
@@ -292,10 +335,6 @@ impl Scheduler for PreemptScheduler {
             }
             Event::JobFinished(_) => Ok(()),
         }
-    }
-
-    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
-        self.wakeup(after)
     }
 }
 

@@ -89,11 +89,20 @@ fn check_arrived(arrived: &[u32], dispatched: &[bool]) -> Result<(), SnapshotErr
 impl Snapshot for PreemptScheduler {
     const KIND: u8 = TAG_PREEMPT;
 
+    /// Refused ([`SnapshotError::Encode`]) once an open-world event changed the scheduler:
+    /// the open-world state is not part of the format yet.
     fn snapshot_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b [u8], SnapshotError> {
+        if self.ow.touched {
+            return Err(SnapshotError::Encode);
+        }
         snapshot::save_into(Self::KIND, self, buf)
     }
 
+    /// Refused ([`SnapshotError::Encode`]) once an open-world event changed the scheduler.
     fn snapshot(&self) -> Result<Vec<u8>, SnapshotError> {
+        if self.ow.touched {
+            return Err(SnapshotError::Encode);
+        }
         snapshot::save(Self::KIND, self)
     }
 
@@ -103,6 +112,8 @@ impl Snapshot for PreemptScheduler {
         let restart = self.restart;
         *self = s;
         self.restart = restart;
+        // A snapshot is only taken before any open-world event: everything on.
+        self.ow = super::world::World::new(&self.scn, self.plans.workers_len(), self.place.len());
         // serde keeps lengths, not the build-time reservations: make them again here, once.
         self.reserve();
         debug_assert!(

@@ -109,12 +109,14 @@ fn decision(d: &PreemptDecision) -> Decision {
         PreemptDecision::Dispatch(x) => ("preempt.dispatch", x.job),
         PreemptDecision::Ps(p) => ("preempt.ps", p.job),
         PreemptDecision::PsMiss(m) => ("preempt.ps_miss", m.job),
+        PreemptDecision::Interrupt(r) => ("preempt.interrupt", r.job),
     };
     let data = match d {
         PreemptDecision::Candidate(r) => Data::Candidate(*r),
         PreemptDecision::Dispatch(r) => Data::Dispatch(*r),
         PreemptDecision::Ps(r) => return Decision::of(record, Some(job), r),
         PreemptDecision::PsMiss(r) => return Decision::of(record, Some(job), r),
+        PreemptDecision::Interrupt(r) => return Decision::of(record, Some(job), r),
     };
     Decision::typed(record, Some(job), data)
 }

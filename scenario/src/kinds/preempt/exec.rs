@@ -49,7 +49,7 @@ pub(crate) fn collect(jobs: &mut [PreemptJobResult], d: &PreemptDecision) {
                 });
             }
         }
-        PreemptDecision::PsMiss(_) => {}
+        PreemptDecision::PsMiss(_) | PreemptDecision::Interrupt(_) => {}
     }
 }
 
