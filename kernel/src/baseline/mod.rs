@@ -49,6 +49,7 @@
 pub mod oasis;
 pub mod online;
 mod pool;
+pub mod world;
 
 use crate::error::{CapacityError, LedgerError};
 use crate::log::LogError;
@@ -157,6 +158,12 @@ pub enum BaselineError {
     /// The policy does not run this scenario kind (RRH and Dorm are OASiS-only, AntMan
     /// online-only).
     WrongKind(Policy),
+    /// A submitted job (`submit`) has a field the scenario build refuses (named as in the
+    /// model: a zero count, a negative or non-finite number, a vector of the wrong length).
+    InvalidJob {
+        /// The job field.
+        field: &'static str,
+    },
     /// Dorm's event at `slot` has `active` unfinished jobs, more than
     /// [`crate::limits::DORM_ACTIVE_MAX`] (the solver's buffers are sized for that many).
     DormActive {
@@ -174,6 +181,9 @@ impl fmt::Display for BaselineError {
             BaselineError::Ledger(e) => write!(f, "baseline ledger: {e}"),
             BaselineError::Log(e) => write!(f, "baseline log: {e}"),
             BaselineError::OpenWorld(e) => write!(f, "{e}"),
+            BaselineError::InvalidJob { field } => {
+                write!(f, "submitted job: field `{field}` is out of range")
+            }
             BaselineError::WrongKind(p) => {
                 write!(f, "baseline {p:?} does not run this scenario kind")
             }
