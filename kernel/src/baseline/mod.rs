@@ -48,6 +48,8 @@
 //! Scratch buffers are allocated once when a runner is built; the slot loop allocates nothing.
 pub mod oasis;
 pub mod online;
+#[cfg(test)]
+mod ow_tests;
 mod pool;
 pub mod world;
 

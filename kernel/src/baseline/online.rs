@@ -156,8 +156,7 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
         event: crate::api::Event<u32>,
         out: &mut F,
     ) -> Result<(), BaselineError> {
-        self.world.clock = self.world.clock.max(now);
-        match event {
+        let r = match event {
             crate::api::Event::SlotAdvanced if now < self.scn.horizon() => {
                 self.step_with(now, &mut |o: &OnlineBaselineDecision| out(o))
             }
@@ -165,7 +164,12 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
             | crate::api::Event::JobArrived(_)
             | crate::api::Event::JobFinished(_) => Ok(()),
             ev => self.open_world(now, ev, &mut |o: &OnlineBaselineDecision| out(o)),
+        };
+        // A refused event changes nothing, not even the clock.
+        if r.is_ok() {
+            self.world.clock = self.world.clock.max(now);
         }
+        r
     }
 
     fn finish<F: FnMut(&OnlineBaselineDecision) + ?Sized>(

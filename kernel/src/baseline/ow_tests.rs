@@ -1,0 +1,376 @@
+//! Open-world tests of the baselines ([`super::world`]): every rule on hand-made scenarios,
+//! "submission is arrival" and random event sequences (proptest) for every policy of both
+//! kinds.
+use super::oasis::{OasisBaseline, OasisBaselineDecision};
+use super::online::{OnlineBaseline, OnlineBaselineDecision};
+use super::Policy;
+use crate::api::{Event, Scheduler};
+use crate::model::oasis::{OasisJob, OasisScenario, Utility};
+use crate::model::online::{Architecture, OnlineJob, OnlineScenario, TaskType};
+use crate::world::Status;
+use crate::{ResourceVec, Slot};
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+use proptest::prelude::*;
+
+fn rv(v: &[f64]) -> ResourceVec {
+    ResourceVec::from_slice(v).unwrap()
+}
+
+/// A host event: a submission or a kernel event.
+#[derive(Clone, Debug)]
+enum Ev<J> {
+    Submit(J),
+    E(Event<u32>),
+}
+
+/// Feeds `evs` (sorted by slot) the way [`crate::driver::Driver::run`] feeds arrivals: at each
+/// slot the events due, then `SlotAdvanced`; the next slot is the next event or wake-up.
+/// Returns the decisions and, per event, whether it was refused.
+macro_rules! drive {
+    ($s:expr, $evs:expr, $D:ty) => {{
+        let s = $s;
+        let evs = $evs;
+        let mut v: Vec<$D> = Vec::new();
+        let mut refused = Vec::new();
+        let mut next = 0usize;
+        let mut t = min_opt(evs.first().map(|e: &(Slot, _)| e.0), s.next_wakeup(None));
+        while let Some(now) = t {
+            while let Some((_, ev)) = evs.get(next).filter(|e| e.0 <= now) {
+                let r = match ev {
+                    Ev::Submit(job) => s.submit(job.clone()).and_then(|j| {
+                        s.on_event(now, Event::JobArrived(j), &mut |d: &$D| v.push(*d))
+                    }),
+                    Ev::E(e) => {
+                        let before = format!("{:?}", s);
+                        let r = s.on_event(now, e.clone(), &mut |d: &$D| v.push(*d));
+                        if r.is_err() {
+                            assert_eq!(before, format!("{:?}", s), "a refused event changed state");
+                        }
+                        r
+                    }
+                };
+                refused.push(r.is_err());
+                next += 1;
+            }
+            s.on_event(now, Event::SlotAdvanced, &mut |d: &$D| v.push(*d))
+                .unwrap();
+            let wake = s.next_wakeup(Some(now)).map(|w| w.max(now + 1));
+            t = min_opt(evs.get(next).map(|e| e.0.max(now)), wake);
+            if t == Some(now) {
+                break;
+            }
+        }
+        s.finish(&mut |d: &$D| v.push(*d)).unwrap();
+        (v, refused)
+    }};
+}
+
+fn min_opt(a: Option<Slot>, b: Option<Slot>) -> Option<Slot> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+fn oasis_job(arrival: Slot, epochs: u32, chunks: u32) -> OasisJob {
+    OasisJob {
+        arrival,
+        epochs,
+        chunks,
+        minibatches_per_chunk: 1,
+        minibatch_time: 0.5,
+        comm_time: 0.0,
+        worker_bw: 1.0,
+        ps_bw: 2.0,
+        worker_demand: rv(&[1.0]),
+        ps_demand: rv(&[1.0]),
+        utility: Utility::Table(vec![10.0, 6.0, 1.0]),
+    }
+}
+
+fn oasis_scn(workers: usize, jobs: Vec<OasisJob>) -> OasisScenario {
+    OasisScenario {
+        slots: 12,
+        resources: 1,
+        worker_servers: vec![rv(&[4.0]); workers],
+        ps_servers: vec![rv(&[4.0]); 2],
+        prices: None,
+        jobs,
+        throughput: None,
+    }
+}
+
+fn tt(d: &[f64], bw: f64) -> TaskType {
+    TaskType { demand: rv(d), bw }
+}
+
+fn online_job(arrival: Slot, epochs: u32, chunks: u32, weight: f64) -> OnlineJob {
+    OnlineJob {
+        arrival,
+        weight,
+        epochs,
+        chunks,
+        minibatches_per_chunk: 5,
+        minibatch_time: vec![0.1, 0.05],
+        update_time: vec![0.01, 0.02],
+        gradient_size: 0.05,
+    }
+}
+
+fn online_scn(servers: usize, jobs: Vec<OnlineJob>) -> OnlineScenario {
+    OnlineScenario {
+        slots: 16,
+        architecture: Architecture::Ps,
+        resources: 2,
+        servers: vec![rv(&[4.0, 16.0]); servers],
+        worker_types: vec![tt(&[1.0, 2.0], 1.0), tt(&[2.0, 4.0], 2.0)],
+        ps_types: vec![tt(&[0.0, 2.0], 4.0), tt(&[0.0, 4.0], 8.0)],
+        f: 2.0,
+        alpha: 4,
+        rounds_past_horizon: false,
+        jobs,
+        throughput: None,
+    }
+}
+
+/// Closed-world decisions of a scenario (the driver's run).
+fn oasis_closed(p: Policy, scn: &OasisScenario) -> Vec<OasisBaselineDecision> {
+    let mut s = OasisBaseline::new(p, scn).unwrap();
+    let arr = crate::driver::arrival_order(scn.jobs.iter().map(|j| j.arrival));
+    let mut v = Vec::new();
+    let mut log = crate::log::VecSink::default();
+    crate::driver::Driver::new(&mut s)
+        .run(&arr, &mut log, &mut |d: &OasisBaselineDecision| v.push(*d))
+        .unwrap();
+    v
+}
+
+fn online_closed(p: Policy, scn: &OnlineScenario) -> Vec<OnlineBaselineDecision> {
+    let mut s = OnlineBaseline::new(p, scn).unwrap();
+    let mut v = Vec::new();
+    let mut log = crate::log::VecSink::default();
+    s.run_outputs(&mut log, &mut |d: &OnlineBaselineDecision| v.push(*d))
+        .unwrap();
+    v
+}
+
+fn arb_oasis_jobs() -> impl Strategy<Value = Vec<OasisJob>> {
+    prop::collection::vec((0u32..6, 1u32..3, 1u32..6), 0..6).prop_map(|v| {
+        let mut jobs: Vec<OasisJob> = v.into_iter().map(|(a, e, c)| oasis_job(a, e, c)).collect();
+        jobs.sort_by_key(|j| j.arrival);
+        jobs
+    })
+}
+
+fn arb_online_jobs() -> impl Strategy<Value = Vec<OnlineJob>> {
+    prop::collection::vec((0u32..6, 1u32..3, 1u32..6, 1u32..9), 0..6).prop_map(|v| {
+        let mut jobs: Vec<OnlineJob> = v
+            .into_iter()
+            .map(|(a, e, c, w)| online_job(a, e, c, w as f64 * 100.0))
+            .collect();
+        jobs.sort_by_key(|j| j.arrival);
+        jobs
+    })
+}
+
+/// Random open-world events (slot, kind, job or server, capacity) over `servers` servers.
+fn arb_events(servers: u32) -> impl Strategy<Value = Vec<(Slot, u8, u32, f64)>> {
+    prop::collection::vec((0u32..14, 0u8..4, 0u32..servers + 1, 0u32..6), 0..6).prop_map(|v| {
+        let mut e: Vec<(Slot, u8, u32, f64)> = v
+            .into_iter()
+            .map(|(t, k, x, c)| (t, k, x, c as f64))
+            .collect();
+        e.sort_by_key(|x| x.0);
+        e
+    })
+}
+
+/// The host's events: submissions at the jobs' arrivals, then the random events, by slot.
+fn host_events<J: Clone>(
+    jobs: &[J],
+    arrival: impl Fn(&J) -> Slot,
+    raw: &[(Slot, u8, u32, f64)],
+    resources: usize,
+) -> Vec<(Slot, Ev<J>)> {
+    let mut evs: Vec<(Slot, Ev<J>)> = jobs
+        .iter()
+        .map(|j| (arrival(j), Ev::Submit(j.clone())))
+        .collect();
+    for &(t, k, x, c) in raw {
+        let e = match k {
+            0 => Event::JobCancelled(x),
+            1 => Event::ServerDown(x),
+            2 => Event::ServerUp(x),
+            _ => Event::Capacity(x, ResourceVec::from_slice(&vec![c; resources]).unwrap()),
+        };
+        evs.push((t, Ev::E(e)));
+    }
+    evs.sort_by_key(|e| e.0);
+    evs
+}
+
+/// Capacity in force per server and slot, as the host sees the accepted events.
+fn caps_in_force<J>(
+    evs: &[(Slot, Ev<J>)],
+    refused: &[bool],
+    init: &[ResourceVec],
+    slots: Slot,
+) -> Vec<Vec<ResourceVec>> {
+    let zero = ResourceVec::zeros(init[0].len()).unwrap();
+    let (mut cap, mut down) = (init.to_vec(), vec![false; init.len()]);
+    let mut out = Vec::new();
+    let mut k = 0;
+    for t in 0..slots {
+        while k < evs.len() && evs[k].0 <= t {
+            if !refused[k] {
+                match &evs[k].1 {
+                    Ev::E(Event::ServerDown(h)) => down[*h as usize] = true,
+                    Ev::E(Event::ServerUp(h)) => down[*h as usize] = false,
+                    Ev::E(Event::Capacity(h, c)) => cap[*h as usize] = *c,
+                    _ => {}
+                }
+            }
+            k += 1;
+        }
+        out.push(
+            (0..cap.len())
+                .map(|h| if down[h] { zero } else { cap[h] })
+                .collect(),
+        );
+    }
+    out
+}
+
+/// Accepted cancels: job -> slot.
+fn cancels<J>(evs: &[(Slot, Ev<J>)], refused: &[bool]) -> Vec<(u32, Slot)> {
+    evs.iter()
+        .zip(refused)
+        .filter_map(|((t, e), r)| match e {
+            Ev::E(Event::JobCancelled(j)) if !r => Some((*j, *t)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn fits(used: &[f64], cap: &ResourceVec) -> bool {
+    used.iter()
+        .enumerate()
+        .all(|(r, u)| *u <= cap.get(r) + 1e-9)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn oasis_submission_is_arrival(jobs in arb_oasis_jobs(), p in 0usize..7) {
+        let policy = Policy::OASIS[p];
+        let closed = oasis_closed(policy, &oasis_scn(2, jobs.clone()));
+        let empty = oasis_scn(2, Vec::new());
+        let mut s = OasisBaseline::new(policy, &empty).unwrap();
+        let evs = host_events(&jobs, |j| j.arrival, &[], 1);
+        let (open, _) = drive!(&mut s, &evs, OasisBaselineDecision);
+        prop_assert_eq!(closed, open);
+    }
+
+    #[test]
+    fn online_submission_is_arrival(jobs in arb_online_jobs(), p in 0usize..5) {
+        let policy = Policy::ONLINE[p];
+        let closed = online_closed(policy, &online_scn(2, jobs.clone()));
+        let empty = online_scn(2, Vec::new());
+        let mut s = OnlineBaseline::new(policy, &empty).unwrap();
+        let evs = host_events(&jobs, |j| j.arrival, &[], 2);
+        let (open, _) = drive!(&mut s, &evs, OnlineBaselineDecision);
+        prop_assert_eq!(closed, open);
+    }
+
+    #[test]
+    fn oasis_random_events(jobs in arb_oasis_jobs(), raw in arb_events(4), p in 0usize..7) {
+        let policy = Policy::OASIS[p];
+        let scn = oasis_scn(2, Vec::new());
+        let evs = host_events(&jobs, |j| j.arrival, &raw, 1);
+        let mut s = OasisBaseline::new(policy, &scn).unwrap();
+        let (v, refused) = drive!(&mut s, &evs, OasisBaselineDecision);
+        let mut s2 = OasisBaseline::new(policy, &scn).unwrap();
+        let (v2, _) = drive!(&mut s2, &evs, OasisBaselineDecision);
+        prop_assert_eq!(&v, &v2);
+        let servers: Vec<ResourceVec> = scn.worker_servers.iter().chain(&scn.ps_servers).copied().collect();
+        let caps = caps_in_force(&evs, &refused, &servers, scn.slots);
+        let mut used = vec![vec![0.0f64; servers.len()]; scn.slots as usize];
+        let cancelled = cancels(&evs, &refused);
+        for d in &v {
+            if let OasisBaselineDecision::Unit(u) = d {
+                let h = if u.ps { 2 + u.server } else { u.server } as usize;
+                used[u.slot as usize][h] += 1.0;
+                prop_assert!(!cancelled.iter().any(|&(j, t)| j == u.job && u.slot >= t));
+            }
+        }
+        for t in 0..scn.slots as usize {
+            for h in 0..servers.len() {
+                prop_assert!(fits(&[used[t][h]], &caps[t][h]), "slot {} server {}", t, h);
+            }
+        }
+        let n = jobs.len() as u32;
+        prop_assert!(s.status(n).is_none());
+        for j in 0..n {
+            let st = s.status(j).unwrap();
+            prop_assert_eq!(st == Status::Cancelled, cancelled.iter().any(|c| c.0 == j));
+        }
+    }
+
+    #[test]
+    fn online_random_events(jobs in arb_online_jobs(), raw in arb_events(2), p in 0usize..5) {
+        let policy = Policy::ONLINE[p];
+        let scn = online_scn(2, Vec::new());
+        let evs = host_events(&jobs, |j| j.arrival, &raw, 2);
+        let mut s = OnlineBaseline::new(policy, &scn).unwrap();
+        let (v, refused) = drive!(&mut s, &evs, OnlineBaselineDecision);
+        let mut s2 = OnlineBaseline::new(policy, &scn).unwrap();
+        let (v2, _) = drive!(&mut s2, &evs, OnlineBaselineDecision);
+        prop_assert_eq!(&v, &v2);
+        let caps = caps_in_force(&evs, &refused, &scn.servers, scn.slots);
+        let cancelled = cancels(&evs, &refused);
+        // Runs as [job, server, workers, ps, from, to), ended by cuts.
+        let mut runs: Vec<[u32; 6]> = Vec::new();
+        for d in &v {
+            match d {
+                OnlineBaselineDecision::Placed(p) => {
+                    prop_assert!(!cancelled.iter().any(|&(j, t)| j == p.job && p.slot >= t));
+                    runs.push([p.job, p.server, p.workers, p.ps, p.slot, u32::MAX]);
+                }
+                OnlineBaselineDecision::Start(r) => {
+                    for x in runs.iter_mut().filter(|x| x[0] == r.job && x[4] == r.slot) {
+                        x[5] = r.slot + r.duration;
+                    }
+                }
+                OnlineBaselineDecision::Preempted(c) => {
+                    for x in runs.iter_mut().filter(|x| x[0] == c.job && x[4] == c.start && x[5] > c.slot) {
+                        x[5] = c.slot;
+                    }
+                }
+            }
+        }
+        for t in 0..scn.slots {
+            for h in 0..scn.servers.len() as u32 {
+                let mut used = [0.0f64; 2];
+                for x in runs.iter().filter(|x| x[1] == h && x[4] <= t && t < x[5]) {
+                    let st = s.jobs()[x[0] as usize];
+                    let w = scn.worker_types[st.worker_type as usize].demand;
+                    let z = st.ps_type.map_or(ResourceVec::zeros(2).unwrap(), |p| scn.ps_types[p as usize].demand);
+                    for (r, u) in used.iter_mut().enumerate() {
+                        *u += w.get(r) * x[2] as f64 + z.get(r) * x[3] as f64;
+                    }
+                }
+                prop_assert!(fits(&used, &caps[t as usize][h as usize]), "slot {} server {}", t, h);
+            }
+        }
+        let n = jobs.len() as u32;
+        prop_assert!(s.status(n).is_none());
+        for j in 0..n {
+            let st = s.status(j).unwrap();
+            prop_assert_eq!(st == Status::Cancelled, cancelled.iter().any(|c| c.0 == j));
+        }
+    }
+}
