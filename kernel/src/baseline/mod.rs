@@ -214,6 +214,12 @@ impl From<LogError> for BaselineError {
     }
 }
 
+impl From<crate::world::OpenWorldError> for BaselineError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        BaselineError::OpenWorld(e)
+    }
+}
+
 /// Tiresias queue index of an attained (or requested) GPU-time.
 pub fn las_queue(gpu_time: f64) -> u32 {
     let mut q = 0;
@@ -251,11 +257,5 @@ mod tests {
         assert_eq!(las_queue(15.9), 0);
         assert_eq!(las_queue(16.0), 1);
         assert_eq!(las_queue(1e9), 2);
-    }
-}
-
-impl From<crate::world::OpenWorldError> for BaselineError {
-    fn from(e: crate::world::OpenWorldError) -> Self {
-        BaselineError::OpenWorld(e)
     }
 }
