@@ -3,11 +3,12 @@
 //! kinds.
 use super::oasis::{OasisBaseline, OasisBaselineDecision};
 use super::online::{OnlineBaseline, OnlineBaselineDecision};
-use super::Policy;
+use super::world::WorldRec;
+use super::{BaselineError, Policy};
 use crate::api::{Event, Scheduler};
 use crate::model::oasis::{OasisJob, OasisScenario, Utility};
 use crate::model::online::{Architecture, OnlineJob, OnlineScenario, TaskType};
-use crate::world::Status;
+use crate::world::{OpenWorldError, Status};
 use crate::{ResourceVec, Slot};
 use alloc::format;
 use alloc::vec;
@@ -373,4 +374,280 @@ proptest! {
             prop_assert_eq!(st == Status::Cancelled, cancelled.iter().any(|c| c.0 == j));
         }
     }
+}
+
+fn bad_events(servers: u32, resources: usize, finished: u32) -> Vec<(Event<u32>, OpenWorldError)> {
+    let c = |v: &[f64]| Event::Capacity(0, rv(v));
+    let mut ok = vec![1.0; resources];
+    let short = &ok[..resources - 1].to_vec();
+    ok[resources - 1] = -1.0;
+    let neg = ok.clone();
+    ok[resources - 1] = f64::NAN;
+    let nan = ok.clone();
+    ok[resources - 1] = f64::INFINITY;
+    let inf = ok;
+    vec![
+        (
+            Event::JobCancelled(99),
+            OpenWorldError::UnknownJob { job: 99 },
+        ),
+        (
+            Event::JobCancelled(finished),
+            OpenWorldError::JobEnded { job: finished },
+        ),
+        (
+            Event::ServerDown(servers),
+            OpenWorldError::UnknownServer { server: servers },
+        ),
+        (
+            Event::ServerUp(servers),
+            OpenWorldError::UnknownServer { server: servers },
+        ),
+        (Event::ServerUp(0), OpenWorldError::ServerUp { server: 0 }),
+        (
+            Event::Capacity(servers, rv(&vec![1.0; resources])),
+            OpenWorldError::UnknownServer { server: servers },
+        ),
+        (
+            c(short),
+            OpenWorldError::CapacityLength {
+                server: 0,
+                expected: resources as u8,
+                got: resources as u8 - 1,
+            },
+        ),
+        (
+            c(&neg),
+            OpenWorldError::CapacityValue {
+                server: 0,
+                resource: resources as u8 - 1,
+            },
+        ),
+        (
+            c(&nan),
+            OpenWorldError::CapacityValue {
+                server: 0,
+                resource: resources as u8 - 1,
+            },
+        ),
+        (
+            c(&inf),
+            OpenWorldError::CapacityValue {
+                server: 0,
+                resource: resources as u8 - 1,
+            },
+        ),
+    ]
+}
+
+/// Runs slots from..=t (arrivals included) of a scheduler built on a closed scenario.
+macro_rules! run_to {
+    ($s:expr, $arrivals:expr, $from:expr, $t:expr, $D:ty) => {{
+        let mut v: Vec<$D> = Vec::new();
+        for now in $from..=$t {
+            for &(a, j) in $arrivals.iter() {
+                if a == now {
+                    $s.on_event(now, Event::JobArrived(j), &mut |d: &$D| v.push(*d))
+                        .unwrap();
+                }
+            }
+            $s.on_event(now, Event::SlotAdvanced, &mut |d: &$D| v.push(*d))
+                .unwrap();
+        }
+        v
+    }};
+}
+
+#[test]
+fn bad_events_are_refused_and_change_nothing() {
+    for p in Policy::OASIS {
+        // Job 0 (1 chunk) finishes in slot 0; job 1 (long) runs on.
+        let scn = oasis_scn(2, vec![oasis_job(0, 1, 1), oasis_job(0, 3, 5)]);
+        let mut s = OasisBaseline::new(p, &scn).unwrap();
+        let arr = [(0, 0), (0, 1)];
+        run_to!(s, arr, 0, 1, OasisBaselineDecision);
+        assert_eq!(s.status(0), Some(Status::Finished), "{p:?}");
+        let mut bad = bad_events(4, 1, 0);
+        bad.push((
+            Event::ServerDown(1),
+            OpenWorldError::ServerDown { server: 1 },
+        ));
+        s.on_event(2, Event::ServerDown(1), &mut |_: &OasisBaselineDecision| {})
+            .unwrap();
+        for (e, want) in bad {
+            let before = format!("{s:?}");
+            let r = s.on_event(2, e.clone(), &mut |_: &OasisBaselineDecision| {
+                panic!("decided")
+            });
+            assert_eq!(r, Err(BaselineError::OpenWorld(want)), "{p:?} {e:?}");
+            assert_eq!(before, format!("{s:?}"), "{p:?} {e:?}");
+        }
+    }
+    for p in Policy::ONLINE {
+        let scn = online_scn(
+            2,
+            vec![online_job(0, 1, 1, 100.0), online_job(0, 2, 4, 100.0)],
+        );
+        let mut s = OnlineBaseline::new(p, &scn).unwrap();
+        let arr = [(0, 0), (0, 1)];
+        run_to!(s, arr, 0, 12, OnlineBaselineDecision);
+        let done = (0..2)
+            .find(|&j| s.status(j) == Some(Status::Finished))
+            .unwrap();
+        let mut bad = bad_events(2, 2, done);
+        bad.push((
+            Event::ServerDown(1),
+            OpenWorldError::ServerDown { server: 1 },
+        ));
+        s.on_event(
+            13,
+            Event::ServerDown(1),
+            &mut |_: &OnlineBaselineDecision| {},
+        )
+        .unwrap();
+        for (e, want) in bad {
+            let before = format!("{s:?}");
+            let r = s.on_event(13, e.clone(), &mut |_: &OnlineBaselineDecision| {
+                panic!("decided")
+            });
+            assert_eq!(r, Err(BaselineError::OpenWorld(want)), "{p:?} {e:?}");
+            assert_eq!(before, format!("{s:?}"), "{p:?} {e:?}");
+        }
+    }
+}
+
+fn world_recs_oasis(v: &[OasisBaselineDecision]) -> Vec<WorldRec> {
+    v.iter()
+        .filter_map(|d| match d {
+            OasisBaselineDecision::Slot(r) => r.world,
+            _ => None,
+        })
+        .collect()
+}
+
+fn world_recs_online(v: &[OnlineBaselineDecision]) -> Vec<WorldRec> {
+    v.iter()
+        .filter_map(|d| match d {
+            OnlineBaselineDecision::Preempted(r) => r.world,
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn oasis_cancel_down_capacity_up() {
+    // FIFO, 4 workers per job round-robin on two 4-worker servers: both jobs hold both.
+    let scn = oasis_scn(2, vec![oasis_job(0, 20, 4), oasis_job(0, 20, 4)]);
+    let mut s = OasisBaseline::new(Policy::Fifo, &scn)
+        .unwrap()
+        .with_restart(crate::restart::RestartCost::slots(0.5).unwrap());
+    let arr = [(0, 0), (0, 1)];
+    run_to!(s, arr, 0, 1, OasisBaselineDecision);
+    // Server 1 down at 2: both are interrupted (job 1 first: same start, higher index);
+    // job 0 runs on server 0 alone, nothing runs on server 1.
+    let mut v = Vec::new();
+    s.on_event(2, Event::ServerDown(1), &mut |d: &OasisBaselineDecision| {
+        v.push(*d)
+    })
+    .unwrap();
+    let recs = world_recs_oasis(&v);
+    assert!(
+        matches!(recs[..], [WorldRec::Interrupted(a), WorldRec::Interrupted(b)]
+            if a.job == 1 && b.job == 0 && a.server == 1 && b.start == 0)
+    );
+    assert_eq!(s.interruptions(0), 1);
+    let v = run_to!(s, [(99, 0)], 2, 3, OasisBaselineDecision);
+    assert!(v.iter().all(
+        |d| !matches!(d, OasisBaselineDecision::Unit(u) if u.slot >= 2 && !u.ps && u.server == 1)
+    ));
+    // Back up at 4 with capacity 2 set while down (job 1 still does not fit beside job 0).
+    let mut v = Vec::new();
+    s.on_event(
+        4,
+        Event::Capacity(1, rv(&[2.0])),
+        &mut |d: &OasisBaselineDecision| v.push(*d),
+    )
+    .unwrap();
+    s.on_event(4, Event::ServerUp(1), &mut |d: &OasisBaselineDecision| {
+        v.push(*d)
+    })
+    .unwrap();
+    assert!(world_recs_oasis(&v).is_empty());
+    // Cancel job 0 at 5: it holds nothing from 5 on.
+    s.on_event(
+        5,
+        Event::JobCancelled(0),
+        &mut |d: &OasisBaselineDecision| v.push(*d),
+    )
+    .unwrap();
+    assert!(matches!(world_recs_oasis(&v)[..], [WorldRec::Cancelled(c)] if c.job == 0));
+    let v = run_to!(s, [(99, 0)], 5, 9, OasisBaselineDecision);
+    assert!(v
+        .iter()
+        .all(|d| !matches!(d, OasisBaselineDecision::Unit(u) if u.slot >= 5 && u.job == 0)));
+    assert_eq!(s.status(0), Some(Status::Cancelled));
+    assert!(s.restarts().job(0).unwrap().restarts >= 1);
+}
+
+#[test]
+fn online_cancel_down_capacity() {
+    // FIFO on one server: job 0 (2 workers of 2 GPUs) holds all 4 GPUs; job 1 waits.
+    let scn = online_scn(
+        1,
+        vec![online_job(0, 20, 2, 100.0), online_job(0, 10, 2, 100.0)],
+    );
+    let mut s = OnlineBaseline::new(Policy::Fifo, &scn).unwrap();
+    let arr = [(0, 0), (0, 1)];
+    run_to!(s, arr, 0, 1, OnlineBaselineDecision);
+    assert!(s.jobs()[0].start == Some(0) && s.jobs()[1].start.is_none());
+    // Cancel job 0 at 2: its run ends at 2, job 1 starts at 2 on the freed server.
+    let mut v = Vec::new();
+    s.on_event(
+        2,
+        Event::JobCancelled(0),
+        &mut |d: &OnlineBaselineDecision| v.push(*d),
+    )
+    .unwrap();
+    assert!(
+        matches!(world_recs_online(&v)[..], [WorldRec::Cancelled(c)] if c.job == 0 && c.running)
+    );
+    run_to!(s, [(99, 0)], 2, 2, OnlineBaselineDecision);
+    assert_eq!(s.jobs()[1].start, Some(2));
+    // Capacity to 2 GPUs at 3: job 1 is interrupted and waits (it does not fit any more).
+    let mut v = Vec::new();
+    s.on_event(
+        3,
+        Event::Capacity(0, rv(&[2.0, 16.0])),
+        &mut |d: &OnlineBaselineDecision| v.push(*d),
+    )
+    .unwrap();
+    assert!(
+        matches!(world_recs_online(&v)[..], [WorldRec::Interrupted(r)] if r.job == 1 && r.start == 2 && r.cause == 1)
+    );
+    run_to!(s, [(99, 0)], 3, 4, OnlineBaselineDecision);
+    assert_eq!(s.jobs()[1].start, None);
+    // Down, then up with the capacity before: job 1 starts again.
+    s.on_event(
+        5,
+        Event::ServerDown(0),
+        &mut |_: &OnlineBaselineDecision| {},
+    )
+    .unwrap();
+    s.on_event(
+        6,
+        Event::Capacity(0, rv(&[4.0, 16.0])),
+        &mut |_: &OnlineBaselineDecision| {},
+    )
+    .unwrap();
+    run_to!(s, [(99, 0)], 5, 6, OnlineBaselineDecision);
+    assert_eq!(s.jobs()[1].start, None);
+    s.on_event(7, Event::ServerUp(0), &mut |_: &OnlineBaselineDecision| {})
+        .unwrap();
+    for t in 7..12 {
+        s.on_event(t, Event::SlotAdvanced, &mut |_: &OnlineBaselineDecision| {})
+            .unwrap();
+    }
+    assert_eq!(s.jobs()[1].start, Some(7));
+    assert_eq!(s.interruptions(1), 1);
+    assert_eq!(s.status(0), Some(Status::Cancelled));
 }
