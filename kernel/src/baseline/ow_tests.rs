@@ -45,7 +45,7 @@ macro_rules! drive {
                     }),
                     Ev::E(e) => {
                         let before = format!("{:?}", s);
-                        let r = s.on_event(now, e.clone(), &mut |d: &$D| v.push(*d));
+                        let r = s.on_event(now, *e, &mut |d: &$D| v.push(*d));
                         if r.is_err() {
                             assert_eq!(before, format!("{:?}", s), "a refused event changed state");
                         }
@@ -476,9 +476,7 @@ fn bad_events_are_refused_and_change_nothing() {
             .unwrap();
         for (e, want) in bad {
             let before = format!("{s:?}");
-            let r = s.on_event(2, e.clone(), &mut |_: &OasisBaselineDecision| {
-                panic!("decided")
-            });
+            let r = s.on_event(2, e, &mut |_: &OasisBaselineDecision| panic!("decided"));
             assert_eq!(r, Err(BaselineError::OpenWorld(want)), "{p:?} {e:?}");
             assert_eq!(before, format!("{s:?}"), "{p:?} {e:?}");
         }
@@ -507,9 +505,7 @@ fn bad_events_are_refused_and_change_nothing() {
         .unwrap();
         for (e, want) in bad {
             let before = format!("{s:?}");
-            let r = s.on_event(13, e.clone(), &mut |_: &OnlineBaselineDecision| {
-                panic!("decided")
-            });
+            let r = s.on_event(13, e, &mut |_: &OnlineBaselineDecision| panic!("decided"));
             assert_eq!(r, Err(BaselineError::OpenWorld(want)), "{p:?} {e:?}");
             assert_eq!(before, format!("{s:?}"), "{p:?} {e:?}");
         }
