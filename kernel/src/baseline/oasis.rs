@@ -254,7 +254,7 @@ impl<'a> OasisBaseline<'a> {
             policy,
             scn: Cow::Borrowed(scn),
             world: World::new(&servers, n, r)?,
-            last: Vec::new(),
+            last: Vec::with_capacity(units_bound(scn, &servers)),
             last_slot: None,
             run_start: vec![0; n],
             held_at: vec![crate::index::NONE; n],
@@ -702,6 +702,34 @@ fn chunks_in_slot(
             c
         }
     }
+}
+
+/// The most units one slot can place (so the list of the last slot's units never grows in a
+/// closed world): every unit uses at least the elementwise least demand of its pool, so server
+/// h holds at most fits(c_h, d_min) of them; and no job gets more than N_i workers with their
+/// PSs. The smaller of the two bounds.
+fn units_bound(scn: &OasisScenario, servers: &[ResourceVec]) -> usize {
+    let per_job = scn.jobs.iter().fold(0usize, |a, j| {
+        a.saturating_add(j.chunks as usize)
+            .saturating_add(ps_for(j, j.chunks) as usize)
+    });
+    let least = |f: fn(&OasisJob) -> &ResourceVec| {
+        let mut d = scn.jobs.first().map(|j| *f(j))?;
+        for j in &scn.jobs {
+            for (r, x) in d.as_mut_slice().iter_mut().enumerate() {
+                *x = x.min(f(j).get(r));
+            }
+        }
+        Some(d)
+    };
+    let (Some(dw), Some(dp)) = (least(|j| &j.worker_demand), least(|j| &j.ps_demand)) else {
+        return 0;
+    };
+    let nw = scn.worker_servers.len();
+    let by_cap = servers.iter().enumerate().fold(0usize, |a, (h, c)| {
+        a.saturating_add(c.fits(if h < nw { &dw } else { &dp }) as usize)
+    });
+    by_cap.min(per_job)
 }
 
 /// Record tag offset of each policy under [`TAG_BASELINE`].

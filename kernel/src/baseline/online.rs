@@ -235,8 +235,10 @@ impl<'a> OnlineBaseline<'a> {
         let n = scn.jobs.len();
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;
-        let ledger =
-            RollingLedger::new(scn.horizon() as usize, &scn.servers, &concurrent_bound(scn))?;
+        let bound = concurrent_bound(scn);
+        let ledger = RollingLedger::new(scn.horizon() as usize, &scn.servers, &bound)?;
+        // A live entry is at least one reservation on its server: the ledger's bound on them.
+        let live_max = bound.iter().fold(0usize, |a, b| a.saturating_add(*b));
         let jobs: Vec<OnlineJobState> = scn.jobs.iter().map(|j| config(scn, j)).collect();
         // AntMan cuts runs, so it keeps each one's servers: at most one entry per server the
         // largest run (its gang and PSs) can touch.
@@ -260,7 +262,7 @@ impl<'a> OnlineBaseline<'a> {
             policy,
             scn: Cow::Borrowed(scn),
             world: World::new(&scn.servers, n, r)?,
-            live: Vec::with_capacity(scn.servers.len() * 4),
+            live: Vec::with_capacity(live_max.saturating_add(1)),
             count: vec![[0, 0]; pool.len()],
             pool,
             ledger,

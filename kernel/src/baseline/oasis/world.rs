@@ -72,6 +72,10 @@ impl OasisBaseline<'_> {
             let per = self.scn.worker_servers.iter().map(|c| c.fits(d)).max();
             self.peer.push_job(cap, per.unwrap_or(1));
         }
+        // Room for the new job's units in the last slot's list (as its build would size it;
+        // only a capacity raised above the scenario's can make a slot grow it).
+        let want = self.last.capacity() + job.chunks as usize + ps_for(&job, job.chunks) as usize;
+        self.last.reserve(want - self.last.len());
         let arrival = job.arrival;
         self.scn.to_mut().jobs.push(job);
         self.jobs.push(state);
