@@ -647,3 +647,42 @@ fn online_cancel_down_capacity() {
     assert_eq!(s.interruptions(1), 1);
     assert_eq!(s.status(0), Some(Status::Cancelled));
 }
+
+#[test]
+fn invalid_submissions_are_refused_and_change_nothing() {
+    let scn = oasis_scn(2, vec![oasis_job(0, 1, 2)]);
+    let mut s = OasisBaseline::new(Policy::Dorm, &scn).unwrap();
+    let mut bad = oasis_job(0, 1, 2);
+    bad.chunks = 0;
+    let mut nan = oasis_job(0, 1, 2);
+    nan.minibatch_time = f64::NAN;
+    let mut len = oasis_job(0, 1, 2);
+    len.worker_demand = rv(&[1.0, 1.0]);
+    let mut util = oasis_job(0, 1, 2);
+    util.utility = Utility::Table(Vec::new());
+    for (job, field) in [
+        (bad, "chunks"),
+        (nan, "minibatch_time"),
+        (len, "worker_demand"),
+        (util, "utility"),
+    ] {
+        let before = format!("{s:?}");
+        assert_eq!(s.submit(job), Err(BaselineError::InvalidJob { field }));
+        assert_eq!(before, format!("{s:?}"));
+    }
+    assert_eq!(s.submit(oasis_job(3, 1, 2)), Ok(1));
+    let scn = online_scn(1, Vec::new());
+    let mut s = OnlineBaseline::new(Policy::AntMan, &scn).unwrap();
+    let mut bad = online_job(0, 1, 2, 1.0);
+    bad.minibatch_time.pop();
+    let mut neg = online_job(0, 1, 2, 1.0);
+    neg.weight = -1.0;
+    for (job, field) in [(bad, "minibatch_time"), (neg, "weight")] {
+        let before = format!("{s:?}");
+        assert_eq!(s.submit(job), Err(BaselineError::InvalidJob { field }));
+        assert_eq!(before, format!("{s:?}"));
+    }
+    assert_eq!(s.submit(online_job(0, 1, 2, 1.0)), Ok(0));
+    assert_eq!(s.status(0), Some(Status::Unfinished));
+    assert_eq!(s.status(1), None);
+}

@@ -50,6 +50,19 @@ impl OasisBaseline<'_> {
         if job.ps_bw <= 0.0 {
             return Err(BaselineError::InvalidJob { field: "ps_bw" });
         }
+        let utility_ok = match &job.utility {
+            crate::model::oasis::Utility::Sigmoid {
+                priority,
+                decay,
+                target,
+            } => [priority, decay, target].iter().all(|x| x.is_finite()),
+            crate::model::oasis::Utility::Table(v) => {
+                !v.is_empty() && v.iter().all(|x| x.is_finite())
+            }
+        };
+        if !utility_ok {
+            return Err(BaselineError::InvalidJob { field: "utility" });
+        }
         check_vec("worker_demand", &job.worker_demand, r)?;
         check_vec("ps_demand", &job.ps_demand, r)?;
         let j = self.jobs.len();
