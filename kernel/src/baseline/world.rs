@@ -3,7 +3,7 @@
 //!
 //! The baselines are slot-by-slot schedulers: each slot they allocate against the capacity in
 //! force, so the open world is mostly a question of *what capacity is in force* and *which
-//! jobs are still in the queue*. This module holds that state ([`World`]): per server the
+//! jobs are still in the queue*. This module holds that state (`World`): per server the
 //! capacity in force (a `capacity` event sets it; while the server is down it is the capacity
 //! it comes back with) and whether it is down (then its capacity in force is 0), per job
 //! whether it was cancelled and how often the open world interrupted it. Every place that
