@@ -686,3 +686,29 @@ fn invalid_submissions_are_refused_and_change_nothing() {
     assert_eq!(s.status(0), Some(Status::Unfinished));
     assert_eq!(s.status(1), None);
 }
+
+#[test]
+fn online_interrupts_after_many_runs() {
+    // 40 one-slot jobs through one server (the live-run list is pruned on the way), then a
+    // long one: a failure still finds it.
+    let mut jobs: Vec<OnlineJob> = (0..40).map(|_| online_job(0, 1, 1, 1.0)).collect();
+    jobs.push(online_job(0, 50, 1, 1.0));
+    let mut scn = online_scn(1, jobs);
+    scn.slots = 200;
+    let mut s = OnlineBaseline::new(Policy::Fifo, &scn).unwrap();
+    let arr: Vec<(Slot, u32)> = (0..41).map(|j| (0, j)).collect();
+    run_to!(s, arr, 0, 29, OnlineBaselineDecision);
+    let start = s.jobs()[40].start.unwrap();
+    assert!(start > 0 && start < 29);
+    let mut v = Vec::new();
+    s.on_event(
+        30,
+        Event::ServerDown(0),
+        &mut |d: &OnlineBaselineDecision| v.push(*d),
+    )
+    .unwrap();
+    assert!(
+        matches!(world_recs_online(&v)[..], [WorldRec::Interrupted(r)] if r.job == 40 && r.start == start)
+    );
+    assert_eq!(s.jobs()[40].start, None);
+}

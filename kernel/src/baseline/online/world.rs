@@ -124,10 +124,14 @@ impl OnlineBaseline<'_> {
     /// list grows only with the live units).
     pub(super) fn keep_live(&mut self, e: [u32; 5]) {
         if self.live.len() == self.live.capacity() {
-            let jobs = &self.jobs;
+            // Keep the runs started this slot (their state is set after their units) and the
+            // runs still running; drop ended, cut and interrupted ones.
+            let (jobs, now) = (&self.jobs, self.cur);
             self.live.retain(|x| {
-                jobs.get(x[0] as usize)
-                    .is_some_and(|s| s.start == Some(x[4]))
+                x[4] == now
+                    || jobs.get(x[0] as usize).is_some_and(|s| {
+                        s.start == Some(x[4]) && (now as u64) < x[4] as u64 + s.duration as u64
+                    })
             });
         }
         self.live.push(e);
