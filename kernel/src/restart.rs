@@ -239,6 +239,24 @@ impl Restarts {
         }
     }
 
+    /// One more job (an open-world submission, `crate::world`): nothing held yet.
+    pub fn push_job(&mut self) {
+        if self.cost.is_some() {
+            self.jobs.push(RestartState::default());
+            self.now.push(Alloc::NONE);
+        }
+    }
+
+    /// Job `j` lost its allocation to an open-world event (a server down, a capacity cut):
+    /// whatever it holds next is a restart, even the same units elsewhere (the pending time
+    /// of an earlier restart is dropped, as for a pause).
+    pub fn interrupt(&mut self, j: usize) {
+        if let Some(s) = self.jobs.get_mut(j) {
+            s.prev = Alloc::NONE;
+            s.pending = 0.0;
+        }
+    }
+
     /// Job `j`'s state (`None` when off).
     pub fn job(&self, j: usize) -> Option<&RestartState> {
         self.jobs.get(j)

@@ -117,6 +117,14 @@ impl RollingLedger {
         Ok(self.usage_at(slot, server as usize, resource as usize))
     }
 
+    /// Sets `server`'s capacity c_h^r from now on (an open-world capacity change or failure,
+    /// `crate::world`); held reservations stay (the caller cuts the ones that no longer fit).
+    pub fn set_capacity(&mut self, server: u32, capacity: &ResourceVec) {
+        if let Some(c) = self.capacity.get_mut(server as usize) {
+            *c = *capacity;
+        }
+    }
+
     /// Free capacity c_h^r - g_h^r(t) of every resource of `server` in `slot`.
     pub fn free(&self, slot: u32, server: u32) -> Result<ResourceVec, LedgerError> {
         self.check(slot, server)?;

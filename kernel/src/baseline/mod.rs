@@ -48,7 +48,10 @@
 //! Scratch buffers are allocated once when a runner is built; the slot loop allocates nothing.
 pub mod oasis;
 pub mod online;
+#[cfg(test)]
+mod ow_tests;
 mod pool;
+pub mod world;
 
 use crate::error::{CapacityError, LedgerError};
 use crate::log::LogError;
@@ -157,6 +160,12 @@ pub enum BaselineError {
     /// The policy does not run this scenario kind (RRH and Dorm are OASiS-only, AntMan
     /// online-only).
     WrongKind(Policy),
+    /// A submitted job (`submit`) has a field the scenario build refuses (named as in the
+    /// model: a zero count, a negative or non-finite number, a vector of the wrong length).
+    InvalidJob {
+        /// The job field.
+        field: &'static str,
+    },
     /// Dorm's event at `slot` has `active` unfinished jobs, more than
     /// [`crate::limits::DORM_ACTIVE_MAX`] (the solver's buffers are sized for that many).
     DormActive {
@@ -174,6 +183,9 @@ impl fmt::Display for BaselineError {
             BaselineError::Ledger(e) => write!(f, "baseline ledger: {e}"),
             BaselineError::Log(e) => write!(f, "baseline log: {e}"),
             BaselineError::OpenWorld(e) => write!(f, "{e}"),
+            BaselineError::InvalidJob { field } => {
+                write!(f, "submitted job: field `{field}` is out of range")
+            }
             BaselineError::WrongKind(p) => {
                 write!(f, "baseline {p:?} does not run this scenario kind")
             }
@@ -199,6 +211,12 @@ impl From<LedgerError> for BaselineError {
 impl From<LogError> for BaselineError {
     fn from(e: LogError) -> Self {
         BaselineError::Log(e)
+    }
+}
+
+impl From<crate::world::OpenWorldError> for BaselineError {
+    fn from(e: crate::world::OpenWorldError) -> Self {
+        BaselineError::OpenWorld(e)
     }
 }
 
@@ -239,11 +257,5 @@ mod tests {
         assert_eq!(las_queue(15.9), 0);
         assert_eq!(las_queue(16.0), 1);
         assert_eq!(las_queue(1e9), 2);
-    }
-}
-
-impl From<crate::world::OpenWorldError> for BaselineError {
-    fn from(e: crate::world::OpenWorldError) -> Self {
-        BaselineError::OpenWorld(e)
     }
 }

@@ -4,8 +4,10 @@
 pub mod dorm;
 mod peer;
 mod rrh;
+mod world;
 
 use super::pool::Pool;
+use super::world::{World, WorldRec};
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
 use crate::log::{LogSink, TAG_BASELINE};
 use crate::model::oasis::{OasisJob, OasisScenario};
@@ -15,6 +17,7 @@ use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
 use crate::restart::{RestartCost, Restarts};
 use crate::Slot;
+use alloc::borrow::Cow;
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -83,6 +86,10 @@ pub struct SlotRec {
     pub done: bool,
     /// The policy's code (tag offset).
     pub policy: u8,
+    /// An open-world cancel or interruption ([`crate::baseline::world`]; then `workers`,
+    /// `ps` and `chunks` are 0): the record written is this one, under its own tag.
+    #[serde(skip)]
+    pub world: Option<WorldRec>,
 }
 
 /// What an [`OasisBaseline`] decides in a slot: each placed unit (the explanation of where;
@@ -99,7 +106,10 @@ impl crate::api::Record for OasisBaselineDecision {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
         match self {
             OasisBaselineDecision::Unit(_) => Ok(()),
-            OasisBaselineDecision::Slot(r) => sink.record(TAG_BASELINE + r.policy, r),
+            OasisBaselineDecision::Slot(r) => match &r.world {
+                Some(w) => w.log(sink),
+                None => sink.record(TAG_BASELINE + r.policy, r),
+            },
         }
     }
 }
@@ -116,13 +126,28 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
         event: crate::api::Event<u32>,
         out: &mut F,
     ) -> Result<(), BaselineError> {
-        crate::world::closed_world_only(&event)?;
-        match event {
+        let r = match event {
             crate::api::Event::SlotAdvanced if now < self.scn.slots => {
                 self.step_with(now, &mut |o: &OasisBaselineDecision| out(o))
             }
-            _ => Ok(()),
+            crate::api::Event::SlotAdvanced
+            | crate::api::Event::JobArrived(_)
+            | crate::api::Event::JobFinished(_) => Ok(()),
+            ev => self.open_world(now, ev, &mut |o: &OasisBaselineDecision| out(o)),
+        };
+        // A refused event changes nothing, not even the clock.
+        if r.is_ok() {
+            self.world.clock = self.world.clock.max(now);
         }
+        r
+    }
+
+    fn finish<F: FnMut(&OasisBaselineDecision) + ?Sized>(
+        &mut self,
+        _out: &mut F,
+    ) -> Result<(), BaselineError> {
+        self.world.ended = true;
+        Ok(())
     }
 
     /// The next slot while some arrived job still has work; otherwise none (the driver goes
@@ -135,7 +160,10 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
             .jobs
             .iter()
             .zip(&self.scn.jobs)
-            .any(|(s, j)| j.arrival < n && s.remaining > 0 && !s.rejected);
+            .enumerate()
+            .any(|(k, (s, j))| {
+                j.arrival < n && s.remaining > 0 && !s.rejected && !self.world.cancelled(k)
+            });
         (n < self.scn.slots && active).then_some(n)
     }
 }
@@ -144,7 +172,8 @@ impl crate::api::Scheduler for OasisBaseline<'_> {
 #[derive(Clone, Debug)]
 pub struct OasisBaseline<'a> {
     policy: Policy,
-    scn: &'a OasisScenario,
+    /// The scenario; owned from the first [`Self::submit`] on (the only clone of it).
+    scn: Cow<'a, OasisScenario>,
     workers: Pool,
     ps: Pool,
     /// C^r: worker plus PS capacity per resource (denominator of dominant shares).
@@ -169,6 +198,18 @@ pub struct OasisBaseline<'a> {
     spans: Spans,
     /// Requested workers, Tiresias' queues and kept placements (module `peer`).
     peer: peer::PeerState,
+    /// The open world: capacity in force (workers `0..H`, then PS servers), down servers,
+    /// cancelled jobs.
+    world: World,
+    /// The units of the last decided slot as `(job, server index)` (PS servers after the
+    /// workers), so an open-world event finds the jobs holding a server.
+    last: Vec<(u32, u32)>,
+    /// The last decided slot.
+    last_slot: Option<Slot>,
+    /// Per job: the slot its current run (consecutive slots holding units) began, and the
+    /// last slot it held units ([`crate::index::NONE`]: never).
+    run_start: Vec<Slot>,
+    held_at: Vec<Slot>,
 }
 
 impl<'a> OasisBaseline<'a> {
@@ -203,9 +244,20 @@ impl<'a> OasisBaseline<'a> {
         let keys: Vec<f64> = scn.jobs.iter().map(|j| j.arrival as f64).collect();
         let mut scratch = vec![0u32; n];
         sort_indices_by_keys(&mut order, &keys, &mut scratch);
+        let servers: Vec<ResourceVec> = scn
+            .worker_servers
+            .iter()
+            .chain(&scn.ps_servers)
+            .copied()
+            .collect();
         Ok(OasisBaseline {
             policy,
-            scn,
+            scn: Cow::Borrowed(scn),
+            world: World::new(&servers, n, r)?,
+            last: Vec::with_capacity(units_bound(scn, &servers)),
+            last_slot: None,
+            run_start: vec![0; n],
+            held_at: vec![crate::index::NONE; n],
             workers,
             ps,
             total,
@@ -332,6 +384,26 @@ impl<'a> OasisBaseline<'a> {
         t: Slot,
         out: &mut dyn FnMut(&OasisBaselineDecision),
     ) -> Result<(), BaselineError> {
+        let mut last = core::mem::take(&mut self.last);
+        last.clear();
+        let h = self.workers.len() as u32;
+        let r = self.decide(t, &mut |o: &OasisBaselineDecision| {
+            if let OasisBaselineDecision::Unit(u) = o {
+                last.push((u.job, if u.ps { h + u.server } else { u.server }));
+            }
+            out(o)
+        });
+        self.last = last;
+        self.last_slot = Some(t);
+        r
+    }
+
+    /// Decides and runs slot `t` against the capacity in force.
+    fn decide(
+        &mut self,
+        t: Slot,
+        out: &mut dyn FnMut(&OasisBaselineDecision),
+    ) -> Result<(), BaselineError> {
         self.workers.reset();
         self.ps.reset();
         self.restarts.begin_slot();
@@ -366,7 +438,9 @@ impl<'a> OasisBaseline<'a> {
     /// Job j has arrived by slot t, was not rejected, and still has work.
     fn arrived(&self, j: usize, t: Slot) -> bool {
         match (self.scn.jobs.get(j), self.jobs.get(j)) {
-            (Some(job), Some(s)) => job.arrival <= t && s.remaining > 0 && !s.rejected,
+            (Some(job), Some(s)) => {
+                job.arrival <= t && s.remaining > 0 && !s.rejected && !self.world.cancelled(j)
+            }
             _ => false,
         }
     }
@@ -574,9 +648,13 @@ impl<'a> OasisBaseline<'a> {
             if s.workers == 0 {
                 continue;
             }
+            if self.held_at[j] == crate::index::NONE || self.held_at[j].saturating_add(1) != t {
+                self.run_start[j] = t;
+            }
+            self.held_at[j] = t;
             let job = &self.scn.jobs[j];
             // usable = 1 exactly without a restart, so x * 1 / m keeps today's bits.
-            let can = chunks_in_slot(self.scn, j, s, self.spans.take(j), usable);
+            let can = chunks_in_slot(&self.scn, j, s, self.spans.take(j), usable);
             let can = if can >= s.remaining as f64 {
                 s.remaining
             } else {
@@ -596,6 +674,7 @@ impl<'a> OasisBaseline<'a> {
                 chunks: can,
                 done: s.remaining == 0,
                 policy: policy_code(self.policy),
+                world: None,
             };
             out(&OasisBaselineDecision::Slot(rec));
         }
@@ -623,6 +702,34 @@ fn chunks_in_slot(
             c
         }
     }
+}
+
+/// The most units one slot can place (so the list of the last slot's units never grows in a
+/// closed world): every unit uses at least the elementwise least demand of its pool, so server
+/// h holds at most fits(c_h, d_min) of them; and no job gets more than N_i workers with their
+/// PSs. The smaller of the two bounds.
+fn units_bound(scn: &OasisScenario, servers: &[ResourceVec]) -> usize {
+    let per_job = scn.jobs.iter().fold(0usize, |a, j| {
+        a.saturating_add(j.chunks as usize)
+            .saturating_add(ps_for(j, j.chunks) as usize)
+    });
+    let least = |f: fn(&OasisJob) -> &ResourceVec| {
+        let mut d = scn.jobs.first().map(|j| *f(j))?;
+        for j in &scn.jobs {
+            for (r, x) in d.as_mut_slice().iter_mut().enumerate() {
+                *x = x.min(f(j).get(r));
+            }
+        }
+        Some(d)
+    };
+    let (Some(dw), Some(dp)) = (least(|j| &j.worker_demand), least(|j| &j.ps_demand)) else {
+        return 0;
+    };
+    let nw = scn.worker_servers.len();
+    let by_cap = servers.iter().enumerate().fold(0usize, |a, (h, c)| {
+        a.saturating_add(c.fits(if h < nw { &dw } else { &dp }) as usize)
+    });
+    by_cap.min(per_job)
 }
 
 /// Record tag offset of each policy under [`TAG_BASELINE`].

@@ -7,9 +7,11 @@
 //! pool and hold their resources over [t, t + L) in a usage ledger. A job that cannot finish by
 //! T even with D_j workers is never started.
 mod antman;
+mod world;
 
 use super::oasis::policy_code;
 use super::pool::Pool;
+use super::world::{World, WorldRec};
 use super::{dominant_share, las_queue, BaselineError, Policy, FIXED_WORKERS, UNITS_PER_SLOT_MAX};
 use crate::log::{LogSink, TAG_BASELINE};
 use crate::model::online::{Architecture, OnlineJob, OnlineScenario};
@@ -18,6 +20,7 @@ use crate::order::sort_indices_by_keys;
 use crate::resources::ResourceVec;
 use crate::rolling::RollingLedger;
 use crate::Slot;
+use alloc::borrow::Cow;
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -107,6 +110,11 @@ pub struct PreemptRec {
     pub start: u32,
     /// The policy's code.
     pub policy: u8,
+    /// An open-world cancel or interruption ([`crate::baseline::world`]): the run (if any) ends
+    /// at `slot` as a cut does, `by` is [`crate::index::NONE`], and the record written is this
+    /// one (under its own tag) instead of the preemption.
+    #[serde(skip)]
+    pub world: Option<WorldRec>,
 }
 
 /// What an [`OnlineBaseline`] decides in a slot: per started job, its per-server placement
@@ -127,7 +135,10 @@ impl crate::api::Record for OnlineBaselineDecision {
         match self {
             OnlineBaselineDecision::Placed(_) => Ok(()),
             OnlineBaselineDecision::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
-            OnlineBaselineDecision::Preempted(r) => sink.record(TAG_BASELINE_PREEMPT, r),
+            OnlineBaselineDecision::Preempted(r) => match &r.world {
+                Some(w) => w.log(sink),
+                None => sink.record(TAG_BASELINE_PREEMPT, r),
+            },
         }
     }
 }
@@ -145,13 +156,28 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
         event: crate::api::Event<u32>,
         out: &mut F,
     ) -> Result<(), BaselineError> {
-        crate::world::closed_world_only(&event)?;
-        match event {
+        let r = match event {
             crate::api::Event::SlotAdvanced if now < self.scn.horizon() => {
                 self.step_with(now, &mut |o: &OnlineBaselineDecision| out(o))
             }
-            _ => Ok(()),
+            crate::api::Event::SlotAdvanced
+            | crate::api::Event::JobArrived(_)
+            | crate::api::Event::JobFinished(_) => Ok(()),
+            ev => self.open_world(now, ev, &mut |o: &OnlineBaselineDecision| out(o)),
+        };
+        // A refused event changes nothing, not even the clock.
+        if r.is_ok() {
+            self.world.clock = self.world.clock.max(now);
         }
+        r
+    }
+
+    fn finish<F: FnMut(&OnlineBaselineDecision) + ?Sized>(
+        &mut self,
+        _out: &mut F,
+    ) -> Result<(), BaselineError> {
+        self.world.ended = true;
+        Ok(())
     }
 
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
@@ -164,7 +190,8 @@ impl crate::api::Scheduler for OnlineBaseline<'_> {
 #[derive(Debug)]
 pub struct OnlineBaseline<'a> {
     policy: Policy,
-    scn: &'a OnlineScenario,
+    /// The scenario; owned from the first [`Self::submit`] on (the only clone of it).
+    scn: Cow<'a, OnlineScenario>,
     pool: Pool,
     /// g_h^r(t) of the running reservations (memory follows the running jobs, not T x H).
     ledger: RollingLedger,
@@ -190,6 +217,12 @@ pub struct OnlineBaseline<'a> {
     runs: Vec<[u32; 3]>,
     run_off: Vec<u32>,
     run_len: Vec<u32>,
+    /// The open world: capacity in force, down servers, cancelled jobs.
+    world: World,
+    /// Every running run's units as `[job, server, workers, PSs, start]` (entries of ended or
+    /// cut runs are stale and pruned when the list is full), so an open-world event finds the
+    /// jobs holding a server.
+    live: Vec<[u32; 5]>,
 }
 
 impl<'a> OnlineBaseline<'a> {
@@ -202,8 +235,10 @@ impl<'a> OnlineBaseline<'a> {
         let n = scn.jobs.len();
         let pool = Pool::new(&scn.servers);
         let total = pool.total(r)?;
-        let ledger =
-            RollingLedger::new(scn.horizon() as usize, &scn.servers, &concurrent_bound(scn))?;
+        let bound = concurrent_bound(scn);
+        let ledger = RollingLedger::new(scn.horizon() as usize, &scn.servers, &bound)?;
+        // A live entry is at least one reservation on its server: the ledger's bound on them.
+        let live_max = bound.iter().fold(0usize, |a, b| a.saturating_add(*b));
         let jobs: Vec<OnlineJobState> = scn.jobs.iter().map(|j| config(scn, j)).collect();
         // AntMan cuts runs, so it keeps each one's servers: at most one entry per server the
         // largest run (its gang and PSs) can touch.
@@ -225,7 +260,9 @@ impl<'a> OnlineBaseline<'a> {
         sort_indices_by_keys(&mut order, &keys, &mut scratch);
         Ok(OnlineBaseline {
             policy,
-            scn,
+            scn: Cow::Borrowed(scn),
+            world: World::new(&scn.servers, n, r)?,
+            live: Vec::with_capacity(live_max.saturating_add(1)),
             count: vec![[0, 0]; pool.len()],
             pool,
             ledger,
@@ -325,7 +362,7 @@ impl<'a> OnlineBaseline<'a> {
             // Later starts only finish later: past this point even D_j workers are too late.
             if s.start.is_none() && !s.unschedulable {
                 let job = &self.scn.jobs[j];
-                if t as u64 + duration(self.scn, job, s, job.chunks) as u64
+                if t as u64 + duration(&self.scn, job, s, job.chunks) as u64
                     > self.scn.horizon() as u64
                 {
                     s.unschedulable = true;
@@ -354,7 +391,12 @@ impl<'a> OnlineBaseline<'a> {
 
     fn waiting(&self, j: usize, t: Slot) -> bool {
         match (self.scn.jobs.get(j), self.jobs.get(j)) {
-            (Some(job), Some(s)) => job.arrival <= t && s.start.is_none() && !s.unschedulable,
+            (Some(job), Some(s)) => {
+                job.arrival <= t
+                    && s.start.is_none()
+                    && !s.unschedulable
+                    && !self.world.cancelled(j)
+            }
             _ => false,
         }
     }
@@ -362,7 +404,7 @@ impl<'a> OnlineBaseline<'a> {
     /// Fits the horizon with n workers when started at t.
     fn in_time(&self, j: usize, n: u32, t: Slot) -> bool {
         let job = &self.scn.jobs[j];
-        t as u64 + duration(self.scn, job, &self.jobs[j], n) as u64 <= self.scn.horizon() as u64
+        t as u64 + duration(&self.scn, job, &self.jobs[j], n) as u64 <= self.scn.horizon() as u64
     }
 
     fn fifo(&mut self, t: Slot) {
@@ -394,8 +436,8 @@ impl<'a> OnlineBaseline<'a> {
             let job = &self.scn.jobs[j];
             let w = job.chunks.min(FIXED_WORKERS);
             let gpu_time = w as f64
-                * duration(self.scn, job, &self.jobs[j], w) as f64
-                * gpu_of(self.scn, &self.jobs[j]);
+                * duration(&self.scn, job, &self.jobs[j], w) as f64
+                * gpu_of(&self.scn, &self.jobs[j]);
             self.keys[j] = las_queue(gpu_time) as f64 * span + job.arrival as f64;
         }
         sort_indices_by_keys(&mut self.idx[..n], &self.keys, &mut self.scratch);
@@ -445,9 +487,9 @@ impl<'a> OnlineBaseline<'a> {
                 if s.plan >= job.chunks {
                     continue;
                 }
-                let saved = duration(self.scn, job, &s, s.plan) as f64
-                    - duration(self.scn, job, &s, s.plan + 1) as f64;
-                let z1 = ps_count(self.scn, &s, s.plan + 1);
+                let saved = duration(&self.scn, job, &s, s.plan) as f64
+                    - duration(&self.scn, job, &s, s.plan + 1) as f64;
+                let z1 = ps_count(&self.scn, &s, s.plan + 1);
                 let d = self.share(j, s.plan + 1, z1) - self.share(j, s.plan, s.plan_ps);
                 // A plan that cannot finish by T must grow whatever the marginal gain (with
                 // Ring-AllReduce a second worker can be slower than one).
@@ -496,7 +538,7 @@ impl<'a> OnlineBaseline<'a> {
         if s.plan >= self.scn.jobs[j].chunks {
             return false;
         }
-        let need = ps_count(self.scn, &s, s.plan + 1).saturating_sub(s.plan_ps);
+        let need = ps_count(&self.scn, &s, s.plan + 1).saturating_sub(s.plan_ps);
         let (w, z) = self.demands(&s);
         let Some(h) = self.pool.place(&w) else {
             return false;
@@ -517,7 +559,7 @@ impl<'a> OnlineBaseline<'a> {
     fn plan_gang(&mut self, j: usize, n: u32) -> bool {
         let s = self.jobs[j];
         let (w, z) = self.demands(&s);
-        let ps = ps_count(self.scn, &s, n);
+        let ps = ps_count(&self.scn, &s, n);
         if self.pool.room(&w, n) < n {
             return false;
         }
@@ -599,7 +641,7 @@ impl<'a> OnlineBaseline<'a> {
                 self.give_back(&w, &z);
                 continue;
             }
-            let len = placed_duration(self.scn, j, &s, s.plan, &self.count);
+            let len = placed_duration(&self.scn, j, &s, s.plan, &self.count);
             if t as u64 + len as u64 > self.scn.horizon() as u64 {
                 // Only with a speed-up table: this placement is too slow to finish by the
                 // horizon; wait for a better one.
@@ -634,6 +676,7 @@ impl<'a> OnlineBaseline<'a> {
                 self.ledger.reserve(t, end, h as u32, &z, b)?;
             }
             if a + b > 0 {
+                self.keep_live([j as u32, h as u32, a, b, t]);
                 if kept < room {
                     self.runs[self.run_off[j] as usize + kept] = [h as u32, a, b];
                     kept += 1;

@@ -25,6 +25,31 @@ impl Pool {
         self.cap.len()
     }
 
+    /// Sets server `h`'s capacity in force (the open world, [`super::world`]); the next
+    /// [`Pool::reset`] frees it.
+    pub(crate) fn set_cap(&mut self, h: usize, c: ResourceVec) {
+        if let Some(x) = self.cap.get_mut(h) {
+            *x = c;
+        }
+    }
+
+    /// Server `h`'s capacity in force.
+    pub(crate) fn cap(&self, h: usize) -> Option<&ResourceVec> {
+        self.cap.get(h)
+    }
+
+    /// How many units of `d` fit over all servers when every server is idle, capped at `want`.
+    pub(crate) fn room_idle(&self, d: &ResourceVec, want: u32) -> u32 {
+        let mut n: u32 = 0;
+        for c in &self.cap {
+            n = n.saturating_add(c.fits(d));
+            if n >= want {
+                return want;
+            }
+        }
+        n
+    }
+
     /// Sum of capacities over servers (the C^r of dominant shares).
     pub(crate) fn total(&self, resources: usize) -> Result<ResourceVec, CapacityError> {
         let mut t = ResourceVec::zeros(resources)?;

@@ -88,6 +88,33 @@ impl PeerState {
         self.requested.get(j).copied().filter(|&w| w > 0)
     }
 
+    /// One more job (a submission): its gang room (`cap`, as [`Self::new`] computes it) and
+    /// its most workers per server; nothing when the policy keeps no per-job tables.
+    pub(crate) fn push_job(&mut self, cap: u32, per_server: u32) {
+        if self.start.is_empty() {
+            return;
+        }
+        let acc = self.start.last().copied().unwrap_or(0) + cap as usize;
+        self.start.push(acc);
+        self.servers.resize(acc, 0);
+        self.held.push(0);
+        self.want.push(0);
+        self.demoted.push(0);
+        self.per_server.push(per_server);
+    }
+
+    /// The open world took job j's gang: it is placed anew (not kept) when it runs again.
+    pub(crate) fn forget(&mut self, j: usize) {
+        if let Some(h) = self.held.get_mut(j) {
+            *h = 0;
+        }
+    }
+
+    /// The policy keeps per-job tables (Tiresias, the peer's Optimus).
+    pub(crate) fn tables(&self) -> bool {
+        !self.start.is_empty()
+    }
+
     fn room(&self, j: usize) -> usize {
         self.start[j + 1] - self.start[j]
     }
@@ -108,8 +135,12 @@ impl OasisBaseline<'_> {
     }
 
     /// Resource 0 of the worker servers: the count the peer's policies budget with.
+    /// The GPUs in force (the open world's capacity; the scenario's in a closed world, summed
+    /// in the same order).
     fn gpu_budget(&self) -> f64 {
-        self.scn.worker_servers.iter().map(|c| c.get(0)).sum()
+        (0..self.workers.len())
+            .map(|h| self.workers.cap(h).map_or(0.0, |c| c.get(0)))
+            .sum()
     }
 
     /// Tiresias (`simulator/tiresias.py`): demote by attained GPU-time, then queue 0 by

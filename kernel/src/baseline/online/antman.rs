@@ -98,7 +98,7 @@ impl OnlineBaseline<'_> {
             victims += 1;
             below = Some((self.jobs[v].start.unwrap_or(0), v));
             if self.place_counted(j, n) {
-                let len = placed_duration(self.scn, j, &self.jobs[j], n, &self.count);
+                let len = placed_duration(&self.scn, j, &self.jobs[j], n, &self.count);
                 if t as u64 + len as u64 <= self.scn.horizon() as u64 {
                     break len;
                 }
@@ -116,7 +116,7 @@ impl OnlineBaseline<'_> {
             self.cut(v, j, t, out)?;
         }
         self.jobs[j].plan = n;
-        self.jobs[j].plan_ps = ps_count(self.scn, &self.jobs[j], n);
+        self.jobs[j].plan_ps = ps_count(&self.scn, &self.jobs[j], n);
         self.start_counted(j, t, len, out)?;
         // Started, not planned: the commit of this slot must not start it again.
         self.jobs[j].plan = 0;
@@ -162,7 +162,7 @@ impl OnlineBaseline<'_> {
     /// `count`; on failure gives every unit back.
     fn place_counted(&mut self, j: usize, n: u32) -> bool {
         let (w, z) = self.demands(&self.jobs[j]);
-        let ps = ps_count(self.scn, &self.jobs[j], n);
+        let ps = ps_count(&self.scn, &self.jobs[j], n);
         self.count.iter_mut().for_each(|c| *c = [0, 0]);
         for k in 0..n + ps {
             let d = if k < n { &w } else { &z };
@@ -223,6 +223,7 @@ impl OnlineBaseline<'_> {
             by: by as u32,
             start,
             policy: policy_code(self.policy),
+            world: None,
         }));
         Ok(())
     }
@@ -231,8 +232,10 @@ impl OnlineBaseline<'_> {
     /// jobs' weights), and the guarantee jobs that have queued past the limit.
     fn classify(&mut self, t: Slot) {
         for k in 0..self.order.len() {
-            let job = &self.scn.jobs[self.order[k] as usize];
-            if job.arrival == t {
+            let j = self.order[k] as usize;
+            let job = &self.scn.jobs[j];
+            // A job cancelled before its arrival never arrives.
+            if job.arrival == t && !self.world.cancelled(j) {
                 self.weight_sum += job.weight;
                 self.weight_count += 1;
             }

@@ -133,7 +133,7 @@ impl OasisBaseline<'_> {
             pcap[k] = pt.get(k);
         }
         let mut ctx = Ctx {
-            scn: self.scn,
+            scn: &self.scn,
             total: &self.total,
             workers: &mut self.workers,
             ps: &mut self.ps,

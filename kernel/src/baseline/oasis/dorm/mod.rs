@@ -182,6 +182,26 @@ pub(super) struct DormState {
 }
 
 impl DormState {
+    /// One more job (a submission): the per-job buffers grow by one entry, and the per-depth
+    /// buffers to what [`Self::new`] sizes for the new job count (the kept allocation `x`,
+    /// the last event's packing order and the counters stay).
+    pub(super) fn push_job(&mut self) {
+        if self.r == 0 {
+            return;
+        }
+        let n = self.x.len() + 1;
+        let mut grown = DormState::new(Policy::Dorm, n, self.r);
+        grown.x[..n - 1].copy_from_slice(&self.x);
+        grown.fair[..n - 1].copy_from_slice(&self.fair);
+        let m = self.pack.len().min(grown.pack.len());
+        grown.pack[..m].copy_from_slice(&self.pack[..m]);
+        grown.pack_len = self.pack_len;
+        grown.budget = self.budget;
+        grown.adjust_max = self.adjust_max;
+        grown.stats = self.stats;
+        *self = grown;
+    }
+
     /// Buffers for `n` jobs over `r` resources if `policy` is Dorm, nothing otherwise.
     pub(super) fn new(policy: Policy, n: usize, r: usize) -> Self {
         if policy != Policy::Dorm {
