@@ -679,10 +679,22 @@ mod tests {
         let f = Feeder::new(&e);
         let first = e.job_id(0).unwrap().to_string();
         for (text, field) in [
-            (r#"{"at":0,"event":"cancel","job":"nope"}"#.to_string(), "job"),
-            (r#"{"at":0,"event":"server_down","server":"nope"}"#.into(), "server"),
-            (r#"{"at":0,"event":"server_up","server":"h0"}"#.into(), "server"),
-            (r#"{"at":0,"event":"capacity","server":"h0","capacity":[1]}"#.into(), "capacity"),
+            (
+                r#"{"at":0,"event":"cancel","job":"nope"}"#.to_string(),
+                "job",
+            ),
+            (
+                r#"{"at":0,"event":"server_down","server":"nope"}"#.into(),
+                "server",
+            ),
+            (
+                r#"{"at":0,"event":"server_up","server":"h0"}"#.into(),
+                "server",
+            ),
+            (
+                r#"{"at":0,"event":"capacity","server":"h0","capacity":[1]}"#.into(),
+                "capacity",
+            ),
             (
                 format!(r#"{{"at":0,"event":"submit","job":{{"id":"{first}"}}}}"#),
                 "job.id",

@@ -9,6 +9,10 @@
 //! | `exec.rs` | the result rows, the summary and the human summary text |
 //! | `occupancy.rs` | who held which server when: the kind's `occupancy` spans (`crate::occupancy`) |
 //!
+//! Kinds with baselines beside their algorithm (`oasis`, `online`) split `engine.rs` in three:
+//! `engine.rs` the [`crate::engine::Kind`], `algorithm.rs` the engine of the paper's algorithm,
+//! `baselines.rs` the engine of the baselines.
+//!
 //! | kind | paper | folder |
 //! |---|---|---|
 //! | `oasis` | OASiS, Bao et al. 2018 | [`oasis`] |

@@ -130,7 +130,11 @@ pub fn policies() -> &'static [&'static str] {
 /// workers (the paper assumes K >= S), so it is `finished`.
 pub fn set_statuses(r: &mut PlacementResult, known: &dyn Fn(u32) -> Option<JobStatus>) {
     for (j, row) in r.jobs.iter_mut().enumerate() {
-        row.status = Some(known(j as u32).or(row.status).unwrap_or(JobStatus::Finished));
+        row.status = Some(
+            known(j as u32)
+                .or(row.status)
+                .unwrap_or(JobStatus::Finished),
+        );
     }
     r.summary.statuses = StatusCounts::of(r.jobs.iter().filter_map(|x| x.status));
 }

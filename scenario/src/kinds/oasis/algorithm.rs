@@ -1,0 +1,312 @@
+//! Kind `"oasis"` with OASiS itself (Bao et al. 2018, Alg. 1): the driver, the result rows
+//! filled from its decisions, and the plan executed under the restart cost.
+use super::engine::job_ids;
+use crate::engine::{Data, Decision, Kind, KindEngine, Out};
+use crate::error::{from_driver, RunError};
+use crate::kinds::oasis::doc::{
+    OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary,
+};
+use crate::run::ResultDoc;
+use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::driver::{Driver, DriverError};
+use mlsched_kernel::log::LogSink;
+use mlsched_kernel::model::oasis::OasisScenario;
+use mlsched_kernel::num::floor_eps;
+use mlsched_kernel::oasis::{OasisDecision, OasisError, OasisScheduler};
+use mlsched_kernel::restart::{Alloc, RestartCost, RestartState};
+use mlsched_kernel::Slot;
+
+/// OASiS itself: the driver and what the result document needs.
+pub(super) struct Algorithm {
+    scn: OasisScenario,
+    driver: Driver<OasisScheduler>,
+    rows: Rows,
+}
+
+/// The job rows of the result, filled from the decisions as they come.
+struct Rows {
+    ids: Vec<String>,
+    jobs: Vec<Option<OasisJobResult>>,
+    /// Jobs fed as arrived, in order (the one being decided when the kernel fails).
+    arrived: Vec<u32>,
+    last: usize,
+    admitted: u32,
+    /// Summed in decision order, as the run always did (float sums depend on their order).
+    total: f64,
+    /// The cost of preemption (`None`: not modelled) and, when set, each job's plan as
+    /// (slot, planned chunks, workers, allocation) for [`execute_plan`].
+    restart: Option<RestartCost>,
+    plans: Vec<Vec<PlanSlot>>,
+    /// Job indices in decision order (for the re-summed utility under the restart cost).
+    decided: Vec<usize>,
+}
+
+/// One slot of an admitted plan: (slot, planned chunks, workers, allocation fingerprint).
+type PlanSlot = (u32, u64, u32, Alloc);
+
+impl Algorithm {
+    pub(super) fn new(doc: &OasisDoc, scn: OasisScenario) -> Result<Self, RunError> {
+        let s = OasisScheduler::new(&scn).map_err(|e| match e {
+            OasisError::Bounds if scn.prices.is_none() => {
+                let why = mlsched_kernel::price::oasis_bounds(&scn).err();
+                match why {
+                    Some(b) => RunError::kernel(b, format!("oasis: {b}")),
+                    None => RunError::kernel(e, format!("oasis: {e}")),
+                }
+            }
+            e => RunError::kernel(e, format!("oasis: {e}")),
+        })?;
+        Ok(Algorithm {
+            rows: Rows {
+                ids: job_ids(doc),
+                jobs: vec![None; scn.jobs.len()],
+                arrived: Vec::new(),
+                last: 0,
+                admitted: 0,
+                total: 0.0,
+                restart: doc.restart()?,
+                plans: Vec::new(),
+                decided: Vec::new(),
+            },
+            scn,
+            driver: Driver::new(s),
+        })
+    }
+}
+
+impl Rows {
+    fn collect(&mut self, o: &OasisDecision<'_>) {
+        match o {
+            OasisDecision::Decision(d) => {
+                let i = d.job as usize;
+                self.last = i;
+                self.decided.push(i);
+                if d.admitted {
+                    self.admitted += 1;
+                    self.total += d.utility;
+                }
+                self.jobs[i] = Some(OasisJobResult {
+                    status: None,
+                    id: self.ids[i].clone(),
+                    admitted: d.admitted,
+                    completion_slot: d.completion_slot.filter(|_| d.admitted),
+                    utility: d.admitted.then_some(d.utility),
+                    cost: d.admitted.then_some(d.cost),
+                    payoff: d.admitted.then_some(d.payoff),
+                    reason: (!d.admitted).then(|| d.reason.text().to_string()),
+                    placements: Vec::new(),
+                    restarts: None,
+                });
+            }
+            OasisDecision::Slot(sp) => {
+                if self.restart.is_some() {
+                    self.plan_slot(sp);
+                }
+                if let Some(j) = self.jobs.get_mut(self.last).and_then(Option::as_mut) {
+                    j.placements.push(OasisPlacement {
+                        slot: sp.slot,
+                        workers: sp.workers.to_vec(),
+                        ps: sp.ps.to_vec(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Keeps one planned slot of the job being decided, for [`execute_plan`].
+    fn plan_slot(&mut self, sp: &mlsched_kernel::oasis::OasisSlotRecord<'_>) {
+        if self.plans.len() < self.jobs.len() {
+            self.plans.resize(self.jobs.len(), Vec::new());
+        }
+        let mut a = Alloc::NONE;
+        let mut x: u32 = 0;
+        for &[h, y] in sp.workers {
+            a.add_n(0, h, y);
+            x = x.saturating_add(y);
+        }
+        for &[k, z] in sp.ps {
+            a.add_n(1, k, z);
+        }
+        if let Some(p) = self.plans.get_mut(self.last) {
+            p.push((sp.slot, sp.chunks, x, a));
+        }
+    }
+
+    /// Under a restart cost, every admitted plan is executed as decided (the DP does not know
+    /// the cost): completion, utility and payoff follow [`execute_plan`], a job the plan can
+    /// no longer finish is reported unfinished (utility 0), and the total is re-summed in
+    /// decision order.
+    fn apply_restarts(&mut self, scn: &OasisScenario) -> Option<u64> {
+        let cost = self.restart?;
+        let mut restarts: u64 = 0;
+        self.total = 0.0;
+        for &i in &self.decided {
+            let (Some(row), Some(job)) = (self.jobs[i].as_mut(), scn.jobs.get(i)) else {
+                continue;
+            };
+            let plan = self.plans.get(i).map_or(&[][..], Vec::as_slice);
+            let (done, n) = execute_plan(plan, job.chunk_time(), job.workload(), cost);
+            row.restarts = Some(n);
+            restarts += n as u64;
+            if !row.admitted {
+                continue;
+            }
+            if done != row.completion_slot {
+                let utility = done.map_or(0.0, |t| job.utility.at(t - job.arrival));
+                row.payoff = row.cost.map(|c| utility - c);
+                row.utility = Some(utility);
+                row.reason = done.is_none().then(|| {
+                    "the restart cost left chunks unprocessed by the end of its plan".to_string()
+                });
+                row.completion_slot = done;
+            }
+            self.total += row.utility.unwrap_or(0.0);
+        }
+        Some(restarts)
+    }
+
+    /// The kernel's error with the job being decided (the first arrived without a decision).
+    fn error(&self, e: DriverError<OasisError>) -> RunError {
+        let failed = self
+            .arrived
+            .iter()
+            .map(|&j| j as usize)
+            .find(|&j| self.jobs[j].is_none());
+        match (e, failed) {
+            (DriverError::Scheduler(e) | DriverError::Refused(e), Some(i)) => {
+                RunError::kernel(e, format!("oasis: job `{}`: {e}", self.ids[i]))
+            }
+            (e, _) => from_driver(e, |m| format!("oasis: {m}")),
+        }
+    }
+}
+
+/// The row of a job that never arrived: not admitted, `unfinished` (or `cancelled`, set by
+/// the façade).
+fn never_arrived(id: &str) -> OasisJobResult {
+    OasisJobResult {
+        id: id.to_string(),
+        status: Some(crate::status::JobStatus::Unfinished),
+        admitted: false,
+        completion_slot: None,
+        utility: None,
+        cost: None,
+        payoff: None,
+        reason: Some("never arrived".into()),
+        placements: Vec::new(),
+        restarts: None,
+    }
+}
+
+fn oasis_decision(o: &OasisDecision<'_>) -> Decision {
+    match o {
+        OasisDecision::Decision(d) => {
+            Decision::typed("oasis.decision", Some(d.job), Data::OasisDecision(**d))
+        }
+        OasisDecision::Slot(sp) => Decision::of("oasis.slot", Some(sp.job), sp),
+    }
+}
+
+impl<L: LogSink> KindEngine<L> for Algorithm {
+    fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        sink: &mut L,
+        out: &mut Out<'_>,
+    ) -> Result<(), RunError> {
+        if let Event::JobArrived(j) = ev {
+            self.rows.arrived.push(j);
+        }
+        let rows = &mut self.rows;
+        let r = self
+            .driver
+            .on_event(now, ev, sink, &mut |o: &OasisDecision<'_>| {
+                rows.collect(o);
+                out.emit(|| oasis_decision(o))
+            });
+        r.map_err(|e| self.rows.error(e))
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.driver.scheduler().next_wakeup(after)
+    }
+
+    fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
+        let rows = &mut self.rows;
+        let r = self.driver.finish(sink, &mut |o: &OasisDecision<'_>| {
+            rows.collect(o);
+            out.emit(|| oasis_decision(o))
+        });
+        r.map_err(|e| self.rows.error(e))?;
+        let restarts = self.rows.apply_restarts(&self.scn);
+        let rows = &self.rows;
+        // A job that never arrived (the host cancelled it first, or ended the run before its
+        // arrival) has a row too: not admitted, still waiting.
+        let jobs: Vec<_> = rows
+            .jobs
+            .iter()
+            .zip(&rows.ids)
+            .map(|(r, id)| r.clone().unwrap_or_else(|| never_arrived(id)))
+            .collect();
+        let occupancy = crate::kinds::oasis::occupancy::spans(&jobs);
+        Ok(ResultDoc::Oasis(OasisResult {
+            kind: "oasis".into(),
+            policy: "oasis".into(),
+            summary: OasisSummary {
+                statuses: Default::default(),
+                admitted: rows.admitted,
+                rejected: self.scn.jobs.len() as u32 - rows.admitted,
+                total_utility: rows.total,
+                prices: self
+                    .scn
+                    .prices
+                    .is_none()
+                    .then(|| crate::kinds::oasis::doc::PRICES_DERIVED.to_string()),
+                restarts,
+                dorm: None,
+            },
+            jobs,
+            occupancy,
+            log_hash: sink.hash().hex().to_string(),
+        }))
+    }
+
+    fn trace(&self, _result: Option<&ResultDoc>) -> Option<crate::engine::Trace> {
+        Some(crate::engine::trace::oasis(self.driver.scheduler()))
+    }
+}
+
+/// Executes one admitted plan under the restart cost ([`mlsched_kernel::restart`]): each
+/// planned slot's workers process floor(usable x / m_i) chunks, never more than the plan has
+/// scheduled up to that slot (slack later in the plan can catch up a loss, nothing runs ahead
+/// of it). Returns the slot of the last chunk (`None`: unfinished) and the restarts.
+pub(crate) fn execute_plan(
+    plan: &[PlanSlot],
+    chunk_time: f64,
+    workload: u64,
+    cost: RestartCost,
+) -> (Option<u32>, u32) {
+    let mut st = RestartState::default();
+    let (mut planned, mut done) = (0u64, 0u64);
+    let mut prev: Option<u32> = None;
+    for &(t, chunks, x, a) in plan {
+        if prev.is_some_and(|p| t > p + 1) {
+            st.step(Alloc::NONE, cost); // a pause in the plan
+        }
+        prev = Some(t);
+        let usable = st.step(a, cost);
+        planned = planned.saturating_add(chunks);
+        let can = floor_eps(x as f64 * usable / chunk_time);
+        let can = if can >= (planned - done) as f64 {
+            planned - done
+        } else {
+            can as u64
+        };
+        done += can;
+        if done >= workload {
+            return (Some(t), st.restarts);
+        }
+    }
+    (None, st.restarts)
+}

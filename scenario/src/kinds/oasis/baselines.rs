@@ -1,0 +1,227 @@
+//! Kind `"oasis"` with a baseline (FIFO, DRF, Tiresias-LAS, Optimus, Tiresias, Dorm, RRH):
+//! the driver and the result rows filled from the units it places each slot.
+use super::engine::job_ids;
+use crate::engine::{Data, Decision, KindEngine, Out};
+use crate::error::{from_driver, RunError};
+use crate::kinds::baseline::baseline_error;
+use crate::kinds::oasis::doc::{
+    DormSummary, OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary,
+};
+use crate::run::ResultDoc;
+use mlsched_kernel::api::{Event, Scheduler};
+use mlsched_kernel::baseline::oasis::dorm::DormStats;
+use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineDecision};
+use mlsched_kernel::baseline::Policy;
+use mlsched_kernel::driver::{Driver, DriverError};
+use mlsched_kernel::log::LogSink;
+use mlsched_kernel::model::oasis::OasisScenario;
+use mlsched_kernel::Slot;
+use std::collections::BTreeMap;
+
+self_cell::self_cell!(
+    /// A baseline runner with the scenario it borrows.
+    struct BaselineCell {
+        owner: OasisScenario,
+        #[not_covariant]
+        dependent: BaselineDriver,
+    }
+);
+
+type BaselineDriver<'a> = Driver<OasisBaseline<'a>>;
+
+/// (slot) -> (worker server -> count, ps server -> count); BTreeMaps keep output order.
+type Slots = BTreeMap<u32, (BTreeMap<u32, u32>, BTreeMap<u32, u32>)>;
+
+/// A baseline: every unit placed, collected per job and slot.
+pub(super) struct Baselines {
+    ids: Vec<String>,
+    policy: String,
+    cell: BaselineCell,
+    per_job: Vec<Slots>,
+}
+
+impl Baselines {
+    pub(super) fn new(
+        doc: &OasisDoc,
+        scn: OasisScenario,
+        p: mlsched_kernel::baseline::Policy,
+    ) -> Result<Self, RunError> {
+        let n = scn.jobs.len();
+        let cost = doc.restart()?;
+        let (requested, slot_seconds, first) = doc.peer()?;
+        let cell = BaselineCell::try_new(scn, |scn| {
+            OasisBaseline::new(p, scn)
+                .map(|b| match cost {
+                    Some(c) if first => b.with_restart(c).with_restart_first(),
+                    Some(c) => b.with_restart(c),
+                    None => b,
+                })
+                .map(|b| b.with_peer(&requested, slot_seconds))
+                .map(Driver::new)
+        })
+        .map_err(baseline_error)?;
+        Ok(Baselines {
+            ids: job_ids(doc),
+            policy: crate::kinds::baseline::policy_name(p).into(),
+            cell,
+            per_job: vec![BTreeMap::new(); n],
+        })
+    }
+}
+
+fn baseline_collect(o: &OasisBaselineDecision, per_job: &mut [Slots]) {
+    if let OasisBaselineDecision::Unit(u) = o {
+        if let Some(s) = per_job.get_mut(u.job as usize) {
+            let e = s.entry(u.slot).or_default();
+            let m = if u.ps { &mut e.1 } else { &mut e.0 };
+            *m.entry(u.server).or_insert(0) += 1;
+        }
+    }
+}
+
+fn baseline_decision(o: &OasisBaselineDecision) -> Decision {
+    match o {
+        OasisBaselineDecision::Unit(u) => Decision {
+            record: "baseline.unit",
+            job: Some(u.job),
+            data: Data::Json(serde_json::json!({
+                "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
+            })),
+        },
+        OasisBaselineDecision::Slot(r) => {
+            Decision::typed("baseline.slot", Some(r.job), Data::BaselineSlot(*r))
+        }
+    }
+}
+
+impl<L: LogSink> KindEngine<L> for Baselines {
+    fn on_event(
+        &mut self,
+        now: Slot,
+        ev: Event<u32>,
+        sink: &mut L,
+        out: &mut Out<'_>,
+    ) -> Result<(), RunError> {
+        let per_job = &mut self.per_job;
+        self.cell
+            .with_dependent_mut(|_, d| {
+                d.on_event(now, ev, sink, &mut |o: &OasisBaselineDecision| {
+                    baseline_collect(o, per_job);
+                    out.emit(|| baseline_decision(o))
+                })
+            })
+            .map_err(|e| match e {
+                DriverError::Scheduler(e) | DriverError::Refused(e) => baseline_error(e),
+                e => from_driver(e, |m| m),
+            })
+    }
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.cell
+            .with_dependent(|_, d| d.scheduler().next_wakeup(after))
+    }
+
+    fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
+        self.cell
+            .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineDecision| {}))
+            .map_err(|e| from_driver(e, |m| m))?;
+        let per_job = std::mem::take(&mut self.per_job);
+        let ids = &self.ids;
+        let (jobs, admitted, total, restarts, dorm) = self.cell.with_dependent(|scn, d| {
+            let mut jobs = Vec::with_capacity(scn.jobs.len());
+            let (mut admitted, mut total) = (0u32, 0.0f64);
+            let rs = d.scheduler().restarts();
+            for (i, ((id, job), (st, slots))) in ids
+                .iter()
+                .zip(&scn.jobs)
+                .zip(d.scheduler().jobs().iter().zip(per_job))
+                .enumerate()
+            {
+                let restarts = rs.job(i).map(|r| r.restarts);
+                if st.rejected {
+                    jobs.push(OasisJobResult {
+                        status: None,
+                        id: id.clone(),
+                        admitted: false,
+                        completion_slot: None,
+                        utility: None,
+                        cost: None,
+                        payoff: None,
+                        reason: Some(
+                            "rejected at arrival: utility minus delay cost not above the RRH threshold"
+                                .into(),
+                        ),
+                        placements: Vec::new(),
+                        restarts,
+                    });
+                    continue;
+                }
+                admitted += 1;
+                let placements: Vec<OasisPlacement> = slots
+                    .into_iter()
+                    .map(|(slot, (w, z))| OasisPlacement {
+                        slot,
+                        workers: w.into_iter().map(|(h, c)| [h, c]).collect(),
+                        ps: z.into_iter().map(|(k, c)| [k, c]).collect(),
+                    })
+                    .collect();
+                let utility = st
+                    .completion
+                    .map_or(0.0, |t| job.utility.at(t - job.arrival));
+                total += utility;
+                jobs.push(OasisJobResult {
+                    status: None,
+                    id: id.clone(),
+                    admitted: true,
+                    completion_slot: st.completion,
+                    utility: Some(utility),
+                    cost: None,
+                    payoff: None,
+                    reason: st.completion.is_none().then(|| {
+                        format!(
+                            "{} chunks of {} not processed by the horizon",
+                            st.remaining,
+                            job.workload()
+                        )
+                    }),
+                    placements,
+                    restarts,
+                });
+            }
+            let dorm = (d.scheduler().policy() == Policy::Dorm)
+                .then(|| dorm_summary(&d.scheduler().dorm_stats()));
+            (jobs, admitted, total, rs.total(), dorm)
+        });
+        let n = jobs.len() as u32;
+        Ok(ResultDoc::Oasis(OasisResult {
+            kind: "oasis".into(),
+            policy: self.policy.clone(),
+            summary: OasisSummary {
+                statuses: Default::default(),
+                admitted,
+                rejected: n - admitted,
+                total_utility: total,
+                prices: None,
+                restarts,
+                dorm,
+            },
+            occupancy: crate::kinds::oasis::occupancy::spans(&jobs),
+            jobs,
+            log_hash: sink.hash().hex().to_string(),
+        }))
+    }
+}
+
+/// The result document's view of Dorm's solver counters.
+fn dorm_summary(st: &DormStats) -> DormSummary {
+    DormSummary {
+        events: st.events,
+        optimal: st.optimal,
+        stopped_at_budget: st.budget_stops,
+        gap_max: st.gap_max,
+        fairness_raised: st.relaxed_fair,
+        bounds_lifted: st.relaxed_all,
+        nodes: st.nodes,
+        nodes_event_max: st.nodes_event_max,
+    }
+}
