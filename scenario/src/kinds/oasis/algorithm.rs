@@ -1,7 +1,7 @@
 //! Kind `"oasis"` with OASiS itself (Bao et al. 2018, Alg. 1): the driver, the result rows
 //! filled from its decisions, and the plan executed under the restart cost.
 use super::engine::job_ids;
-use crate::engine::{Data, Decision, Kind, KindEngine, Out};
+use crate::engine::{Data, Decision, KindEngine, Out};
 use crate::error::{from_driver, RunError};
 use crate::kinds::oasis::doc::{
     OasisDoc, OasisJobResult, OasisPlacement, OasisResult, OasisSummary,
