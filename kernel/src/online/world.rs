@@ -270,13 +270,13 @@ impl OnlineScheduler<'_> {
                 if !self.world.down[h] {
                     return Err(OpenWorldError::ServerUp { server: h as u32 }.into());
                 }
-                cap = Some((h, self.world.base[h].clone()));
+                cap = Some((h, self.world.base[h]));
             }
             Event::Capacity(h, c) => {
                 let hh = known(*h)?;
                 check_capacity(*h, c, self.scn.resources as usize)?;
                 if !self.world.down[hh] {
-                    cap = Some((hh, c.clone()));
+                    cap = Some((hh, *c));
                 }
             }
             _ => return Ok(()),
@@ -284,7 +284,7 @@ impl OnlineScheduler<'_> {
         let t = match &cap {
             Some((h, c)) => {
                 let mut with = (*self.scn).clone();
-                with.servers[*h] = c.clone();
+                with.servers[*h] = *c;
                 Some(tables(&with, self.world.dmax, self.world.ring_cap)?)
             }
             None => None,

@@ -22,7 +22,7 @@ fn rv(c: &[f64]) -> ResourceVec {
     ResourceVec::from_slice(c).unwrap()
 }
 
-fn job(arrival: Slot, weight: f64, ring: bool) -> OnlineJob {
+fn job(arrival: Slot, weight: f64) -> OnlineJob {
     OnlineJob {
         arrival,
         weight,
@@ -30,7 +30,7 @@ fn job(arrival: Slot, weight: f64, ring: bool) -> OnlineJob {
         chunks: 2,
         minibatches_per_chunk: 4,
         minibatch_time: vec![0.5],
-        update_time: if ring { vec![0.1] } else { vec![0.1] },
+        update_time: vec![0.1],
         gradient_size: 0.05,
     }
 }
@@ -161,7 +161,7 @@ fn usage_from(s: &OnlineScheduler, t: Slot, j: u32, owner: &[u32]) -> bool {
 
 #[test]
 fn cancel_releases_the_rest_and_is_final() {
-    let scn = small(1, vec![job(0, 500.0, false)]);
+    let scn = small(1, vec![job(0, 500.0)]);
     let mut probe = OnlineScheduler::new(&scn, Search::Fast).unwrap();
     let (o, _) = drive(&mut probe, &arrivals(&scn));
     let (start, end) = schedule_of(&o, 0).expect("scheduled");
@@ -190,7 +190,7 @@ fn cancel_releases_the_rest_and_is_final() {
 
 #[test]
 fn cancel_before_arrival_means_it_never_arrives() {
-    let scn = small(1, vec![job(5, 500.0, false)]);
+    let scn = small(1, vec![job(5, 500.0)]);
     let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
     let mut o = Out::default();
     feed(&mut s, 1, Event::JobCancelled(0), &mut o).unwrap();
@@ -206,7 +206,7 @@ fn cancel_before_arrival_means_it_never_arrives() {
 fn server_down_interrupts_and_the_rest_is_replanned_or_lost() {
     // Two servers: the job restarts on the other one; one server: it is lost.
     for h in [2usize, 1] {
-        let scn = small(h, vec![job(0, 500.0, false)]);
+        let scn = small(h, vec![job(0, 500.0)]);
         let mut probe = OnlineScheduler::new(&scn, Search::Fast).unwrap();
         let (o, _) = drive(&mut probe, &arrivals(&scn));
         let (start, _) = schedule_of(&o, 0).unwrap();
@@ -237,7 +237,7 @@ fn server_down_interrupts_and_the_rest_is_replanned_or_lost() {
 
 #[test]
 fn capacity_cut_interrupts_the_latest_admitted_and_up_restores() {
-    let mut scn = small(1, vec![job(0, 900.0, false), job(0, 800.0, false)]);
+    let mut scn = small(1, vec![job(0, 900.0), job(0, 800.0)]);
     scn.servers = vec![rv(&[4.0, 16.0])];
     let mut probe = OnlineScheduler::new(&scn, Search::Fast).unwrap();
     let (o, _) = drive(&mut probe, &arrivals(&scn));
@@ -282,7 +282,7 @@ fn capacity_cut_interrupts_the_latest_admitted_and_up_restores() {
 
 #[test]
 fn bad_events_are_refused_and_change_nothing() {
-    let scn = small(2, vec![job(0, 500.0, false), job(1, 300.0, false)]);
+    let scn = small(2, vec![job(0, 500.0), job(1, 300.0)]);
     let bad: Vec<(Event<u32>, OpenWorldError)> = vec![
         (
             Event::JobCancelled(9),
@@ -333,7 +333,7 @@ fn bad_events_are_refused_and_change_nothing() {
         let mut b = OnlineScheduler::new(&scn, Search::Fast).unwrap();
         let (mut oa, mut ob) = (Out::default(), Out::default());
         for (t, e) in prefix.iter().cloned() {
-            feed(&mut a, t, e.clone(), &mut oa).unwrap();
+            feed(&mut a, t, e, &mut oa).unwrap();
             feed(&mut b, t, e, &mut ob).unwrap();
         }
         let before = a.state.clone();
@@ -352,14 +352,14 @@ fn bad_events_are_refused_and_change_nothing() {
 fn submit_validates_before_appending() {
     let scn = small(1, vec![]);
     let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
-    let mut j = job(0, 1.0, false);
+    let mut j = job(0, 1.0);
     j.minibatch_time = vec![0.5, 0.5];
     assert!(matches!(s.submit(j), Err(OnlineError::Model { .. })));
-    let mut j = job(0, 1.0, false);
+    let mut j = job(0, 1.0);
     j.arrival = 64;
     assert!(matches!(s.submit(j), Err(OnlineError::Model { .. })));
     assert_eq!(s.status(0), None);
-    assert_eq!(s.submit(job(0, 1.0, false)), Ok(0));
+    assert_eq!(s.submit(job(0, 1.0)), Ok(0));
     assert_eq!(s.status(0), Some(Status::Unfinished));
 }
 
@@ -476,7 +476,7 @@ fn timeline(scn: &OnlineScenario, ext: &[(Slot, Ext)], ok: &[bool]) -> Timeline 
     let mut base = scn.servers.clone();
     let mut is_down: Vec<Option<Slot>> = vec![None; h];
     let mut tl = Timeline {
-        steps: scn.servers.iter().map(|c| vec![(0, c.clone())]).collect(),
+        steps: scn.servers.iter().map(|c| vec![(0, *c)]).collect(),
         down: vec![Vec::new(); h],
     };
     let zero = rv(&[0.0, 0.0]);
@@ -488,18 +488,18 @@ fn timeline(scn: &OnlineScenario, ext: &[(Slot, Ext)], ok: &[bool]) -> Timeline 
         match ev {
             Event::ServerDown(s) => {
                 is_down[*s as usize] = Some(t);
-                tl.steps[*s as usize].push((t, zero.clone()));
+                tl.steps[*s as usize].push((t, zero));
             }
             Event::ServerUp(s) => {
                 let s = *s as usize;
                 tl.down[s].push((is_down[s].take().unwrap(), t));
-                tl.steps[s].push((t, base[s].clone()));
+                tl.steps[s].push((t, base[s]));
             }
             Event::Capacity(s, c) => {
                 let s = *s as usize;
-                base[s] = c.clone();
+                base[s] = *c;
                 if is_down[s].is_none() {
-                    tl.steps[s].push((t, c.clone()));
+                    tl.steps[s].push((t, *c));
                 }
             }
             _ => {}
@@ -556,16 +556,7 @@ fn check_run(scn: &OnlineScenario, s: &OnlineScheduler, ext: &[(Slot, Ext)], ok:
 
 /// One random case: `listed` jobs in the scenario, the rest submitted at their arrival, plus
 /// random events; run with `mode`.
-fn run_case(
-    seed: u64,
-    mode: Search,
-) -> (
-    Out,
-    Vec<bool>,
-    OnlineScenario,
-    Vec<(Slot, Ext)>,
-    Vec<Status>,
-) {
+fn run_case(seed: u64, mode: Search) -> (Out, Vec<bool>, Vec<Status>) {
     let mut g = Rng(seed);
     let full = random_scenario(&mut g);
     let listed = g.below(full.jobs.len() as u64 + 1) as usize;
@@ -585,7 +576,7 @@ fn run_case(
     let st = (0..full.jobs.len() as u32)
         .map(|j| s.status(j).unwrap())
         .collect();
-    (o, ok, full, ext, st)
+    (o, ok, st)
 }
 
 proptest! {
@@ -617,12 +608,12 @@ proptest! {
     /// the same records, and the literal search decides as the fast one.
     #[test]
     fn random_open_world_sequences(seed in any::<u64>()) {
-        let (a, oka, _, _, sa) = run_case(seed, Search::Fast);
-        let (b, okb, _, _, sb) = run_case(seed, Search::Fast);
+        let (a, oka, sa) = run_case(seed, Search::Fast);
+        let (b, okb, sb) = run_case(seed, Search::Fast);
         prop_assert_eq!(&a, &b);
         prop_assert_eq!(&oka, &okb);
         prop_assert_eq!(&sa, &sb);
-        let (c, okc, _, _, sc) = run_case(seed, Search::Reference);
+        let (c, okc, sc) = run_case(seed, Search::Reference);
         prop_assert_eq!(&a, &c);
         prop_assert_eq!(&oka, &okc);
         prop_assert_eq!(&sa, &sc);
@@ -653,7 +644,7 @@ fn the_log_hash_of_a_sequence_is_stable() {
                         Event::JobArrived(d.scheduler_mut().submit(j.clone()).unwrap())
                     }
                     Ext::Arrive(j) => Event::JobArrived(*j),
-                    Ext::Ev(ev) => ev.clone(),
+                    Ext::Ev(ev) => *ev,
                 };
                 let _ = d.on_event(*t, ev, &mut sink, &mut |_: &OnlineDecision<'_>| {});
             }
