@@ -281,14 +281,12 @@ impl OnlineScheduler<'_> {
             }
             _ => return Ok(()),
         }
-        let t = match &cap {
-            Some((h, c)) => {
-                let mut with = (*self.scn).clone();
-                with.servers[*h] = *c;
-                Some(tables(&with, self.world.dmax, self.world.ring_cap)?)
-            }
-            None => None,
-        };
+        if let Some((h, c)) = &cap {
+            // The limits the new capacity's tables must pass, checked before any change.
+            let mut with = (*self.scn).clone();
+            with.servers[*h] = *c;
+            tables(&with, self.world.dmax, self.world.ring_cap)?;
+        }
         self.state.last_now = now;
         self.catch_up(now, &mut |d| super::records::emit(d, out));
         self.world.changed = true;
@@ -307,8 +305,13 @@ impl OnlineScheduler<'_> {
             }
             _ => {}
         }
-        if let (Some((h, c)), Some(t)) = (cap, t) {
+        if let Some((h, c)) = cap {
             self.scn.to_mut().servers[h] = c;
+            // Built from the jobs as they are now: an interrupted job's remaining work can have
+            // more ring options (smaller Phi fit a window) than the old scratch holds. The same
+            // capacities and D_j passed the limits in the check above, so this cannot fail on
+            // them; a failure would be reported, not hidden.
+            let t = tables(&self.scn, self.world.dmax, self.world.ring_cap)?;
             self.install(t);
         }
         self.fast.invalidate();
