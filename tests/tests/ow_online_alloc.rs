@@ -37,10 +37,10 @@ fn decisions_after_open_world_events_allocate_nothing() {
             }
         };
         let mid = full.slots / 2;
-        let mut run = |s: &mut OnlineScheduler,
-                       from: u32,
-                       to: u32,
-                       out: &mut dyn FnMut(&OnlineDecision<'_>)| {
+        let run = |s: &mut OnlineScheduler,
+                   from: u32,
+                   to: u32,
+                   out: &mut dyn FnMut(&OnlineDecision<'_>)| {
             for now in from..to {
                 s.on_event(now, Event::SlotAdvanced, out).unwrap();
                 for (j, job) in full.jobs.iter().enumerate() {

@@ -231,9 +231,9 @@ impl OnlineScheduler<'_> {
 
     /// `JobCancelled`, `ServerDown`, `ServerUp`, `Capacity` at `now`: checked completely (a
     /// refused event changes nothing), then the rounds due run (as for every event), then the
-    /// rule applies. Cost: O(reservations) to find and cut the jobs concerned (O(reservations
-    /// x interrupted jobs) for a capacity cut), plus O(H M + scratch) to rebuild the fast
-    /// search's tables after a capacity change of any kind (they depend on C_h).
+    /// rule applies. Cost: O(reservations) to find and cut the jobs concerned (a capacity cut:
+    /// O(reservations^2 R) per fit check, one per interrupted job), plus O(H M + jobs M +
+    /// scratch) to rebuild the fast search's tables after any change of C_h (they depend on it).
     pub(super) fn open_world<F: FnMut(&OnlineDecision<'_>) + ?Sized>(
         &mut self,
         now: Slot,
@@ -246,47 +246,7 @@ impl OnlineScheduler<'_> {
             }
             .into());
         }
-        let h_n = self.scn.servers.len();
-        let known = |h: u32| {
-            if (h as usize) < h_n {
-                Ok(h as usize)
-            } else {
-                Err(OpenWorldError::UnknownServer { server: h })
-            }
-        };
-        // Check, and compute the new capacity and tables, before anything changes.
-        let mut cap: Option<(usize, ResourceVec)> = None;
-        match &event {
-            Event::JobCancelled(j) => self.check_cancel(now, *j)?,
-            Event::ServerDown(h) => {
-                let h = known(*h)?;
-                if self.world.down[h] {
-                    return Err(OpenWorldError::ServerDown { server: h as u32 }.into());
-                }
-                cap = Some((h, self.zero_capacity()?));
-            }
-            Event::ServerUp(h) => {
-                let h = known(*h)?;
-                if !self.world.down[h] {
-                    return Err(OpenWorldError::ServerUp { server: h as u32 }.into());
-                }
-                cap = Some((h, self.world.base[h]));
-            }
-            Event::Capacity(h, c) => {
-                let hh = known(*h)?;
-                check_capacity(*h, c, self.scn.resources as usize)?;
-                if !self.world.down[hh] {
-                    cap = Some((hh, *c));
-                }
-            }
-            _ => return Ok(()),
-        }
-        if let Some((h, c)) = &cap {
-            // The limits the new capacity's tables must pass, checked before any change.
-            let mut with = (*self.scn).clone();
-            with.servers[*h] = *c;
-            tables(&with, self.world.dmax, self.world.ring_cap)?;
-        }
+        let cap = self.check_open(now, &event)?;
         self.state.last_now = now;
         self.catch_up(now, &mut |d| super::records::emit(d, out));
         self.world.changed = true;
@@ -317,6 +277,56 @@ impl OnlineScheduler<'_> {
         self.fast.invalidate();
         self.win.invalidate();
         Ok(())
+    }
+
+    /// Checks an open-world event completely, changing nothing: the server's new capacity in
+    /// force (`None` when C does not change now) and the limits its search tables must pass.
+    fn check_open(
+        &self,
+        now: Slot,
+        event: &Event<u32>,
+    ) -> Result<Option<(usize, ResourceVec)>, OnlineError> {
+        let h_n = self.scn.servers.len();
+        let known = |h: u32| {
+            if (h as usize) < h_n {
+                Ok(h as usize)
+            } else {
+                Err(OpenWorldError::UnknownServer { server: h })
+            }
+        };
+        let mut cap: Option<(usize, ResourceVec)> = None;
+        match event {
+            Event::JobCancelled(j) => self.check_cancel(now, *j)?,
+            Event::ServerDown(h) => {
+                let h = known(*h)?;
+                if self.world.down[h] {
+                    return Err(OpenWorldError::ServerDown { server: h as u32 }.into());
+                }
+                cap = Some((h, self.zero_capacity()?));
+            }
+            Event::ServerUp(h) => {
+                let h = known(*h)?;
+                if !self.world.down[h] {
+                    return Err(OpenWorldError::ServerUp { server: h as u32 }.into());
+                }
+                cap = Some((h, self.world.base[h]));
+            }
+            Event::Capacity(h, c) => {
+                let hh = known(*h)?;
+                check_capacity(*h, c, self.scn.resources as usize)?;
+                if !self.world.down[hh] {
+                    cap = Some((hh, *c));
+                }
+            }
+            _ => return Ok(None),
+        }
+        if let Some((h, c)) = &cap {
+            // The limits the new capacity's tables must pass, checked before any change.
+            let mut with = (*self.scn).clone();
+            with.servers[*h] = *c;
+            tables(&with, self.world.dmax, self.world.ring_cap)?;
+        }
+        Ok(cap)
     }
 
     /// C_h = 0 in every resource (a down server), R entries.
