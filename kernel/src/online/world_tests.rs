@@ -655,3 +655,27 @@ fn the_log_hash_of_a_sequence_is_stable() {
         assert_eq!(hash(), hash(), "seed {seed}");
     }
 }
+
+#[test]
+fn snapshots_refuse_open_world_state_and_restored_schedulers_refuse_events() {
+    use crate::snapshot::Snapshot;
+    let scn = small(2, vec![job(0, 500.0)]);
+    let mut s = OnlineScheduler::new(&scn, Search::Fast).unwrap();
+    let mut o = Out::default();
+    feed(&mut s, 0, Event::JobArrived(0), &mut o).unwrap();
+    let bytes = s.snapshot().unwrap();
+    feed(&mut s, 1, Event::ServerDown(1), &mut o).unwrap();
+    assert!(
+        s.snapshot().is_err(),
+        "open-world state is not in the format"
+    );
+    let mut r = OnlineScheduler::new(&scn, Search::Fast).unwrap();
+    r.restore_snapshot(&bytes).unwrap();
+    let e = feed(&mut r, 1, Event::ServerDown(1), &mut o);
+    assert_eq!(
+        e,
+        Err(OnlineError::OpenWorld(OpenWorldError::Unsupported {
+            event: "server_down"
+        }))
+    );
+}
