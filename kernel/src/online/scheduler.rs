@@ -122,7 +122,10 @@ pub fn theoretical_alpha(scn: &OnlineScenario) -> Option<u64> {
 /// A_online over one scenario (Algorithm 1), implementing [`Scheduler`]: `JobArrived(j)` adds
 /// job j, and any event at slot `now` first runs every round i with tau_i <= now.
 pub struct OnlineScheduler<'a> {
-    pub(super) scn: ScnView<'a>,
+    /// The scenario the scheduler works on: the caller's, until an open-world event changes
+    /// the job list or a capacity; then its own copy (cloned once, at the first change), with
+    /// the submitted jobs, the remaining work of interrupted ones and the capacities in force.
+    pub(super) scn: alloc::borrow::Cow<'a, OnlineScenario>,
     lambda: f64,
     pub(super) phi_max: Vec<u32>,
     pub(super) mode: Search,
@@ -133,38 +136,6 @@ pub struct OnlineScheduler<'a> {
     pub(super) decision: OnlineJobDecision,
     /// The open-world bookkeeping (`super::world`).
     pub(super) world: World,
-}
-
-/// The scenario the scheduler works on: the caller's, until an open-world event changes the
-/// job list or a capacity; then the scheduler's own copy (cloned once, at the first change).
-pub(super) enum ScnView<'a> {
-    /// The scenario the scheduler was built on.
-    Borrowed(&'a OnlineScenario),
-    /// The scheduler's copy with submitted jobs, remaining work and capacities in force.
-    Owned(alloc::boxed::Box<OnlineScenario>),
-}
-
-impl core::ops::Deref for ScnView<'_> {
-    type Target = OnlineScenario;
-    fn deref(&self) -> &OnlineScenario {
-        match self {
-            ScnView::Borrowed(s) => s,
-            ScnView::Owned(s) => s,
-        }
-    }
-}
-
-impl ScnView<'_> {
-    /// The scheduler's own copy (cloned at the first call: an event path, never a decision).
-    pub(super) fn to_mut(&mut self) -> &mut OnlineScenario {
-        if let ScnView::Borrowed(s) = *self {
-            *self = ScnView::Owned(alloc::boxed::Box::new(s.clone()));
-        }
-        match self {
-            ScnView::Owned(s) => s,
-            ScnView::Borrowed(_) => unreachable!("cloned above"),
-        }
-    }
 }
 
 /// The search tables that depend on the capacities and the jobs' D_j: Phi_max per worker type,
@@ -332,7 +303,7 @@ impl<'a> OnlineScheduler<'a> {
         let t = tables(scn, dmax, 0)?;
         let n = scn.jobs.len();
         Ok(OnlineScheduler {
-            scn: ScnView::Borrowed(scn),
+            scn: alloc::borrow::Cow::Borrowed(scn),
             lambda: lambda_of(scn),
             phi_max: t.phi_max,
             mode,
