@@ -32,8 +32,9 @@
 //! | `fast/` | the default, exact and fast search of A_maxweight's per-job choice (A_mincost1/2 under eq. 11's prices) |
 //! | `common` | arithmetic shared by the fast search and the references: rho (eqs. 1 and 14), E D K |
 //! | `usage` | the sparse usage store beta_h^r(t): one reservation per (job, server) |
-//! | `records` | the decision records (tags `TAG_ONLINE_DECISION`, `TAG_ONLINE_PLACED`) and `OnlineDecision` |
+//! | `records` | the decision records (tags `TAG_ONLINE_DECISION`, `TAG_ONLINE_PLACED`, `TAG_ONLINE_INTERRUPTED`) and `OnlineDecision` |
 //! | `snapshot` | the restorable state and its snapshots |
+//! | `world` | the open world: submit, cancel, server down / up, capacity, status (`docs/open-world.md`) |
 //! | `error` | `OnlineError` |
 //! | `reference` | (feature `reference`) paper-literal A_mincost1/2 (Algorithms 4-5) |
 //! | `independent` | (feature `reference`) an independent paper-literal A_online (Algorithms 1-7) for property tests |
@@ -48,10 +49,12 @@ pub mod reference;
 mod scheduler;
 mod snapshot;
 pub mod usage;
+mod world;
 
 pub use error::OnlineError;
 pub use records::{
-    log_decision, DecisionRec, OnlineDecision, PlacedRec, TAG_ONLINE_DECISION, TAG_ONLINE_PLACED,
+    log_decision, DecisionRec, InterruptRec, OnlineDecision, PlacedRec, CAUSE_CANCEL,
+    CAUSE_CAPACITY, CAUSE_DOWN, TAG_ONLINE_DECISION, TAG_ONLINE_INTERRUPTED, TAG_ONLINE_PLACED,
 };
 pub use scheduler::{run_scenario, theoretical_alpha, OnlineJobDecision, OnlineScheduler, Search};
 pub use snapshot::OnlineState;
@@ -139,3 +142,5 @@ impl Ctx<'_> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod world_tests;

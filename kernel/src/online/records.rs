@@ -1,4 +1,5 @@
-//! The A_online decision records (tags [`TAG_ONLINE_DECISION`] and [`TAG_ONLINE_PLACED`]) and
+//! The A_online decision records (tags [`TAG_ONLINE_DECISION`], [`TAG_ONLINE_PLACED`] and
+//! [`TAG_ONLINE_INTERRUPTED`]) and
 //! [`OnlineDecision`], what [`super::OnlineScheduler`] passes out per decision.
 use super::OnlineJobDecision;
 use crate::log::{LogError, LogSink, TAG_ONLINE};
@@ -9,6 +10,39 @@ use serde::{Deserialize, Serialize};
 pub const TAG_ONLINE_DECISION: u8 = TAG_ONLINE + 1;
 /// Tag of a [`PlacedRec`].
 pub const TAG_ONLINE_PLACED: u8 = TAG_ONLINE + 2;
+
+/// Tag of an [`InterruptRec`].
+pub const TAG_ONLINE_INTERRUPTED: u8 = TAG_ONLINE + 3;
+
+/// [`InterruptRec::cause`]: the host cancelled the job.
+pub const CAUSE_CANCEL: u8 = 0;
+/// [`InterruptRec::cause`]: a server the job held went down.
+pub const CAUSE_DOWN: u8 = 1;
+/// [`InterruptRec::cause`]: a capacity cut on a server the job held.
+pub const CAUSE_CAPACITY: u8 = 2;
+
+/// Decision-log record (tag [`TAG_ONLINE_INTERRUPTED`]): an open-world event stopped a job at
+/// `slot` (`docs/open-world.md`, "Kind online"). Its reservations from `slot` on are released;
+/// when `requeued`, the rest of its work waits for the next round as a job arriving at `slot`
+/// (its later decision records are its recovery; never admitted again, it is lost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptRec {
+    /// The event's slot T.
+    pub slot: u32,
+    /// job j
+    pub job: u32,
+    /// The server whose failure or capacity cut interrupted it (`u32::MAX` for a cancel).
+    pub server: u32,
+    /// [`CAUSE_CANCEL`], [`CAUSE_DOWN`] or [`CAUSE_CAPACITY`].
+    pub cause: u8,
+    /// Slots of its schedule run before T.
+    pub done_slots: u32,
+    /// Requeued: the mini-batches per chunk left (E' K', with E' = 1); cancel: the slots of its
+    /// schedule it gave up.
+    pub remaining: u32,
+    /// The rest of the work waits for the next round (false for a cancel).
+    pub requeued: bool,
+}
 
 /// Decision-log record (tag [`TAG_ONLINE_DECISION`]): one per A_maxweight decision.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,6 +96,8 @@ pub enum OnlineDecision<'a> {
     Decision(&'a OnlineJobDecision),
     /// One server of a scheduled job's placement.
     Placed(PlacedRec),
+    /// An open-world event stopped a job (cancel, server down, capacity cut).
+    Interrupted(InterruptRec),
 }
 
 impl crate::api::Record for OnlineDecision<'_> {
@@ -69,6 +105,7 @@ impl crate::api::Record for OnlineDecision<'_> {
         match self {
             OnlineDecision::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
             OnlineDecision::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
+            OnlineDecision::Interrupted(x) => sink.record(TAG_ONLINE_INTERRUPTED, x),
         }
     }
 }

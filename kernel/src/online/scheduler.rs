@@ -4,6 +4,7 @@ use super::common::{cost_f64, fit, Cand};
 use super::fast::{self, FastScratch};
 use super::records::{emit, OnlineDecision};
 use super::usage::{Resv, SparseUsage, WindowIndex};
+use super::world::World;
 use super::{Ctx, OnlineError, OnlineState, Placement, Window};
 use crate::api::{Event, Scheduler};
 use crate::error::{CapacityError, Limit};
@@ -121,20 +122,65 @@ pub fn theoretical_alpha(scn: &OnlineScenario) -> Option<u64> {
 /// A_online over one scenario (Algorithm 1), implementing [`Scheduler`]: `JobArrived(j)` adds
 /// job j, and any event at slot `now` first runs every round i with tau_i <= now.
 pub struct OnlineScheduler<'a> {
-    pub(super) scn: &'a OnlineScenario,
+    /// The scenario the scheduler works on: the caller's, until an open-world event changes
+    /// the job list or a capacity; then its own copy (cloned once, at the first change), with
+    /// the submitted jobs, the remaining work of interrupted ones and the capacities in force.
+    pub(super) scn: alloc::borrow::Cow<'a, OnlineScenario>,
     lambda: f64,
-    phi_max: Vec<u32>,
-    mode: Search,
+    pub(super) phi_max: Vec<u32>,
+    pub(super) mode: Search,
     pub(super) state: OnlineState,
-    win: WindowIndex,
-    fast: FastScratch,
-    batch: Vec<u32>,
-    decision: OnlineJobDecision,
+    pub(super) win: WindowIndex,
+    pub(super) fast: FastScratch,
+    pub(super) batch: Vec<u32>,
+    pub(super) decision: OnlineJobDecision,
+    /// The open-world bookkeeping (`super::world`).
+    pub(super) world: World,
+}
+
+/// The search tables that depend on the capacities and the jobs' D_j: Phi_max per worker type,
+/// the ring worker counts and options, and the fast search's scratch.
+pub(super) struct Tables {
+    pub(super) phi_max: Vec<u32>,
+    pub(super) dmax: u32,
+    pub(super) ring_cap: usize,
+    pub(super) fast: FastScratch,
+}
+
+/// Builds [`Tables`] for `scn` (O(H M + the scratch size); allocates: build and event paths).
+pub(super) fn tables(
+    scn: &OnlineScenario,
+    dmax: u32,
+    ring_min: usize,
+) -> Result<Tables, OnlineError> {
+    let (h, r) = (scn.servers.len(), scn.resources as usize);
+    let (mm, pp) = (scn.worker_types.len(), scn.ps_types.len());
+    let wcap = window_cap(scn.horizon(), scn.alpha);
+    let phi_max = phi_max_of(scn);
+    let phis = if scn.architecture == Architecture::Ring {
+        dmax.min(phi_max.iter().copied().max().unwrap_or(0)) as usize
+    } else {
+        0
+    };
+    check(Limit::LedgerCells, mm * phis, LEDGER_CELLS_MAX)?;
+    let ring_cap = if phis > 0 {
+        fast::ring_options_max(scn, &phi_max, wcap as u32, phis as u32).max(ring_min)
+    } else {
+        0
+    };
+    let mut f = FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap);
+    f.init_shapes(scn, dmax);
+    Ok(Tables {
+        phi_max,
+        dmax,
+        ring_cap,
+        fast: f,
+    })
 }
 
 /// Largest A_dual window any round can use: max over i of min(tau_i, T' - alpha tau_i), where
 /// T' is the scenario's [`OnlineScenario::horizon`].
-fn window_cap(slots: u32, alpha: u32) -> usize {
+pub(super) fn window_cap(slots: u32, alpha: u32) -> usize {
     let mut best = 0u64;
     for i in 0..ROUNDS_MAX {
         let tau = 1u64 << i;
@@ -253,24 +299,13 @@ impl<'a> OnlineScheduler<'a> {
             .fold(0usize, |a, j| a.saturating_add(place_max(j)));
         check(Limit::UsageReservations, resv_max, USAGE_RESERVATIONS_MAX)?;
         let placement_max = scn.jobs.iter().map(place_max).max().unwrap_or(0);
-        let phi_max = phi_max_of(scn);
-        let phis = if scn.architecture == Architecture::Ring {
-            let dmax = scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0);
-            dmax.min(phi_max.iter().copied().max().unwrap_or(0)) as usize
-        } else {
-            0
-        };
-        check(Limit::LedgerCells, mm * phis, LEDGER_CELLS_MAX)?;
-        let ring_cap = if phis > 0 {
-            fast::ring_options_max(scn, &phi_max, wcap as u32, phis as u32)
-        } else {
-            0
-        };
+        let dmax = scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0);
+        let t = tables(scn, dmax, 0)?;
         let n = scn.jobs.len();
         Ok(OnlineScheduler {
-            scn,
+            scn: alloc::borrow::Cow::Borrowed(scn),
             lambda: lambda_of(scn),
-            phi_max,
+            phi_max: t.phi_max,
             mode,
             state: OnlineState {
                 usage: SparseUsage::with_capacity(resv_max, r),
@@ -281,16 +316,13 @@ impl<'a> OnlineScheduler<'a> {
                 last_now: 0,
             },
             win: WindowIndex::new(h, resv_max),
-            fast: {
-                let mut f = FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap);
-                f.init_shapes(scn, scn.jobs.iter().map(|j| j.chunks).max().unwrap_or(0));
-                f
-            },
+            fast: t.fast,
             batch: Vec::with_capacity(n),
             decision: OnlineJobDecision {
                 placement: Vec::with_capacity(placement_max),
                 ..OnlineJobDecision::empty()
             },
+            world: World::new(scn, t.dmax, t.ring_cap, resv_max),
         })
     }
 
@@ -323,6 +355,7 @@ impl<'a> OnlineScheduler<'a> {
         self.state.next_round = st.next_round;
         self.state.last_now = st.last_now;
         self.fast.invalidate();
+        self.forget_world();
         debug_assert!(
             self.check_state(&self.state).is_ok(),
             "online: restored state fails its own check"
@@ -336,7 +369,7 @@ impl<'a> OnlineScheduler<'a> {
     }
 
     /// Runs every round i with tau_i <= now that has not run yet.
-    fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineJobDecision)) {
+    pub(super) fn catch_up(&mut self, now: Slot, out: &mut dyn FnMut(&OnlineJobDecision)) {
         while self.state.next_round <= ROUNDS_MAX {
             let tau = 1u64 << (self.state.next_round - 1);
             if tau > now as u64 {
@@ -394,8 +427,11 @@ impl<'a> OnlineScheduler<'a> {
 
     /// A_maxweight for job j in window `w`: search, decide u_j > 0, reserve.
     fn decide(&mut self, j: usize, round: u32, tau: u32, iota: u32, w: &Window) {
-        let scn = self.scn;
+        let scn = &*self.scn;
         let job = &scn.jobs[j];
+        if let Some(x) = self.world.jobs.get_mut(j) {
+            x.tried = true;
+        }
         self.win.sync(&self.state.usage, w.base, w.len);
         let cx = Ctx {
             scn,
@@ -449,12 +485,13 @@ impl<'a> OnlineScheduler<'a> {
     /// beta_h^r(t) += e^r y + z^r s over the job's slots and servers: one reservation per
     /// server of the placement (room for it was reserved when the scheduler was built).
     fn reserve(&mut self, j: usize, w: &Window) {
-        let scn = self.scn;
+        let scn = &*self.scn;
         let d = &self.decision;
         let r_n = scn.resources as usize;
         let wt = &scn.worker_types[d.worker_type as usize];
         let pt = d.ps_type.and_then(|p| scn.ps_types.get(p as usize));
         debug_assert!(self.state.usage.room() >= d.placement.len());
+        let first = self.state.usage.len();
         let mut amount = [0.0; RESOURCES_MAX];
         for pl in d.placement.iter() {
             for (r, a) in amount.iter_mut().enumerate().take(r_n) {
@@ -469,6 +506,13 @@ impl<'a> OnlineScheduler<'a> {
             self.state.usage.push(x, &amount[..r_n]);
         }
         self.state.scheduled[j] = true;
+        self.world.admitted(
+            j,
+            first,
+            self.state.usage.len(),
+            d.start,
+            d.start + d.duration,
+        );
         if self.mode == Search::Fast {
             self.fast.touched(w, &self.decision.placement);
         }
@@ -488,12 +532,15 @@ impl Scheduler for OnlineScheduler<'_> {
         event: Event<u32>,
         out: &mut F,
     ) -> Result<(), OnlineError> {
-        crate::world::closed_world_only(&event)?;
         if now < self.state.last_now {
             return Err(OnlineError::TimeWentBack {
                 now,
                 last: self.state.last_now,
             });
+        }
+        match event {
+            Event::JobArrived(_) | Event::SlotAdvanced | Event::JobFinished(_) => {}
+            ev => return self.open_world(now, ev, out),
         }
         self.state.last_now = now;
         self.catch_up(now, &mut |d: &OnlineJobDecision| emit(d, out));
@@ -502,6 +549,10 @@ impl Scheduler for OnlineScheduler<'_> {
             match seen {
                 None => return Err(OnlineError::UnknownJob { job: j }),
                 Some(true) => return Err(OnlineError::DuplicateArrival { job: j }),
+                // A job cancelled before it arrives never arrives.
+                Some(_) if self.world.cancelled(j) => {
+                    return Err(crate::world::OpenWorldError::JobEnded { job: j }.into())
+                }
                 Some(s) => *s = true,
             }
             if self.state.pending.len() >= self.state.pending.capacity() {
@@ -521,6 +572,8 @@ impl Scheduler for OnlineScheduler<'_> {
     /// The next round time tau_i = 2^(i-1) not run yet, while it is inside the horizon (T, or
     /// the extended one with `rounds_past_horizon`): the rounds are what A_online does on the
     /// clock (arrivals come as events).
+    /// A re-planned (interrupted) job waits in the pending list like an arrival, so the
+    /// rounds are still the only wake-ups.
     fn next_wakeup(&self, _after: Option<Slot>) -> Option<Slot> {
         let i = self.state.next_round;
         if i == 0 || i > ROUNDS_MAX {
@@ -528,6 +581,15 @@ impl Scheduler for OnlineScheduler<'_> {
         }
         let tau = 1u64 << (i - 1);
         (tau < self.scn.horizon() as u64).then_some(tau as Slot)
+    }
+
+    /// Ends the run: from now on [`OnlineScheduler::status`] is final.
+    fn finish<F: FnMut(&OnlineDecision<'_>) + ?Sized>(
+        &mut self,
+        _out: &mut F,
+    ) -> Result<(), OnlineError> {
+        self.world.finished = true;
+        Ok(())
     }
 }
 

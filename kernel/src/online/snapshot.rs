@@ -36,7 +36,7 @@ impl OnlineScheduler<'_> {
     /// first round with tau_i > `last_now` (what every event leaves).
     pub fn check_state(&self, st: &OnlineState) -> Result<(), crate::snapshot::SnapshotError> {
         use crate::snapshot::{ensure, invalid_at};
-        check_usage(self.scn, &st.usage)?;
+        check_usage(&self.scn, &st.usage)?;
         let n = self.state.arrived.len();
         ensure(st.arrived.len() == n, "arrived")?;
         ensure(st.scheduled.len() == n, "scheduled")?;
@@ -117,10 +117,18 @@ impl crate::snapshot::Snapshot for OnlineScheduler<'_> {
         &self,
         buf: &'b mut [u8],
     ) -> Result<&'b [u8], crate::snapshot::SnapshotError> {
+        // The open-world state (submitted jobs, remaining work, capacities) is not in the
+        // format: refuse rather than save a state that would restore wrong.
+        if self.open_world_changed() {
+            return Err(crate::snapshot::invalid("open-world state"));
+        }
         crate::snapshot::save_into(Self::KIND, &self.state, buf)
     }
 
     fn snapshot(&self) -> Result<Vec<u8>, crate::snapshot::SnapshotError> {
+        if self.open_world_changed() {
+            return Err(crate::snapshot::invalid("open-world state"));
+        }
         crate::snapshot::save(Self::KIND, &self.state)
     }
 

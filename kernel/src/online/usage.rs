@@ -124,7 +124,13 @@ impl WindowIndex {
         }
     }
 
-    /// Forgets everything (after a restore).
+    /// Room for `n` reservations in all (submitted or re-planned jobs'; an event path, never
+    /// a decision).
+    pub fn reserve(&mut self, n: usize) {
+        self.next.reserve_exact(n.saturating_sub(self.next.len()));
+    }
+
+    /// Forgets everything (after a restore, or an open-world event shortened reservations).
     pub fn invalidate(&mut self) {
         self.window = None;
         self.scan_from = 0;

@@ -64,7 +64,7 @@ use order::place_q0;
 use ps::{job_rates, ps_q0, ps_q1};
 use ring::{ring_search, ring_table};
 
-pub use ring::ring_options_max;
+pub use ring::{ring_options_max, ring_options_of};
 pub use scratch::FastScratch;
 
 /// A_maxweight's choice for one job: the q = 1 subroutine, then the q = 0 one if strictly

@@ -52,20 +52,31 @@ pub(super) fn ring_phi_first(job: &OnlineJob, edk: f64, m: usize, len: u32) -> u
 /// most `wcap` slots: Phi runs from [`ring_phi_first`] (non-increasing in the window length, so
 /// the `wcap` value is the smallest) to min(D_j, Phi_max(m), `phis`), two q each.
 pub fn ring_options_max(scn: &OnlineScenario, phi_max: &[u32], wcap: u32, phis: u32) -> usize {
-    let mut most = 0usize;
-    for job in &scn.jobs {
-        let work = edk(job);
-        let mut n = 0usize;
-        for (m, &pm) in phi_max.iter().enumerate().take(scn.worker_types.len()) {
-            let top = job.chunks.min(pm).min(phis);
-            let first = ring_phi_first(job, work, m, wcap);
-            if first <= top {
-                n = n.saturating_add(2 * (top - first + 1) as usize);
-            }
+    scn.jobs
+        .iter()
+        .map(|job| ring_options_of(scn, job, phi_max, wcap, phis))
+        .max()
+        .unwrap_or(0)
+}
+
+/// [`ring_options_max`] for one job (a submitted job extends the bound by this, O(M)).
+pub fn ring_options_of(
+    scn: &OnlineScenario,
+    job: &OnlineJob,
+    phi_max: &[u32],
+    wcap: u32,
+    phis: u32,
+) -> usize {
+    let work = edk(job);
+    let mut n = 0usize;
+    for (m, &pm) in phi_max.iter().enumerate().take(scn.worker_types.len()) {
+        let top = job.chunks.min(pm).min(phis);
+        let first = ring_phi_first(job, work, m, wcap);
+        if first <= top {
+            n = n.saturating_add(2 * (top - first + 1) as usize);
         }
-        most = most.max(n);
     }
-    most
+    n
 }
 
 /// Per job: every (m, Phi, q) of A_RAmincost1/2 whose duration d-hat fits the window (t- >= 1,
