@@ -60,6 +60,7 @@ fn online_decision(o: &OnlineDecision<'_>) -> Decision {
             Data::OnlineDecision((*d).clone()),
         ),
         OnlineDecision::Placed(p) => Decision::of("online.placed", Some(p.job), p),
+        OnlineDecision::Interrupted(x) => Decision::of("online.interrupted", Some(x.job), x),
     }
 }
 
