@@ -510,7 +510,7 @@ fn run_open(jobs: &[PreemptJob], evs: &[(Slot, Ev)], policy: Policy) -> u64 {
                         );
                     }
                 },
-                Err(crate::driver::DriverError::Scheduler(PreemptError::OpenWorld(_))) => {
+                Err(crate::driver::DriverError::Refused(PreemptError::OpenWorld(_))) => {
                     assert_eq!(
                         dump(d.scheduler()),
                         before,
