@@ -16,9 +16,10 @@
 //!
 //! **The rule every scheduler follows** (each kind's page says how its algorithm recovers):
 //! an event is checked completely before it changes anything, so a refused event leaves the
-//! scheduler exactly as it was; `ServerDown` of a down server, `ServerUp` of an up one, a
-//! capacity vector of the wrong length or with a negative or non-finite entry, an unknown server
-//! or job, and a cancel of a job that already ended are refused with [`OpenWorldError`].
+//! scheduler exactly as it was (and [`crate::driver::Driver`] then logs nothing:
+//! `DriverError::Refused`); `ServerDown` of a down server, `ServerUp` of an up one, a capacity
+//! vector of the wrong length or with a negative or non-finite entry, an unknown server or job,
+//! and a cancel of a job that already ended are refused with [`OpenWorldError`].
 use crate::resources::ResourceVec;
 
 /// Why a scheduler refused an open-world event. A refused event changes nothing.
@@ -66,8 +67,8 @@ pub enum OpenWorldError {
         /// the resource r of the bad entry
         resource: u8,
     },
-    /// A cancel of a job that has not arrived, or has already finished, been rejected,
-    /// cancelled or lost.
+    /// A cancel of a job that has already finished, been rejected, cancelled or lost. (A cancel
+    /// of a job that has not arrived yet is accepted: the job never arrives.)
     JobEnded {
         /// the job
         job: u32,

@@ -139,6 +139,7 @@ pub fn from_gavel(types: &[GavelJobType], opts: &GenOptions) -> Result<Placement
     let workers: Vec<WorkerDoc> = (0..nodes)
         .flat_map(|n| {
             (0..per_node).map(move |_| WorkerDoc {
+                id: None,
                 gpu: GPUS[gpu_of_node(n)].to_uppercase(),
                 node: f64::from(n),
             })

@@ -354,7 +354,7 @@ pub fn to_online(
             ArchitectureDoc::Ps
         },
         resources: RESOURCES.iter().map(|s| s.to_string()).collect(),
-        servers: online_servers(workers, ps, opts),
+        servers: online_servers(workers, ps, opts).into(),
         worker_types,
         ps_types: (!ring).then(|| {
             vec![TaskTypeDoc {

@@ -436,8 +436,8 @@ pub fn to_scenario(
         slots: slots as f64,
         // A "ps" resource only for the one placeholder PS per job the model requires.
         resources: vec!["gpu".into(), "ps".into()],
-        worker_servers: vec![vec![o.gpus_per_server as f64, 0.0]; o.servers],
-        ps_servers: vec![vec![0.0, jobs.len() as f64]],
+        worker_servers: vec![vec![o.gpus_per_server as f64, 0.0]; o.servers].into(),
+        ps_servers: vec![vec![0.0, jobs.len() as f64]].into(),
         prices: None,
         restart_slots: Some(o.restart_seconds / o.slot_seconds),
         restart_first: Some(true),

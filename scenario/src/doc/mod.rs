@@ -6,6 +6,7 @@
 //! negative or fractional count is reported with its job id instead of a bare serde message.
 pub mod check;
 mod path;
+pub mod servers;
 pub mod throughput;
 
 use crate::error::InputError;

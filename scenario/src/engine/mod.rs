@@ -69,9 +69,16 @@ pub trait Kind {
     /// The result's `occupancy`: who holds which server when, derived by the kind from its own
     /// result data when the run finished ([`crate::occupancy`]).
     fn occupancy(r: &Self::Result) -> &[crate::occupancy::Span];
+    /// The result's `occupancy`, to rename its servers (explicit server ids).
+    fn occupancy_mut(r: &mut Self::Result) -> &mut Vec<crate::occupancy::Span>;
     /// The ids of the scenario's servers in the kernel's index order (`docs/open-world.md`):
     /// what `server_down`, `server_up` and `capacity` events name.
     fn server_ids(doc: &Self::Doc) -> Vec<String>;
+    /// The ids the kind's occupancy is derived with (`w<h>`, `h<h>`, ...): [`Kind::server_ids`]
+    /// without the servers' explicit ids. The façade renames occupancy spans from these to those.
+    fn default_server_ids(doc: &Self::Doc) -> Vec<String> {
+        Self::server_ids(doc)
+    }
     /// Entries of a `capacity` event's vector.
     fn capacity_len(doc: &Self::Doc) -> usize;
     /// Sets every job row's `status` and the summary's counts (`crate::status`): `known` gives
@@ -97,6 +104,10 @@ macro_rules! kind_documents {
 
         fn occupancy(r: &Self::Result) -> &[crate::occupancy::Span] {
             &r.occupancy
+        }
+
+        fn occupancy_mut(r: &mut Self::Result) -> &mut Vec<crate::occupancy::Span> {
+            &mut r.occupancy
         }
 
         fn jobs(doc: &Self::Doc) -> usize {
@@ -375,7 +386,7 @@ impl<L: LogSink> Engine<L> {
     ) -> Result<Self, RunError> {
         let (kind, built, world) = crate::dispatch!(d, x, K => (K::NAME, K::engine::<L>(x, opts)
             .map_err(|e| crate::limit::locate(K::NAME, &crate::limit::job_ids(d), None, e))?,
-            world::World::new(K::server_ids(x), K::capacity_len(x))));
+            world::World::new(K::server_ids(x), K::default_server_ids(x), K::capacity_len(x))));
         let mut order: Vec<(Slot, u32)> = built
             .arrivals
             .iter()
@@ -649,7 +660,10 @@ impl<L: LogSink> Engine<L> {
                 }
             };
             let known = |j: u32| self.status(j).map(crate::status::JobStatus::from);
-            crate::dispatch_result!(&mut r, x, K => K::set_statuses(x, &known));
+            crate::dispatch_result!(&mut r, x, K => {
+                K::set_statuses(x, &known);
+                self.world.rename(K::occupancy_mut(x));
+            });
             self.result = Some(r);
         }
         // Set just above or by an earlier call.

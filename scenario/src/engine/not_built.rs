@@ -81,6 +81,10 @@ macro_rules! not_built {
                 match *r {}
             }
 
+            fn occupancy_mut(r: &mut NotBuilt) -> &mut Vec<crate::occupancy::Span> {
+                match *r {}
+            }
+
             fn occupancy(r: &NotBuilt) -> &[crate::occupancy::Span] {
                 match *r {}
             }

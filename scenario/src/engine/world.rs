@@ -27,22 +27,48 @@ pub(crate) struct World {
     pub(crate) resources: usize,
     /// Which servers are down now.
     pub(crate) down: Vec<bool>,
+    /// Default id -> explicit id, for the servers given one (occupancy is derived with the
+    /// defaults).
+    renamed: HashMap<String, String>,
 }
 
 impl World {
     /// The world of `servers` (ids, kernel index order) with `resources` entries per capacity.
-    pub(crate) fn new(servers: Vec<String>, resources: usize) -> Self {
+    pub(crate) fn new(servers: Vec<String>, defaults: Vec<String>, resources: usize) -> Self {
+        let renamed = defaults
+            .into_iter()
+            .zip(&servers)
+            .filter(|(d, s)| d != *s)
+            .map(|(d, s)| (d, s.clone()))
+            .collect();
         let index = servers
             .iter()
             .enumerate()
             .map(|(i, s)| (s.clone(), i as u32))
             .collect();
         World {
+            renamed,
             down: vec![false; servers.len()],
             servers,
             index,
             resources,
         }
+    }
+
+    /// Renames the servers of `spans` that have explicit ids, then restores the occupancy order
+    /// (`crate::occupancy`: by job, from, server, role).
+    pub(crate) fn rename(&self, spans: &mut [crate::occupancy::Span]) {
+        if self.renamed.is_empty() {
+            return;
+        }
+        for s in spans.iter_mut() {
+            if let Some(id) = self.renamed.get(&s.server) {
+                s.server = id.clone();
+            }
+        }
+        spans.sort_by(|a, b| {
+            (&a.job, a.from, &a.server, a.role).cmp(&(&b.job, b.from, &b.server, b.role))
+        });
     }
 
     fn server(&self, h: u32) -> Result<&str, RunError> {

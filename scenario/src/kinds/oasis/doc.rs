@@ -17,9 +17,9 @@ pub struct OasisDoc {
     /// Resource names.
     pub resources: Vec<String>,
     /// c_h^r.
-    pub worker_servers: Vec<Vec<f64>>,
+    pub worker_servers: crate::doc::servers::ServerList,
     /// c_k^r.
-    pub ps_servers: Vec<Vec<f64>>,
+    pub ps_servers: crate::doc::servers::ServerList,
     /// U1, U2, L1, L2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prices: Option<PricesDoc>,
@@ -119,8 +119,18 @@ pub struct SigmoidDoc {
 
 impl OasisDoc {
     /// The servers' ids in the kernel's index order (`docs/open-world.md`): the worker
-    /// servers `w<h>`, then the parameter servers `ps<k>`.
+    /// servers (`w<h>` unless given an `id`), then the parameter servers (`ps<k>`).
     pub fn server_ids(&self) -> Vec<String> {
+        let w = &self.worker_servers;
+        let workers = (0..w.len()).map(|h| w.id_or(h, |h| format!("w{h}")));
+        let p = &self.ps_servers;
+        workers
+            .chain((0..p.len()).map(|k| p.id_or(k, |k| format!("ps{k}"))))
+            .collect()
+    }
+
+    /// The default ids (`w<h>`, `ps<k>`): the ones the kind's occupancy is derived with.
+    pub fn default_server_ids(&self) -> Vec<String> {
         let workers = (0..self.worker_servers.len()).map(|h| format!("w{h}"));
         workers
             .chain((0..self.ps_servers.len()).map(|k| format!("ps{k}")))
@@ -130,6 +140,7 @@ impl OasisDoc {
     /// Checks every value and builds the kernel model; errors name the job/server and field.
     pub fn validate(&self) -> Result<OasisScenario, InputError> {
         let s = "scenario";
+        crate::doc::servers::check_ids(&self.server_ids())?;
         let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         self.restart()?;
         self.peer()?;

@@ -45,6 +45,10 @@ impl Kind for Oasis {
         doc.server_ids()
     }
 
+    fn default_server_ids(doc: &OasisDoc) -> Vec<String> {
+        doc.default_server_ids()
+    }
+
     fn capacity_len(doc: &OasisDoc) -> usize {
         doc.resources.len()
     }

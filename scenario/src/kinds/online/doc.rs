@@ -19,7 +19,7 @@ pub struct OnlineDoc {
     /// Resource names.
     pub resources: Vec<String>,
     /// C_h^r.
-    pub servers: Vec<Vec<f64>>,
+    pub servers: crate::doc::servers::ServerList,
     /// Worker types.
     pub worker_types: Vec<TaskTypeDoc>,
     /// PS types (absent for ring).
@@ -95,12 +95,20 @@ pub const ALPHA_DEFAULT: u32 = 4;
 impl OnlineDoc {
     /// The servers' ids in the kernel's index order (`docs/open-world.md`): `h<h>`.
     pub fn server_ids(&self) -> Vec<String> {
+        (0..self.servers.len())
+            .map(|h| self.servers.id_or(h, |h| format!("h{h}")))
+            .collect()
+    }
+
+    /// The default ids (`h<h>`): the ones the kind's occupancy is derived with.
+    pub fn default_server_ids(&self) -> Vec<String> {
         (0..self.servers.len()).map(|h| format!("h{h}")).collect()
     }
 
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<OnlineScenario, InputError> {
         let s = "scenario";
+        crate::doc::servers::check_ids(&self.server_ids())?;
         let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         check::resources(&self.resources)?;
         let r = self.resources.len();

@@ -49,6 +49,10 @@ impl Kind for Online {
         doc.server_ids()
     }
 
+    fn default_server_ids(doc: &OnlineDoc) -> Vec<String> {
+        doc.default_server_ids()
+    }
+
     fn capacity_len(doc: &OnlineDoc) -> usize {
         doc.resources.len()
     }

@@ -59,6 +59,9 @@ pub enum MethodDoc {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerDoc {
+    /// Explicit id (`docs/formats.md`, "Server ids"); absent = `k<k>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// GPU type name.
     pub gpu: String,
     /// Node id.
@@ -110,12 +113,20 @@ impl PlacementDoc {
     /// The servers' ids in the kernel's index order (`docs/open-world.md`): each worker `k<k>`
     /// (its capacity is one entry: 1 when it can hold a job's worker, 0 when not).
     pub fn server_ids(&self) -> Vec<String> {
+        let ids = self.workers.iter().enumerate();
+        ids.map(|(k, w)| w.id.clone().unwrap_or_else(|| format!("k{k}")))
+            .collect()
+    }
+
+    /// The default ids (`k<k>`): the ones the kind's occupancy is derived with.
+    pub fn default_server_ids(&self) -> Vec<String> {
         (0..self.workers.len()).map(|k| format!("k{k}")).collect()
     }
 
     /// Checks every value and builds the kernel model.
     pub fn validate(&self) -> Result<PlacementScenario, InputError> {
         let s = "scenario";
+        crate::doc::servers::check_ids(&self.server_ids())?;
         check::count_limit(
             s,
             "workers",

@@ -59,6 +59,10 @@ impl Kind for Placement {
         doc.server_ids()
     }
 
+    fn default_server_ids(doc: &PlacementDoc) -> Vec<String> {
+        doc.default_server_ids()
+    }
+
     fn capacity_len(_doc: &PlacementDoc) -> usize {
         1
     }
