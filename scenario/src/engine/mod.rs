@@ -483,16 +483,19 @@ impl<L: LogSink> Engine<L> {
 
     fn feed_to(&mut self, now: Slot, ev: Event<u32>, out: &mut Out<'_>) -> Result<(), RunError> {
         self.check(now, ev)?;
-        if !self.check_world(&ev)? {
-            // A cancel before the job arrived: the façade's own (the kernel never saw the job).
-            self.applied_world(now, &ev, false)?;
-            self.moved_to(now);
-            self.events.push(Fed::of(now, ev));
-            return Ok(());
-        }
+        // `false`: a cancel of a job that has not arrived. The scheduler is told (some plan
+        // their arrivals themselves and must drop the job); one that refuses it (it never saw
+        // the job) leaves it to the façade, which logs the cancel itself: the job never arrives.
+        let arrived = self.check_world(&ev)?;
         if let Err(e) = self.inner.on_event(now, ev, &mut self.sink, out) {
             // The kernel refused an open-world event before changing anything: bad input.
             if let Some(w) = e.kernel_error().and_then(|k| k.open_world()) {
+                if !arrived {
+                    self.applied_world(now, &ev, false)?;
+                    self.moved_to(now);
+                    self.events.push(Fed::of(now, ev));
+                    return Ok(());
+                }
                 return Err(self.open_world_input(w));
             }
             let job = match ev {
@@ -703,7 +706,14 @@ impl<L: LogSink> Engine<L> {
             )));
         }
         let mut e = Self::with_sink(scenario, opts, sink)?;
+        // A submission is kept as its JSON and then the arrival it caused: re-submitting feeds
+        // that arrival again, so the kept one is skipped.
+        let mut submitted = false;
         for f in events {
+            if std::mem::take(&mut submitted) && matches!(f.ev, FedEvent::Arrive(_)) {
+                continue;
+            }
+            submitted = matches!(f.ev, FedEvent::Submit(_));
             e.refeed(f)?;
         }
         if finished {
