@@ -436,12 +436,23 @@ fn an_interruption_shows_in_the_result() {
     }];
     let mut e = Engine::new(&text, &o).unwrap();
     let mut names = Vec::new();
+    let mut world = Vec::new();
     let r = e
-        .run_events(&events, &mut |d| names.push(d.record))
+        .run_events(&events, &mut |d| {
+            names.push(d.record);
+            if d.record != "placement.record" && d.record != "placement.category" {
+                world.push(serde_json::to_value(&d.data).unwrap());
+            }
+        })
         .unwrap();
     let r = serde_json::to_value(&r).unwrap();
     check_result(&r, &events);
     assert!(names.contains(&"placement.interruption"), "{names:?}");
+    assert!(names.contains(&"placement.batch"), "{names:?}");
+    // The open-world records are decoded (`mlsched_scenario::records` mirrors them).
+    assert!(world.iter().all(|d| d["at"] == 2), "{world:?}");
+    assert_eq!(world[0]["cause"], 0, "{world:?}");
+    assert_eq!(r["best"]["workload"], json!({}));
     let spans: Vec<&Value> = r["occupancy"]
         .as_array()
         .unwrap()
