@@ -56,6 +56,9 @@ mirrors! {
     Worker { worker: u32, job: u32, samples: f64 }
     Jps { from: u64, count: u64, samples: u64 }
     Exhaustive { number: u64, avg_jct: f64 }
+    PlacementInterrupt { at: u32, job: u32, server: u32, cause: u8, outcome: u8, epochs_left: f64 }
+    PlacementPlace { at: u32, job: u32, worker: u32, epochs: f64, finish: f64 }
+    PlacementBatch { at: u32, method: u8, jobs: u32, workers: u32, examined: u64, avg_jct: f64 }
     Candidate { job: u32, server: u32, worker: u32, q: f64, t_star: u32 }
     Dispatch {
         job: u32, chunk: u32, server: u32, worker: u32, cloud: bool, zeta: bool, q: f64,
@@ -110,6 +113,16 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_PLACEMENT + 3 => ("placement worker", exact::<Worker>(body)?),
         t if t == TAG_PLACEMENT + 4 => ("placement JPS window", exact::<Jps>(body)?),
         t if t == TAG_PLACEMENT + 5 => ("placement exhaustive step", exact::<Exhaustive>(body)?),
+        t if t == TAG_PLACEMENT + 6 => {
+            ("placement interruption", exact::<PlacementInterrupt>(body)?)
+        }
+        t if t == TAG_PLACEMENT + 7 => {
+            ("placement re-placed worker", exact::<PlacementPlace>(body)?)
+        }
+        t if t == TAG_PLACEMENT + 8 => (
+            "placement re-placement batch",
+            exact::<PlacementBatch>(body)?,
+        ),
         t if t == TAG_PREEMPT => ("preempt candidate", exact::<Candidate>(body)?),
         t if t == TAG_PREEMPT + 1 => ("preempt dispatch", exact::<Dispatch>(body)?),
         t if t == TAG_PREEMPT + 2 => ("preempt PS", exact::<Ps>(body)?),

@@ -317,6 +317,44 @@ impl PlacementJobDoc {
     }
 }
 
+/// A submitted job (open world): `job` is an object of the scenario's `jobs` array, checked by
+/// the same per-job validation as the document's jobs (same messages; each field named
+/// `job.<field>`) against the scenario's `k` workers. `arrival`, which the façade has checked
+/// equals the submission's slot, is not part of a placement job (all arrive when submitted).
+/// Returns the job's id and kernel model.
+pub fn submitted_job(
+    job: &serde_json::Map<String, serde_json::Value>,
+    k: usize,
+) -> Result<(String, PlacementJob), InputError> {
+    let mut m = job.clone();
+    m.remove("arrival");
+    let doc: PlacementJobDoc = serde_json::from_value(serde_json::Value::Object(m))
+        .map_err(|e| InputError::new("event", "job", e.to_string()))?;
+    let model = doc.validate(k).map_err(|mut e| {
+        e.field = format!("job.{}", e.field);
+        e
+    })?;
+    Ok((doc.id, model))
+}
+
+/// A submission the kernel refused, as an input error naming the field: `jobs` for the
+/// document-level rules (K >= S before the batch, the job limit), `job` otherwise.
+pub fn refused(id: &str, e: mlsched_kernel::placement::PlacementError) -> crate::error::RunError {
+    use mlsched_kernel::placement::PlacementError as E;
+    let s = job(id);
+    let err = match e {
+        E::FewerWorkersThanJobs { workers, jobs } => InputError::new(
+            s,
+            "jobs",
+            format!("{jobs} jobs need at least as many workers, got {workers} (K < S)"),
+        ),
+        E::Capacity(c) => InputError::new(s, "jobs", c.to_string()),
+        E::JobValue { field, .. } => InputError::new(s, format!("job.{field}"), e.to_string()),
+        other => InputError::new(s, "job", other.to_string()),
+    };
+    crate::error::RunError::Input(err)
+}
+
 /// The result document of kind `"placement"`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PlacementResult {

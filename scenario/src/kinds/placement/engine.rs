@@ -1,6 +1,7 @@
 //! Kind `"placement"` behind the façade: HAS / JPS / exact / exhaustive (Liu et al. 2024) or
 //! the Optimus, Optimus-LB and LAS placements. Every job arrives at slot 0 and `SlotAdvanced`
-//! at 0 runs the method.
+//! at 0 runs the method; open-world events and submissions follow the kernel's reset rule
+//! (`docs/open-world.md`, "Kind placement").
 use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
 use crate::error::{from_driver, RunError};
 use crate::kinds::placement::doc::{
@@ -11,7 +12,7 @@ use crate::kinds::placement::exec::{best_doc, category_row, method_name, METHODS
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::Driver;
-use mlsched_kernel::log::LogSink;
+use mlsched_kernel::log::{LogSink, TAG_PLACEMENT};
 use mlsched_kernel::model::placement::Method;
 use mlsched_kernel::placement::{PlacementDecision, PlacementScheduler, Placer};
 use mlsched_kernel::Slot;
@@ -47,6 +48,7 @@ impl Kind for Placement {
                 all: opts.all_categories,
                 driver: Driver::new(PlacementScheduler::new(placer, method)),
                 rows: Vec::new(),
+                world: false,
             }),
             ids,
             policy: method_name(method).into(),
@@ -81,11 +83,23 @@ struct Engine {
     all: bool,
     driver: Driver<PlacementScheduler>,
     rows: Vec<PlacementCategory>,
+    /// An open-world record (interruption, cancel, re-placement) was written.
+    world: bool,
 }
 
-fn collect(o: &PlacementDecision<'_>, ids: &[&str], all: bool, rows: &mut Vec<PlacementCategory>) {
-    if let (true, PlacementDecision::Category(r)) = (all, o) {
-        rows.push(category_row(ids, r));
+/// Keeps what the result needs of a decision: the category rows (with `--all`), and whether an
+/// open-world record was written (then `best` is built from the runs, not the first batch).
+fn collect(
+    o: &PlacementDecision<'_>,
+    ids: &[&str],
+    all: bool,
+    rows: &mut Vec<PlacementCategory>,
+    world: &mut bool,
+) {
+    match o {
+        PlacementDecision::Category(r) if all => rows.push(category_row(ids, r)),
+        PlacementDecision::Record(e) if world_record(e.tag).is_some() => *world = true,
+        _ => {}
     }
 }
 
@@ -96,11 +110,33 @@ fn decision(o: &PlacementDecision<'_>, ids: &[&str]) -> Decision {
             None,
             Data::Category(category_row(ids, r)),
         ),
-        PlacementDecision::Record(e) => Decision {
-            record: "placement.record",
-            job: None,
-            data: Data::Json(serde_json::json!({ "tag": e.tag, "body": e.body })),
+        PlacementDecision::Record(e) => match world_record(e.tag) {
+            // The open-world records are named and their fields decoded (they are few: one
+            // per event that stops or places a job).
+            Some(name) => {
+                let d = crate::records::decode("placement", e.tag, e.body);
+                Decision {
+                    record: name,
+                    job: d.as_ref().and_then(|d| d.job),
+                    data: Data::Json(d.map_or(serde_json::Value::Null, |d| d.fields.into())),
+                }
+            }
+            None => Decision {
+                record: "placement.record",
+                job: None,
+                data: Data::Json(serde_json::json!({ "tag": e.tag, "body": e.body })),
+            },
         },
+    }
+}
+
+/// The decision name of an open-world record (tags `0x36`..=`0x38`), `None` for the method's.
+fn world_record(tag: u8) -> Option<&'static str> {
+    match tag.wrapping_sub(TAG_PLACEMENT) {
+        6 => Some("placement.interruption"),
+        7 => Some("placement.placed"),
+        8 => Some("placement.batch"),
+        _ => None,
     }
 }
 
@@ -113,11 +149,11 @@ impl<L: LogSink> KindEngine<L> for Engine {
         out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
-        let (all, rows) = (self.all, &mut self.rows);
+        let (all, rows, world) = (self.all, &mut self.rows, &mut self.world);
         let method = self.method;
         self.driver
             .on_event(now, ev, sink, &mut |o: &PlacementDecision<'_>| {
-                collect(o, &ids, all, rows);
+                collect(o, &ids, all, rows, world);
                 out.emit(|| decision(o, &ids))
             })
             .map_err(|e| from_driver(e, |m| format!("placement ({}): {m}", method_name(method))))
@@ -130,17 +166,26 @@ impl<L: LogSink> KindEngine<L> for Engine {
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let ids: Vec<&str> = self.ids.iter().map(String::as_str).collect();
         let (all, rows, method) = (self.all, &mut self.rows, self.method);
+        let world = &mut self.world;
         self.driver
             .finish(sink, &mut |o: &PlacementDecision<'_>| {
-                collect(o, &ids, all, rows);
+                collect(o, &ids, all, rows, world);
                 out.emit(|| decision(o, &ids))
             })
             .map_err(|e| from_driver(e, |m| format!("placement ({}): {m}", method_name(method))))?;
         let ps = self.driver.scheduler();
         let summary = ps.summary().copied().unwrap_or_default();
         let placer = ps.placer();
-        let mut best = best_doc(&ids, placer.instance(), placer.best());
-        best.category = placer.best().counts.clone();
+        // The first batch describes the run only when it was the whole run: every job in it
+        // and no open-world record since; otherwise `best` is built from the runs themselves.
+        let closed = ps.summary().is_some() && !self.world && ids.len() == placer.instance().s;
+        let best = if closed {
+            let mut best = best_doc(&ids, placer.instance(), placer.best());
+            best.category = placer.best().counts.clone();
+            best
+        } else {
+            crate::kinds::placement::exec::runs_doc(&ids, ps)
+        };
         let market = matches!(method, Method::Has | Method::Jps).then(|| PlacementMarketStats {
             rounds: summary.market_rounds,
             max_rounds: summary.market_rounds_max,
@@ -157,7 +202,11 @@ impl<L: LogSink> KindEngine<L> for Engine {
                 .map(|&i| ids[i as usize].to_string())
                 .collect(),
         });
-        let occupancy = crate::kinds::placement::occupancy::spans(&best);
+        let occupancy = if closed {
+            crate::kinds::placement::occupancy::spans(&best)
+        } else {
+            crate::kinds::placement::occupancy::holds(&ids, ps.holds())
+        };
         let jobs = ids
             .iter()
             .map(|id| crate::kinds::placement::doc::PlacementJobRow {
@@ -185,11 +234,34 @@ impl<L: LogSink> KindEngine<L> for Engine {
         }))
     }
 
+    fn submit(
+        &mut self,
+        _now: Slot,
+        job: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<u32, RunError> {
+        let k = self.driver.scheduler().placer().instance().k;
+        let (id, model) = crate::kinds::placement::doc::submitted_job(job, k)?;
+        let j = self
+            .driver
+            .scheduler_mut()
+            .submit(model)
+            .map_err(|e| crate::kinds::placement::doc::refused(&id, e))?;
+        self.ids.push(id);
+        Ok(j)
+    }
+
+    fn status(&self, j: u32) -> Option<mlsched_kernel::world::Status> {
+        self.driver.scheduler().status(j)
+    }
+
     fn trace(&self, result: Option<&ResultDoc>) -> Option<crate::engine::Trace> {
         let Some(ResultDoc::Placement(r)) = result else {
             return None;
         };
-        if !matches!(self.method, Method::Has | Method::Jps) {
+        let ps = self.driver.scheduler();
+        let whole = ps.summary().is_some() && ps.placer().instance().s == self.ids.len();
+        // The trace explains the first batch's categories: only when it was the whole run.
+        if !matches!(self.method, Method::Has | Method::Jps) || self.world || !whole {
             return None;
         }
         let cats: Vec<&[u32]> = r
