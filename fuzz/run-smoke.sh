@@ -25,7 +25,7 @@ runs="${FUZZ_RUNS:--1}"
 timeout="${FUZZ_TIMEOUT:-30}"
 sanitizer="${SANITIZER:-none}"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events capi_run engine_events gen_options)
+[ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events capi_run engine_events gen_options world_events)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== fuzz: installing cargo-fuzz"

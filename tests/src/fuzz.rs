@@ -11,12 +11,13 @@ use mlsched_scenario::run::{run_json, RunOptions};
 use std::sync::OnceLock;
 
 /// Fuzz target names, as directories of `fuzz/fuzz_targets/` and `tests/fuzz-regressions/`.
-pub const TARGETS: [&str; 5] = [
+pub const TARGETS: [&str; 6] = [
     "scenario_json",
     "log_decode",
     "kernel_events",
     "engine_events",
     "gen_options",
+    "world_events",
 ];
 
 /// Runs the target `name` on `data` (for the regression test).
@@ -27,6 +28,7 @@ pub fn run_target(name: &str, data: &[u8]) {
         "kernel_events" => kernel_events(data),
         "engine_events" => engine_events(data),
         "gen_options" => gen_options(data),
+        "world_events" => world_events(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -279,6 +281,109 @@ pub fn engine_events(data: &[u8]) {
     let a = e.run_to_end(&mut |_| {}).map(|x| x.to_json());
     let b = r.run_to_end(&mut |_| {}).map(|x| x.to_json());
     assert_eq!(a, b, "a restored engine ran to a different end");
+}
+
+/// Open-world event streams (`docs/open-world.md`) on the engine façade: byte 0 picks a
+/// bundled scenario, byte 1 its policy, then every 5 bytes are one host event (kind, job or
+/// server, slot step, capacity byte): arrive, advance, finished, cancel, server_down, server_up,
+/// capacity, or a submission of a copy of a listed job under a new id. Each is applied as the
+/// service applies it (`Feeder::apply`): taken, or refused with an input error, or (a scheduler
+/// failure) the engine stops — never a panic. After the events, a snapshot restored and run to
+/// the end gives the very result of the original, and every job has exactly one status.
+pub fn world_events(data: &[u8]) {
+    use mlsched_scenario::engine::Engine;
+    use mlsched_scenario::event::{parse, Feeder};
+    let [pick, pol, rest @ ..] = data else {
+        return;
+    };
+    let scenarios = mlsched_scenario::bundled::SCENARIOS;
+    let (_, text) = scenarios[*pick as usize % scenarios.len()];
+    let Ok(doc) = mlsched_scenario::doc::parse(text) else {
+        return;
+    };
+    if too_large_to_fuzz(&doc) != Ok(false) {
+        return;
+    }
+    let policies = mlsched_scenario::run::policies(doc.kind());
+    let k = *pol as usize % policies.len();
+    let opts = RunOptions {
+        policy: (k > 0).then(|| policies[k].to_string()),
+        all_categories: false,
+    };
+    let Ok(mut e) = Engine::new(text, &opts) else {
+        return;
+    };
+    let jobs: Vec<serde_json::Value> = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v["jobs"].as_array().cloned())
+        .unwrap_or_default();
+    let servers = e.server_ids().to_vec();
+    let r = e.capacity_len();
+    let mut now = 0u32;
+    for (n, ev) in rest.chunks_exact(5).take(48).enumerate() {
+        now = now.saturating_add(u32::from(ev[2] % 6));
+        let i = u16::from_le_bytes([ev[1], ev[3]]) as usize;
+        let job = e
+            .job_id((i % (e.jobs() as usize + 1)) as u32)
+            .unwrap_or("nope")
+            .to_string();
+        let server = servers
+            .get(i % (servers.len() + 1))
+            .map_or("nope", String::as_str);
+        let cap: Vec<f64> = (0..r)
+            .map(|x| f64::from(ev[4].rotate_left(x as u32) % 9))
+            .collect();
+        let json = match ev[0] % 8 {
+            0 => format!(r#"{{"at":{now},"event":"arrive","job":"{job}"}}"#),
+            1 => format!(r#"{{"at":{now},"event":"advance"}}"#),
+            2 => format!(r#"{{"at":{now},"event":"finished","job":"{job}"}}"#),
+            3 => format!(r#"{{"at":{now},"event":"cancel","job":"{job}"}}"#),
+            4 => format!(r#"{{"at":{now},"event":"server_down","server":"{server}"}}"#),
+            5 => format!(r#"{{"at":{now},"event":"server_up","server":"{server}"}}"#),
+            6 => format!(
+                r#"{{"at":{now},"event":"capacity","server":"{server}","capacity":{cap:?}}}"#
+            ),
+            _ => {
+                let Some(mut j) = jobs.get(i % jobs.len().max(1)).cloned() else {
+                    continue;
+                };
+                j["id"] = format!("fuzz-{n}").into();
+                if j.get("arrival").is_some() {
+                    j["arrival"] = now.into();
+                }
+                format!(r#"{{"at":{now},"event":"submit","job":{j}}}"#)
+            }
+        };
+        let Ok(ev) = parse(&json) else {
+            continue;
+        };
+        match Feeder::new(&e).apply(&mut e, &ev, None) {
+            Ok(()) | Err(mlsched_scenario::RunError::Input(_)) => {}
+            Err(err) => {
+                assert!(e.failure().is_some(), "{json}: {err}");
+                return;
+            }
+        }
+        if e.failure().is_some() {
+            return;
+        }
+    }
+    let snap = e.snapshot();
+    let mut back = Engine::restore(text, &opts, mlsched_kernel::log::HashSink::new(), &snap)
+        .unwrap_or_else(|err| panic!("restore of a fresh snapshot: {err}"));
+    let a = e.run_to_end(&mut |_| {}).map(|x| x.to_json());
+    let b = back.run_to_end(&mut |_| {}).map(|x| x.to_json());
+    assert_eq!(a, b, "a restored engine ran to a different end");
+    if let Ok(a) = a {
+        let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+        let rows = v["jobs"].as_array().map_or(0, Vec::len) as u64;
+        let counts = &v["summary"]["statuses"];
+        let sum: u64 = ["cancelled", "finished", "lost", "rejected", "unfinished"]
+            .iter()
+            .map(|k| counts[k].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(sum, rows, "one status per job: {counts}");
+    }
 }
 
 /// A cut-down copy of the bundled traces (the first rows of each file), written once, so an

@@ -37,7 +37,7 @@ fn fuzz_bodies_accept_builtin_inputs() {
         "kernel_events",
         &[7, 0, 1, 2, 3, 4, 5, 6, 4, 2, 9, 1, 1, 0, 0, 0, 3],
     );
-    for seed in ["engine_events", "gen_options"] {
+    for seed in ["engine_events", "gen_options", "world_events"] {
         let dir = mlsched_tests::repo_root().join("fuzz/seeds").join(seed);
         for f in std::fs::read_dir(&dir).unwrap() {
             run_target(seed, &std::fs::read(f.unwrap().path()).unwrap());
@@ -57,7 +57,7 @@ fn engine_and_option_bodies_on_random_inputs() {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     };
-    for target in ["engine_events", "gen_options"] {
+    for target in ["engine_events", "gen_options", "world_events"] {
         for _ in 0..1500 {
             let len = (next() % 48) as usize;
             let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
