@@ -147,12 +147,12 @@ const BAD_EVENTS: [(&str, &str); 16] = [
     (r#"{"at": 2, "event": "arrive", "job": "j1"}"#, "job"),
     (r#"{"at": 2, "event": "advance"}"#, "at"),
     (
-        r#"{"at": 1, "event": "submit", "job": {"id": "new"}}"#,
-        "event",
+        r#"{"at": 2, "event": "submit", "job": {"id": "j1"}}"#,
+        "job.id",
     ),
     (
-        r#"{"at": 1, "event": "server_down", "server": "h0"}"#,
-        "event",
+        r#"{"at": 2, "event": "server_down", "server": "h99"}"#,
+        "server",
     ),
     (
         r#"{"at": 1, "event": "capacity", "server": "h0", "capacity": [1, -1]}"#,
@@ -208,11 +208,11 @@ fn refusals_name_the_field_and_need_the_token() {
     let r = post(
         &mut c,
         "a",
-        r#"{"at": 1, "event": "submit", "job": {"id": "x"}}"#,
+        r#"{"at": 2, "event": "submit", "job": {"id": "j1"}}"#,
     );
     assert_eq!(
         r.json()["error"]["message"],
-        "event, field `event`: event 'submit' is not supported by this engine yet"
+        "event, field `job.id`: a job `j1` already exists"
     );
     // Nothing refused was applied.
     assert_eq!(
