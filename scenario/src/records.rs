@@ -7,8 +7,9 @@
 //! scenario under every policy and re-encode it to the same bytes, so a mirror that drifts
 //! from the kernel fails there.
 use mlsched_kernel::log::{
-    TAG_BASELINE, TAG_EVENT_ARRIVAL, TAG_EVENT_FINISH, TAG_EVENT_HOST, TAG_EVENT_SLOT, TAG_OASIS,
-    TAG_ONLINE, TAG_PLACEMENT, TAG_PREEMPT, TAG_ROUTE,
+    TAG_BASELINE, TAG_EVENT_ARRIVAL, TAG_EVENT_CANCEL, TAG_EVENT_CAPACITY, TAG_EVENT_FINISH,
+    TAG_EVENT_HOST, TAG_EVENT_JSON, TAG_EVENT_SERVER_DOWN, TAG_EVENT_SERVER_UP, TAG_EVENT_SLOT,
+    TAG_OASIS, TAG_ONLINE, TAG_PLACEMENT, TAG_PREEMPT, TAG_ROUTE,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,9 @@ mirrors! {
     Arrival { slot: u32, job: u32 }
     SlotEvent { slot: u32 }
     HostMarker { version: u32 }
+    ServerEvent { slot: u32, server: u32 }
+    CapacityEvent { slot: u32, server: u32, capacity: Vec<f64> }
+    JsonEvent { json: String }
     OasisDecision {
         job: u32, arrival: u32, admitted: bool, reason: u8, completion_slot: u32,
         utility: f64, cost: f64, payoff: f64,
@@ -103,6 +107,11 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         TAG_EVENT_SLOT => ("event slot advanced", exact::<SlotEvent>(body)?),
         TAG_EVENT_FINISH => ("event finish", exact::<Arrival>(body)?),
         TAG_EVENT_HOST => ("event host-driven", exact::<HostMarker>(body)?),
+        TAG_EVENT_CANCEL => ("event cancel", exact::<Arrival>(body)?),
+        TAG_EVENT_SERVER_DOWN => ("event server down", exact::<ServerEvent>(body)?),
+        TAG_EVENT_SERVER_UP => ("event server up", exact::<ServerEvent>(body)?),
+        TAG_EVENT_CAPACITY => ("event capacity", exact::<CapacityEvent>(body)?),
+        TAG_EVENT_JSON => ("event submission", exact::<JsonEvent>(body)?),
         t if t == TAG_OASIS => ("oasis decision", exact::<OasisDecision>(body)?),
         t if t == TAG_OASIS + 1 => ("oasis slot", exact::<OasisSlot>(body)?),
         t if t == TAG_ONLINE + 1 => ("online decision", exact::<OnlineJobDecision>(body)?),

@@ -272,6 +272,30 @@ pub(crate) fn args<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Val
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
+/// A server's down interval: an instant when it went down (with the slot it came back) and one
+/// when it came back, on the events thread.
+fn server_down(b: &mut TraceBuilder, clock: Clock, h: u64, from: u64, to: u64) {
+    let a = || {
+        args([
+            ("server", h.into()),
+            ("from", from.into()),
+            ("to", to.into()),
+        ])
+    };
+    b.instant(
+        trace::SchedThread::Events,
+        format!("server #{h} down (slots {from}..{to})"),
+        clock.at(from),
+        a(),
+    );
+    b.instant(
+        trace::SchedThread::Events,
+        format!("server #{h} up"),
+        clock.at(to),
+        a(),
+    );
+}
+
 /// Runs of consecutive slots with the same value: `(first, past the last, value)`.
 pub(crate) fn runs<T: PartialEq + Clone>(mut slots: Vec<(u64, T)>) -> Vec<(u64, u64, T)> {
     slots.sort_by_key(|s| s.0);
@@ -285,18 +309,56 @@ pub(crate) fn runs<T: PartialEq + Clone>(mut slots: Vec<(u64, T)>) -> Vec<(u64, 
     out
 }
 
-/// Instants for the driver's arrival and finish event records (every kind with slots).
+/// Instants for the driver's arrival, finish and cancel event records (every kind with slots),
+/// and the open world's server events (`docs/open-world.md`): a `down` span on the events
+/// thread from each `server_down` to its `server_up` (or the end of the trace), and an
+/// instant for each capacity change.
 pub(crate) fn events(
     recs: &[Rec],
     ids: &[&str],
     clock: Clock,
     b: &mut TraceBuilder,
 ) -> Result<(), InputError> {
-    use mlsched_kernel::log::{TAG_EVENT_ARRIVAL, TAG_EVENT_FINISH};
+    use mlsched_kernel::log::{
+        TAG_EVENT_ARRIVAL, TAG_EVENT_CANCEL, TAG_EVENT_CAPACITY, TAG_EVENT_FINISH,
+        TAG_EVENT_SERVER_DOWN, TAG_EVENT_SERVER_UP,
+    };
+    let mut down: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    let end = recs
+        .iter()
+        .filter_map(|r| r.u("slot").ok())
+        .max()
+        .unwrap_or(0)
+        + 1;
     for r in recs {
+        match r.tag {
+            TAG_EVENT_SERVER_DOWN => {
+                down.insert(r.u("server")?, r.u("slot")?);
+                continue;
+            }
+            TAG_EVENT_SERVER_UP => {
+                let h = r.u("server")?;
+                if let Some(from) = down.remove(&h) {
+                    server_down(b, clock, h, from, r.u("slot")?);
+                }
+                continue;
+            }
+            TAG_EVENT_CAPACITY => {
+                let h = r.u("server")?;
+                b.instant(
+                    trace::SchedThread::Events,
+                    format!("capacity of server #{h}"),
+                    clock.at(r.u("slot")?),
+                    r.args(),
+                );
+                continue;
+            }
+            _ => {}
+        }
         let what = match r.tag {
             TAG_EVENT_ARRIVAL => "arrive",
             TAG_EVENT_FINISH => "finish",
+            TAG_EVENT_CANCEL => "cancel",
             _ => continue,
         };
         let j = r.job(ids.len())?;
@@ -306,6 +368,10 @@ pub(crate) fn events(
             clock.at(r.u("slot")?),
             args([("job", ids[j].into()), ("slot", r.u("slot")?.into())]),
         );
+    }
+    // Servers still down at the end of the log: down until its last slot.
+    for (h, from) in down {
+        server_down(b, clock, h, from, end);
     }
     Ok(())
 }
