@@ -328,7 +328,16 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
     }
 
     fn status(&self, j: u32) -> Option<mlsched_kernel::world::Status> {
-        self.driver.scheduler().status(j)
+        use mlsched_kernel::world::Status;
+        // Under the restart cost a plan can end with chunks left ([`execute_plan`]): the
+        // kernel, which does not model it, calls the job finished; its row says it is not.
+        let row = self.rows.jobs.get(j as usize).and_then(Option::as_ref);
+        match self.driver.scheduler().status(j)? {
+            Status::Finished if row.is_some_and(|r| r.completion_slot.is_none()) => {
+                Some(Status::Unfinished)
+            }
+            s => Some(s),
+        }
     }
 
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
