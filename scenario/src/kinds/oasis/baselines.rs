@@ -43,8 +43,11 @@ pub(super) struct Baselines {
     doc: OasisDoc,
     /// Submitted jobs (the scenario the cell owns holds the listed ones).
     submitted: Vec<OasisJob>,
-    /// Per job: the slot the host cancelled it (from its `baseline.cancelled` record).
-    cancelled_at: Vec<Option<u32>>,
+    /// Per job: the host cancelled it (its `baseline.cancelled` record, or before it arrived).
+    cancelled: Vec<bool>,
+    /// Jobs the host cancelled before they arrived, not yet told to the kernel (the baselines
+    /// schedule every job from its scenario arrival on, so the kernel must know).
+    pending_cancels: Vec<u32>,
 }
 
 impl Baselines {
@@ -74,16 +77,43 @@ impl Baselines {
             per_job: vec![BTreeMap::new(); n],
             doc: doc.frame(),
             submitted: Vec::new(),
-            cancelled_at: vec![None; n],
+            cancelled: vec![false; n],
+            pending_cancels: Vec::new(),
         })
+    }
+
+    /// Tells the kernel of the cancels before arrival, at `now` (the first event after them,
+    /// before anything is decided): its `CancelRec` is logged (the façade logged the event).
+    fn flush_cancels<L: LogSink>(
+        &mut self,
+        now: Slot,
+        sink: &mut L,
+        out: &mut Out<'_>,
+    ) -> Result<(), RunError> {
+        use mlsched_kernel::api::Record;
+        for j in std::mem::take(&mut self.pending_cancels) {
+            let (per_job, cancelled) = (&mut self.per_job, &mut self.cancelled);
+            let mut logged = Ok(());
+            self.cell
+                .with_dependent_mut(|_, d| {
+                    let ev = Event::JobCancelled(j);
+                    d.scheduler_mut()
+                        .on_event(now, ev, &mut |o: &OasisBaselineDecision| {
+                            if logged.is_ok() {
+                                logged = o.log(sink);
+                            }
+                            baseline_collect(o, per_job, cancelled);
+                            out.emit(|| baseline_decision(o))
+                        })
+                })
+                .map_err(baseline_error)?;
+            logged.map_err(|e| RunError::kernel(e, format!("cannot log the cancel: {e}")))?;
+        }
+        Ok(())
     }
 }
 
-fn baseline_collect(
-    o: &OasisBaselineDecision,
-    per_job: &mut [Slots],
-    cancelled_at: &mut [Option<u32>],
-) {
+fn baseline_collect(o: &OasisBaselineDecision, per_job: &mut [Slots], cancelled: &mut [bool]) {
     match o {
         OasisBaselineDecision::Unit(u) => {
             if let Some(s) = per_job.get_mut(u.job as usize) {
@@ -96,8 +126,8 @@ fn baseline_collect(
             world: Some(WorldRec::Cancelled(c)),
             ..
         }) => {
-            if let Some(at) = cancelled_at.get_mut(c.job as usize) {
-                *at = Some(c.slot);
+            if let Some(x) = cancelled.get_mut(c.job as usize) {
+                *x = true;
             }
         }
         OasisBaselineDecision::Slot(_) => {}
@@ -113,9 +143,7 @@ fn baseline_decision(o: &OasisBaselineDecision) -> Decision {
                 "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
             })),
         },
-        OasisBaselineDecision::Slot(SlotRec {
-            world: Some(w), ..
-        }) => world_decision(w),
+        OasisBaselineDecision::Slot(SlotRec { world: Some(w), .. }) => world_decision(w),
         OasisBaselineDecision::Slot(r) => {
             Decision::typed("baseline.slot", Some(r.job), Data::BaselineSlot(*r))
         }
@@ -144,11 +172,12 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         sink: &mut L,
         out: &mut Out<'_>,
     ) -> Result<(), RunError> {
-        let (per_job, cancelled_at) = (&mut self.per_job, &mut self.cancelled_at);
+        self.flush_cancels(now, sink, out)?;
+        let (per_job, cancelled) = (&mut self.per_job, &mut self.cancelled);
         self.cell
             .with_dependent_mut(|_, d| {
                 d.on_event(now, ev, sink, &mut |o: &OasisBaselineDecision| {
-                    baseline_collect(o, per_job, cancelled_at);
+                    baseline_collect(o, per_job, cancelled);
                     out.emit(|| baseline_decision(o))
                 })
             })
@@ -176,7 +205,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         self.submitted.push(j);
         self.ids.push(d.id);
         self.per_job.push(BTreeMap::new());
-        self.cancelled_at.push(None);
+        self.cancelled.push(false);
         Ok(i)
     }
 
@@ -184,12 +213,19 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         self.cell.with_dependent(|_, d| d.scheduler().status(j))
     }
 
+    fn cancelled_before_arrival(&mut self, j: u32) {
+        if let Some(x) = self.cancelled.get_mut(j as usize) {
+            *x = true;
+        }
+        self.pending_cancels.push(j);
+    }
+
     fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         self.cell
             .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineDecision| {}))
             .map_err(|e| from_driver(e, |m| m))?;
         let per_job = std::mem::take(&mut self.per_job);
-        let (ids, submitted, cancelled_at) = (&self.ids, &self.submitted, &self.cancelled_at);
+        let (ids, submitted, cancelled) = (&self.ids, &self.submitted, &self.cancelled);
         let (jobs, admitted, total, restarts, dorm) = self.cell.with_dependent(|scn, d| {
             let mut jobs = Vec::with_capacity(scn.jobs.len());
             let (mut admitted, mut total) = (0u32, 0.0f64);
@@ -241,7 +277,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                     cost: None,
                     payoff: None,
                     reason: st.completion.is_none().then(|| {
-                        unfinished_reason(cancelled_at[i], st.remaining, job.workload())
+                        unfinished_reason(cancelled[i], st.remaining, job.workload())
                     }),
                     placements,
                     restarts,
@@ -272,10 +308,11 @@ impl<L: LogSink> KindEngine<L> for Baselines {
 }
 
 /// Why an admitted job did not complete: cancelled by the host, or chunks left at the horizon.
-fn unfinished_reason(cancelled_at: Option<u32>, remaining: u64, workload: u64) -> String {
-    match cancelled_at {
-        Some(t) => format!("cancelled at slot {t} with {remaining} chunks of {workload} left"),
-        None => format!("{remaining} chunks of {workload} not processed by the horizon"),
+fn unfinished_reason(cancelled: bool, remaining: u64, workload: u64) -> String {
+    if cancelled {
+        format!("cancelled with {remaining} chunks of {workload} left")
+    } else {
+        format!("{remaining} chunks of {workload} not processed by the horizon")
     }
 }
 

@@ -279,18 +279,19 @@ impl OasisDoc {
     ) -> Result<(OasisJobDoc, OasisJob), InputError> {
         let mut m = job.clone();
         m.entry("arrival").or_insert_with(|| now.into());
-        let d: OasisJobDoc =
-            serde_json::from_value(serde_json::Value::Object(m)).map_err(|e| {
-                let msg = e.to_string();
-                let id = job.get("id").and_then(|v| v.as_str()).unwrap_or("");
-                match msg
-                    .strip_prefix("missing field `")
-                    .and_then(|m| m.strip_suffix('`'))
-                {
-                    Some(f) => InputError::new(check::job(id), format!("job.{f}"), "missing (required)"),
-                    None => InputError::new(check::job(id), "job", msg),
+        let d: OasisJobDoc = serde_json::from_value(serde_json::Value::Object(m)).map_err(|e| {
+            let msg = e.to_string();
+            let id = job.get("id").and_then(|v| v.as_str()).unwrap_or("");
+            match msg
+                .strip_prefix("missing field `")
+                .and_then(|m| m.strip_suffix('`'))
+            {
+                Some(f) => {
+                    InputError::new(check::job(id), format!("job.{f}"), "missing (required)")
                 }
-            })?;
+                None => InputError::new(check::job(id), "job", msg),
+            }
+        })?;
         let in_job = |mut e: InputError| {
             e.field = format!("job.{}", e.field);
             e
