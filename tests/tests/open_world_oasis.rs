@@ -542,3 +542,63 @@ fn generated_runs_reach_every_outcome() {
         assert!(seen.contains(want), "{want} never seen: {seen:?}");
     }
 }
+
+/// With derived prices: both runs get the closed-world run's derived bounds as `prices`, and
+/// submitting every job at its arrival is again the closed-world run. Without `prices`, a
+/// submission that would move the bounds is refused naming the job.
+#[test]
+fn derived_prices() {
+    use mlsched_scenario::kinds::oasis::doc::OasisDoc;
+    let text = mlsched_scenario::bundled::SCENARIOS
+        .iter()
+        .find(|s| s.0 == "oasis-small")
+        .unwrap()
+        .1;
+    let mut doc: Value = serde_json::from_str(text).unwrap();
+    doc.as_object_mut().unwrap().remove("prices");
+    let d: OasisDoc = serde_json::from_value(doc.clone()).unwrap();
+    let b = mlsched_kernel::price::oasis_bounds(&d.validate().unwrap()).unwrap();
+    let derived = doc.to_string();
+    doc["prices"] = json!({
+        "u_worker": b.u_worker.as_slice(), "u_ps": b.u_ps.as_slice(),
+        "l_worker": b.l_worker, "l_ps": b.l_ps,
+    });
+    let jobs = doc["jobs"].as_array().unwrap().clone();
+    let closed = doc.to_string();
+    doc["jobs"] = json!([]);
+    let open = doc.to_string();
+    let events: Vec<HostEvent> = jobs
+        .iter()
+        .map(|j| HostEvent::Submit {
+            at: j["arrival"].as_u64().unwrap() as u32,
+            job: j.as_object().unwrap().clone(),
+        })
+        .collect();
+    let o = opts("oasis");
+    let want = Engine::new(&closed, &o).unwrap().run().unwrap();
+    let also = Engine::new(&derived, &o).unwrap().run().unwrap();
+    assert_eq!(value(&want)["jobs"], value(&also)["jobs"]);
+    let got = Engine::new(&open, &o)
+        .unwrap()
+        .run_events(&events, &mut |_| {})
+        .unwrap();
+    assert_eq!(outcome(&value(&want)), outcome(&value(&got)));
+    // Derived bounds in force: a job like the first is accepted, a far more valuable one is not.
+    let mut e = Engine::new(&derived, &o).unwrap();
+    let mut same = jobs[0].as_object().unwrap().clone();
+    same.insert("id".into(), json!("again"));
+    same.remove("arrival");
+    e.submit_step(0, &same).unwrap();
+    let mut rich = same.clone();
+    rich.insert("id".into(), json!("rich"));
+    rich.insert(
+        "utility".into(),
+        json!({ "sigmoid": { "priority": 1e6, "decay": 0.5, "target": 5 } }),
+    );
+    let before = e.events_fed();
+    let Err(RunError::Input(i)) = e.submit_step(0, &rich) else {
+        panic!("a submission moving the bounds must be refused");
+    };
+    assert_eq!(i.field, "job", "{i}");
+    assert_eq!(e.events_fed(), before);
+}
