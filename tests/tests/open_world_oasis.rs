@@ -602,3 +602,40 @@ fn derived_prices() {
     assert_eq!(i.field, "job", "{i}");
     assert_eq!(e.events_fed(), before);
 }
+
+/// Every record of an open-world log decodes by name (`mlsched replay` and `mlsched log`).
+#[test]
+fn open_world_records_decode() {
+    let text = mlsched_scenario::bundled::SCENARIOS
+        .iter()
+        .find(|s| s.0 == "oasis-small")
+        .unwrap()
+        .1;
+    let events = parse_lines(concat!(
+        r#"{"at":2,"event":"cancel","job":"resnet-1"}"#,
+        "\n",
+        r#"{"at":3,"event":"server_down","server":"w1"}"#,
+        "\n",
+    ))
+    .unwrap();
+    for policy in ["oasis", "fifo"] {
+        let (_, bytes) = record_events(text, &opts(policy), &events, &mut |_| {}).unwrap();
+        let mut reader = mlsched_kernel::logfile::LogReader::open(&bytes).unwrap();
+        let mut names = Vec::new();
+        while let Some(r) = reader.next_record().unwrap() {
+            let d = mlsched_scenario::records::decode("oasis", r.tag, &r.body);
+            if r.tag >= 0x10 {
+                names.push(
+                    d.unwrap_or_else(|| panic!("{policy}: tag {:#x}", r.tag))
+                        .name,
+                );
+            }
+        }
+        let want = if policy == "oasis" {
+            "oasis world"
+        } else {
+            "baseline cancel"
+        };
+        assert!(names.contains(&want), "{policy}: {names:?}");
+    }
+}
