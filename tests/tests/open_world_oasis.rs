@@ -623,7 +623,7 @@ fn open_world_records_decode() {
         let mut reader = mlsched_kernel::logfile::LogReader::open(&bytes).unwrap();
         let mut names = Vec::new();
         while let Some(r) = reader.next_record().unwrap() {
-            let d = mlsched_scenario::records::decode("oasis", r.tag, &r.body);
+            let d = mlsched_scenario::records::decode("oasis", r.tag, r.body);
             if r.tag >= 0x10 {
                 names.push(
                     d.unwrap_or_else(|| panic!("{policy}: tag {:#x}", r.tag))
