@@ -48,6 +48,10 @@ mirrors! {
         utility: f64, cost: f64, payoff: f64,
     }
     OasisSlot { job: u32, slot: u32, chunks: u64, workers: Vec<[u32; 2]>, ps: Vec<[u32; 2]>, cost: f64 }
+    OasisWorld {
+        slot: u32, job: u32, outcome: u8, server: u32, completion_slot: u32, utility: f64,
+        cost: f64, payoff: f64,
+    }
     OnlineJobDecision {
         job: u32, round: u32, iota: u32, feasible: bool, scheduled: bool, colocated: bool,
         worker_type: u32, ps_type: u32, start: u32, duration: u32, workers: u32, cost: f64,
@@ -84,6 +88,8 @@ mirrors! {
     BaselineStart { slot: u32, job: u32, workers: u32, ps: u32, duration: u32, policy: u8 }
     BaselinePreempt { slot: u32, job: u32, by: u32, start: u32, policy: u8 }
     RoutePreempt { job: u32, by: u32, start: u32, at: u32 }
+    BaselineCancel { slot: u32, job: u32, running: bool, policy: u8 }
+    BaselineInterrupt { slot: u32, job: u32, server: u32, cause: u8, start: u32, policy: u8 }
 }
 
 /// Decodes `body` as `T`, requiring every byte to be used and the value to re-encode to the
@@ -114,6 +120,7 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         TAG_EVENT_JSON => ("event submission", exact::<JsonEvent>(body)?),
         t if t == TAG_OASIS => ("oasis decision", exact::<OasisDecision>(body)?),
         t if t == TAG_OASIS + 1 => ("oasis slot", exact::<OasisSlot>(body)?),
+        t if t == TAG_OASIS + 2 => ("oasis world", exact::<OasisWorld>(body)?),
         t if t == TAG_ONLINE + 1 => ("online decision", exact::<OnlineJobDecision>(body)?),
         t if t == TAG_ONLINE + 2 => ("online placement", exact::<OnlinePlaced>(body)?),
         t if t == TAG_PLACEMENT => ("placement category", exact::<Category>(body)?),
@@ -141,6 +148,10 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_ROUTE + 2 => ("route aggregation", exact::<Aggregation>(body)?),
         t if t == TAG_ROUTE + 3 => ("route summary", exact::<RouteSummary>(body)?),
         t if t == TAG_ROUTE + 4 => ("route preemption", exact::<RoutePreempt>(body)?),
+        t if t == TAG_BASELINE + 0x11 => ("baseline cancel", exact::<BaselineCancel>(body)?),
+        t if t == TAG_BASELINE + 0x12 => {
+            ("baseline interruption", exact::<BaselineInterrupt>(body)?)
+        }
         t if t == TAG_BASELINE + 0x10 && kind == "online" => {
             ("baseline preemption", exact::<BaselinePreempt>(body)?)
         }

@@ -12,13 +12,16 @@ use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
 use mlsched_kernel::num::floor_eps;
-use mlsched_kernel::oasis::{OasisDecision, OasisError, OasisScheduler};
+use mlsched_kernel::oasis::{OasisDecision, OasisError, OasisScheduler, Reason};
 use mlsched_kernel::restart::{Alloc, RestartCost, RestartState};
 use mlsched_kernel::Slot;
 
 /// OASiS itself: the driver and what the result document needs.
 pub(super) struct Algorithm {
+    /// The scenario, submitted jobs appended.
     scn: OasisScenario,
+    /// The document (a submission is checked against it).
+    doc: OasisDoc,
     driver: Driver<OasisScheduler>,
     rows: Rows,
 }
@@ -39,10 +42,15 @@ struct Rows {
     plans: Vec<Vec<PlanSlot>>,
     /// Job indices in decision order (for the re-summed utility under the restart cost).
     decided: Vec<usize>,
+    /// Per job: an open-world event ended it (cancelled or lost): its row is final.
+    ended: Vec<bool>,
+    /// The next slot record begins a recovered plan (a restart, whatever it holds).
+    recovering: bool,
 }
 
-/// One slot of an admitted plan: (slot, planned chunks, workers, allocation fingerprint).
-type PlanSlot = (u32, u64, u32, Alloc);
+/// One slot of an admitted plan: (slot, planned chunks, workers, allocation fingerprint,
+/// whether a recovery restarts the job here).
+type PlanSlot = (u32, u64, u32, Alloc, bool);
 
 impl Algorithm {
     pub(super) fn new(doc: &OasisDoc, scn: OasisScenario) -> Result<Self, RunError> {
@@ -67,8 +75,11 @@ impl Algorithm {
                 restart: doc.restart()?,
                 plans: Vec::new(),
                 decided: Vec::new(),
+                ended: vec![false; scn.jobs.len()],
+                recovering: false,
             },
             scn,
+            doc: doc.frame(),
             driver: Driver::new(s),
         })
     }
@@ -77,6 +88,7 @@ impl Algorithm {
 impl Rows {
     fn collect(&mut self, o: &OasisDecision<'_>) {
         match o {
+            OasisDecision::Decision(d) if d.reason.is_world() => self.world(d),
             OasisDecision::Decision(d) => {
                 let i = d.job as usize;
                 self.last = i;
@@ -127,8 +139,59 @@ impl Rows {
         for &[k, z] in sp.ps {
             a.add_n(1, k, z);
         }
+        let restart = std::mem::take(&mut self.recovering);
         if let Some(p) = self.plans.get_mut(self.last) {
-            p.push((sp.slot, sp.chunks, x, a));
+            p.push((sp.slot, sp.chunks, x, a, restart));
+        }
+    }
+
+    /// An open-world outcome at slot T (`d.arrival`) for an admitted job: what it held from T
+    /// on is gone (its placements and planned slots >= T); cancelled or lost, it earns
+    /// nothing; recovered, its new schedule's slot records follow (a restart) and its
+    /// completion and utility are the continuation's, its cost the sum of both plans' costs.
+    fn world(&mut self, d: &mlsched_kernel::oasis::OasisJobDecision) {
+        let i = d.job as usize;
+        let t = d.arrival;
+        self.last = i;
+        if let Some(p) = self.plans.get_mut(i) {
+            p.retain(|s| s.0 < t);
+        }
+        let Some(row) = self.jobs.get_mut(i).and_then(Option::as_mut) else {
+            return;
+        };
+        row.placements.retain(|p| p.slot < t);
+        row.reason = Some(d.reason.text().to_string());
+        let recovered = matches!(d.reason, Reason::Recovered { .. });
+        if recovered {
+            row.completion_slot = d.completion_slot;
+            row.utility = Some(d.utility);
+            row.cost = Some(row.cost.unwrap_or(0.0) + d.cost);
+        } else {
+            row.completion_slot = None;
+            row.utility = Some(0.0);
+        }
+        row.payoff = row.utility.zip(row.cost).map(|(u, c)| u - c);
+        self.recovering = recovered;
+        if let Some(e) = self.ended.get_mut(i) {
+            *e = !recovered;
+        }
+    }
+
+    /// A submitted job's row, to be filled when it is decided.
+    fn push_job(&mut self, id: String) {
+        self.ids.push(id);
+        self.jobs.push(None);
+        self.ended.push(false);
+    }
+
+    /// The total utility, summed in decision order (as the run always did: float sums depend
+    /// on their order) over the rows as they ended.
+    fn resum(&mut self) {
+        self.total = 0.0;
+        for &i in &self.decided {
+            if let Some(r) = self.jobs[i].as_ref().filter(|r| r.admitted) {
+                self.total += r.utility.unwrap_or(0.0);
+            }
         }
     }
 
@@ -148,16 +211,17 @@ impl Rows {
             let (done, n) = execute_plan(plan, job.chunk_time(), job.workload(), cost);
             row.restarts = Some(n);
             restarts += n as u64;
-            if !row.admitted {
-                continue;
+            if !row.admitted || self.ended[i] {
+                continue; // rejected, or cancelled / lost: it earns nothing
             }
             if done != row.completion_slot {
                 let utility = done.map_or(0.0, |t| job.utility.at(t - job.arrival));
                 row.payoff = row.cost.map(|c| utility - c);
                 row.utility = Some(utility);
-                row.reason = done.is_none().then(|| {
-                    "the restart cost left chunks unprocessed by the end of its plan".to_string()
-                });
+                if done.is_none() {
+                    let why = "the restart cost left chunks unprocessed by the end of its plan";
+                    row.reason = Some(why.to_string());
+                }
                 row.completion_slot = done;
             }
             self.total += row.utility.unwrap_or(0.0);
@@ -198,8 +262,23 @@ fn never_arrived(id: &str) -> OasisJobResult {
     }
 }
 
+/// The kernel's refusal of a submission as an input error naming the field.
+fn submit_error(e: OasisError, id: &str) -> RunError {
+    let field = match e {
+        OasisError::OutsideBounds { .. } | OasisError::NoPriceBounds => "job",
+        OasisError::EventTime { .. } => "job.arrival",
+        OasisError::Shape => "job.worker_demand",
+        _ => "job",
+    };
+    let subject = crate::doc::check::job(id);
+    RunError::Input(crate::error::InputError::new(subject, field, e.to_string()))
+}
+
 fn oasis_decision(o: &OasisDecision<'_>) -> Decision {
     match o {
+        OasisDecision::Decision(d) if d.reason.is_world() => {
+            Decision::typed("oasis.world", Some(d.job), Data::OasisDecision(**d))
+        }
         OasisDecision::Decision(d) => {
             Decision::typed("oasis.decision", Some(d.job), Data::OasisDecision(**d))
         }
@@ -232,6 +311,35 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         self.driver.scheduler().next_wakeup(after)
     }
 
+    fn submit(
+        &mut self,
+        now: Slot,
+        job: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<u32, RunError> {
+        let (d, j) = self.doc.submitted(job, now, &self.scn)?;
+        let i = self
+            .driver
+            .scheduler_mut()
+            .submit(j.clone())
+            .map_err(|e| submit_error(e, &d.id))?;
+        self.scn.jobs.push(j);
+        self.rows.push_job(d.id);
+        Ok(i)
+    }
+
+    fn status(&self, j: u32) -> Option<mlsched_kernel::world::Status> {
+        use mlsched_kernel::world::Status;
+        // Under the restart cost a plan can end with chunks left ([`execute_plan`]): the
+        // kernel, which does not model it, calls the job finished; its row says it is not.
+        let row = self.rows.jobs.get(j as usize).and_then(Option::as_ref);
+        match self.driver.scheduler().status(j)? {
+            Status::Finished if row.is_some_and(|r| r.completion_slot.is_none()) => {
+                Some(Status::Unfinished)
+            }
+            s => Some(s),
+        }
+    }
+
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         let rows = &mut self.rows;
         let r = self.driver.finish(sink, &mut |o: &OasisDecision<'_>| {
@@ -239,6 +347,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
             out.emit(|| oasis_decision(o))
         });
         r.map_err(|e| self.rows.error(e))?;
+        self.rows.resum();
         let restarts = self.rows.apply_restarts(&self.scn);
         let rows = &self.rows;
         // A job that never arrived (the host cancelled it first, or ended the run before its
@@ -290,9 +399,10 @@ pub(crate) fn execute_plan(
     let mut st = RestartState::default();
     let (mut planned, mut done) = (0u64, 0u64);
     let mut prev: Option<u32> = None;
-    for &(t, chunks, x, a) in plan {
-        if prev.is_some_and(|p| t > p + 1) {
-            st.step(Alloc::NONE, cost); // a pause in the plan
+    for &(t, chunks, x, a, restart) in plan {
+        if restart || prev.is_some_and(|p| t > p + 1) {
+            // a pause in the plan, or a recovery: whatever the job holds next is a restart
+            st.step(Alloc::NONE, cost);
         }
         prev = Some(t);
         let usable = st.step(a, cost);

@@ -10,11 +10,12 @@ use crate::kinds::oasis::doc::{
 use crate::run::ResultDoc;
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::oasis::dorm::DormStats;
-use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineDecision};
-use mlsched_kernel::baseline::Policy;
+use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineDecision, SlotRec};
+use mlsched_kernel::baseline::world::WorldRec;
+use mlsched_kernel::baseline::{BaselineError, Policy};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
-use mlsched_kernel::model::oasis::OasisScenario;
+use mlsched_kernel::model::oasis::{OasisJob, OasisScenario};
 use mlsched_kernel::Slot;
 use std::collections::BTreeMap;
 
@@ -38,6 +39,15 @@ pub(super) struct Baselines {
     policy: String,
     cell: BaselineCell,
     per_job: Vec<Slots>,
+    /// The document without its jobs (a submission is checked against it).
+    doc: OasisDoc,
+    /// Submitted jobs (the scenario the cell owns holds the listed ones).
+    submitted: Vec<OasisJob>,
+    /// Per job: the host cancelled it (its `baseline.cancelled` record, or before it arrived).
+    cancelled: Vec<bool>,
+    /// Jobs the host cancelled before they arrived, not yet told to the kernel (the baselines
+    /// schedule every job from its scenario arrival on, so the kernel must know).
+    pending_cancels: Vec<u32>,
 }
 
 impl Baselines {
@@ -65,17 +75,62 @@ impl Baselines {
             policy: crate::kinds::baseline::policy_name(p).into(),
             cell,
             per_job: vec![BTreeMap::new(); n],
+            doc: doc.frame(),
+            submitted: Vec::new(),
+            cancelled: vec![false; n],
+            pending_cancels: Vec::new(),
         })
+    }
+
+    /// Tells the kernel of the cancels before arrival, at `now` (the first event after them,
+    /// before anything is decided): its `CancelRec` is logged (the façade logged the event).
+    fn flush_cancels<L: LogSink>(
+        &mut self,
+        now: Slot,
+        sink: &mut L,
+        out: &mut Out<'_>,
+    ) -> Result<(), RunError> {
+        use mlsched_kernel::api::Record;
+        for j in std::mem::take(&mut self.pending_cancels) {
+            let (per_job, cancelled) = (&mut self.per_job, &mut self.cancelled);
+            let mut logged = Ok(());
+            self.cell
+                .with_dependent_mut(|_, d| {
+                    let ev = Event::JobCancelled(j);
+                    d.scheduler_mut()
+                        .on_event(now, ev, &mut |o: &OasisBaselineDecision| {
+                            if logged.is_ok() {
+                                logged = o.log(sink);
+                            }
+                            baseline_collect(o, per_job, cancelled);
+                            out.emit(|| baseline_decision(o))
+                        })
+                })
+                .map_err(baseline_error)?;
+            logged.map_err(|e| RunError::kernel(e, format!("cannot log the cancel: {e}")))?;
+        }
+        Ok(())
     }
 }
 
-fn baseline_collect(o: &OasisBaselineDecision, per_job: &mut [Slots]) {
-    if let OasisBaselineDecision::Unit(u) = o {
-        if let Some(s) = per_job.get_mut(u.job as usize) {
-            let e = s.entry(u.slot).or_default();
-            let m = if u.ps { &mut e.1 } else { &mut e.0 };
-            *m.entry(u.server).or_insert(0) += 1;
+fn baseline_collect(o: &OasisBaselineDecision, per_job: &mut [Slots], cancelled: &mut [bool]) {
+    match o {
+        OasisBaselineDecision::Unit(u) => {
+            if let Some(s) = per_job.get_mut(u.job as usize) {
+                let e = s.entry(u.slot).or_default();
+                let m = if u.ps { &mut e.1 } else { &mut e.0 };
+                *m.entry(u.server).or_insert(0) += 1;
+            }
         }
+        OasisBaselineDecision::Slot(SlotRec {
+            world: Some(WorldRec::Cancelled(c)),
+            ..
+        }) => {
+            if let Some(x) = cancelled.get_mut(c.job as usize) {
+                *x = true;
+            }
+        }
+        OasisBaselineDecision::Slot(_) => {}
     }
 }
 
@@ -88,9 +143,24 @@ fn baseline_decision(o: &OasisBaselineDecision) -> Decision {
                 "slot": u.slot, "job": u.job, "ps": u.ps, "server": u.server,
             })),
         },
+        OasisBaselineDecision::Slot(SlotRec { world: Some(w), .. }) => world_decision(w),
         OasisBaselineDecision::Slot(r) => {
             Decision::typed("baseline.slot", Some(r.job), Data::BaselineSlot(*r))
         }
+    }
+}
+
+/// An open-world record (carried by a `SlotRec` with 0 workers) as its own decision:
+/// `baseline.cancelled` or `baseline.interrupted`, with the record's fields.
+fn world_decision(w: &WorldRec) -> Decision {
+    let (record, job, data) = match w {
+        WorldRec::Cancelled(c) => ("baseline.cancelled", c.job, serde_json::to_value(c)),
+        WorldRec::Interrupted(i) => ("baseline.interrupted", i.job, serde_json::to_value(i)),
+    };
+    Decision {
+        record,
+        job: Some(job),
+        data: Data::Json(data.unwrap_or_default()),
     }
 }
 
@@ -102,11 +172,12 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         sink: &mut L,
         out: &mut Out<'_>,
     ) -> Result<(), RunError> {
-        let per_job = &mut self.per_job;
+        self.flush_cancels(now, sink, out)?;
+        let (per_job, cancelled) = (&mut self.per_job, &mut self.cancelled);
         self.cell
             .with_dependent_mut(|_, d| {
                 d.on_event(now, ev, sink, &mut |o: &OasisBaselineDecision| {
-                    baseline_collect(o, per_job);
+                    baseline_collect(o, per_job, cancelled);
                     out.emit(|| baseline_decision(o))
                 })
             })
@@ -121,19 +192,47 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             .with_dependent(|_, d| d.scheduler().next_wakeup(after))
     }
 
+    fn submit(
+        &mut self,
+        now: Slot,
+        job: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<u32, RunError> {
+        let (d, j) = self.doc.submitted(job, now, self.cell.borrow_owner())?;
+        let i = self
+            .cell
+            .with_dependent_mut(|_, b| b.scheduler_mut().submit(j.clone()))
+            .map_err(|e| submit_error(e, &d.id))?;
+        self.submitted.push(j);
+        self.ids.push(d.id);
+        self.per_job.push(BTreeMap::new());
+        self.cancelled.push(false);
+        Ok(i)
+    }
+
+    fn status(&self, j: u32) -> Option<mlsched_kernel::world::Status> {
+        self.cell.with_dependent(|_, d| d.scheduler().status(j))
+    }
+
+    fn cancelled_before_arrival(&mut self, j: u32) {
+        if let Some(x) = self.cancelled.get_mut(j as usize) {
+            *x = true;
+        }
+        self.pending_cancels.push(j);
+    }
+
     fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
         self.cell
             .with_dependent_mut(|_, d| d.finish(sink, &mut |_: &OasisBaselineDecision| {}))
             .map_err(|e| from_driver(e, |m| m))?;
         let per_job = std::mem::take(&mut self.per_job);
-        let ids = &self.ids;
+        let (ids, submitted, cancelled) = (&self.ids, &self.submitted, &self.cancelled);
         let (jobs, admitted, total, restarts, dorm) = self.cell.with_dependent(|scn, d| {
             let mut jobs = Vec::with_capacity(scn.jobs.len());
             let (mut admitted, mut total) = (0u32, 0.0f64);
             let rs = d.scheduler().restarts();
             for (i, ((id, job), (st, slots))) in ids
                 .iter()
-                .zip(&scn.jobs)
+                .zip(scn.jobs.iter().chain(submitted))
                 .zip(d.scheduler().jobs().iter().zip(per_job))
                 .enumerate()
             {
@@ -178,11 +277,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
                     cost: None,
                     payoff: None,
                     reason: st.completion.is_none().then(|| {
-                        format!(
-                            "{} chunks of {} not processed by the horizon",
-                            st.remaining,
-                            job.workload()
-                        )
+                        unfinished_reason(cancelled[i], st.remaining, job.workload())
                     }),
                     placements,
                     restarts,
@@ -210,6 +305,25 @@ impl<L: LogSink> KindEngine<L> for Baselines {
             log_hash: sink.hash().hex().to_string(),
         }))
     }
+}
+
+/// Why an admitted job did not complete: cancelled by the host, or chunks left at the horizon.
+fn unfinished_reason(cancelled: bool, remaining: u64, workload: u64) -> String {
+    if cancelled {
+        format!("cancelled with {remaining} chunks of {workload} left")
+    } else {
+        format!("{remaining} chunks of {workload} not processed by the horizon")
+    }
+}
+
+/// A baseline's refusal of a submission as an input error naming the field.
+fn submit_error(e: BaselineError, id: &str) -> RunError {
+    let field = match e {
+        BaselineError::InvalidJob { field } => format!("job.{field}"),
+        _ => "job".to_string(),
+    };
+    let subject = crate::doc::check::job(id);
+    RunError::Input(crate::error::InputError::new(subject, field, e.to_string()))
 }
 
 /// The result document's view of Dorm's solver counters.

@@ -259,6 +259,79 @@ impl OasisDoc {
     }
 }
 
+impl OasisDoc {
+    /// This document without its jobs: what [`OasisDoc::submitted`] checks a job against,
+    /// kept by an engine that accepts submissions.
+    pub(crate) fn frame(&self) -> OasisDoc {
+        OasisDoc {
+            kind: self.kind.clone(),
+            slots: self.slots,
+            resources: self.resources.clone(),
+            worker_servers: self.worker_servers.clone(),
+            ps_servers: self.ps_servers.clone(),
+            prices: self.prices.clone(),
+            restart_slots: self.restart_slots,
+            restart_first: self.restart_first,
+            slot_seconds: self.slot_seconds,
+            jobs: Vec::new(),
+            throughput: self.throughput.clone(),
+        }
+    }
+
+    /// A submitted job (`docs/open-world.md`): `job` is checked exactly as an entry of `jobs`
+    /// (the same messages, the field named `job.<field>`), against the scenario `scn` built
+    /// from this document, so a submission costs what one job's check costs. `arrival`
+    /// absent = `now`.
+    pub fn submitted(
+        &self,
+        job: &serde_json::Map<String, serde_json::Value>,
+        now: u32,
+        scn: &OasisScenario,
+    ) -> Result<(OasisJobDoc, OasisJob), InputError> {
+        let mut m = job.clone();
+        m.entry("arrival").or_insert_with(|| now.into());
+        let d: OasisJobDoc = serde_json::from_value(serde_json::Value::Object(m)).map_err(|e| {
+            let msg = e.to_string();
+            let id = job.get("id").and_then(|v| v.as_str()).unwrap_or("");
+            match msg
+                .strip_prefix("missing field `")
+                .and_then(|m| m.strip_suffix('`'))
+            {
+                Some(f) => {
+                    InputError::new(check::job(id), format!("job.{f}"), "missing (required)")
+                }
+                None => InputError::new(check::job(id), "job", msg),
+            }
+        })?;
+        let in_job = |mut e: InputError| {
+            e.field = format!("job.{}", e.field);
+            e
+        };
+        if let Some(w) = d.workers {
+            let hi = if d.chunks.is_finite() && d.chunks >= 1.0 {
+                d.chunks as u64
+            } else {
+                1
+            };
+            check::int(&check::job(&d.id), "workers", w, 1, hi).map_err(in_job)?;
+        }
+        crate::doc::throughput::resolve(
+            self.throughput.as_ref(),
+            std::iter::once((d.id.as_str(), d.model.as_deref())),
+        )
+        .map_err(in_job)?;
+        let j = d
+            .validate(
+                scn.slots,
+                &self.resources,
+                &scn.worker_servers,
+                &scn.ps_servers,
+            )
+            .map_err(in_job)?;
+        Ok((d, j))
+    }
+}
+
 impl PricesDoc {
     fn validate(&self, r: usize) -> Result<PriceBounds, InputError> {
         let s = "prices";
