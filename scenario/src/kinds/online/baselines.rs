@@ -36,6 +36,8 @@ pub(super) struct Baselines {
     policy: String,
     cell: BaselineCell,
     runs: Vec<JobRuns>,
+    /// The last event's slot.
+    now: Slot,
 }
 
 /// One job's runs as the decisions show them.
@@ -64,6 +66,7 @@ impl Baselines {
             policy: policy_name(p).into(),
             cell,
             runs: vec![JobRuns::default(); n],
+            now: 0,
         })
     }
 }
@@ -148,6 +151,7 @@ impl<L: LogSink> KindEngine<L> for Baselines {
         out: &mut Out<'_>,
     ) -> Result<(), RunError> {
         let placement = &mut self.runs;
+        self.now = self.now.max(now);
         self.cell
             .with_dependent_mut(|_, d| {
                 d.on_event(now, ev, sink, &mut |o: &OnlineBaselineDecision| {
@@ -185,6 +189,21 @@ impl<L: LogSink> KindEngine<L> for Baselines {
 
     fn status(&self, j: u32) -> Option<mlsched_kernel::world::Status> {
         self.cell.with_dependent(|_, d| d.scheduler().status(j))
+    }
+
+    /// The online baselines take a job from its `arrival` (they ignore `JobArrived`), so a job
+    /// the façade cancelled before it arrived must leave their queue too: the scheduler is told
+    /// directly (no record: the façade logged the cancel). It holds nothing, so this cannot fail
+    /// but for an index the façade never passes.
+    fn cancelled_before_arrival(&mut self, j: u32) {
+        let (now, runs) = (self.now, &mut self.runs);
+        let _ = self.cell.with_dependent_mut(|_, d| {
+            d.scheduler_mut().on_event(
+                now,
+                Event::JobCancelled(j),
+                &mut |o: &OnlineBaselineDecision| baseline_collect(o, runs),
+            )
+        });
     }
 
     fn finish(&mut self, sink: &mut L, _out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
