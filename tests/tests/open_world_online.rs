@@ -303,8 +303,11 @@ fn demand(s: &Value, list: &str, i: &Value) -> Vec<f64> {
     }
 }
 
-/// The result's runs: (job, start, end, worker type, ps type, placement).
-fn runs(r: &Value) -> Vec<(String, u64, u64, Value, Value, Vec<[u64; 3]>)> {
+/// A run of a result: (job, start, end, worker type, ps type, placement).
+type Run = (String, u64, u64, Value, Value, Vec<[u64; 3]>);
+
+/// The result's runs.
+fn runs(r: &Value) -> Vec<Run> {
     let place = |p: &Value| -> Vec<[u64; 3]> {
         p.as_array()
             .unwrap()
