@@ -88,6 +88,10 @@ mirrors! {
     BaselineStart { slot: u32, job: u32, workers: u32, ps: u32, duration: u32, policy: u8 }
     BaselinePreempt { slot: u32, job: u32, by: u32, start: u32, policy: u8 }
     RoutePreempt { job: u32, by: u32, start: u32, at: u32 }
+    OnlineInterrupted {
+        slot: u32, job: u32, server: u32, cause: u8, done_slots: u32, remaining: u32,
+        requeued: bool,
+    }
     BaselineCancel { slot: u32, job: u32, running: bool, policy: u8 }
     BaselineInterrupt { slot: u32, job: u32, server: u32, cause: u8, start: u32, policy: u8 }
 }
@@ -123,6 +127,7 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_OASIS + 2 => ("oasis world", exact::<OasisWorld>(body)?),
         t if t == TAG_ONLINE + 1 => ("online decision", exact::<OnlineJobDecision>(body)?),
         t if t == TAG_ONLINE + 2 => ("online placement", exact::<OnlinePlaced>(body)?),
+        t if t == TAG_ONLINE + 3 => ("online interruption", exact::<OnlineInterrupted>(body)?),
         t if t == TAG_PLACEMENT => ("placement category", exact::<Category>(body)?),
         t if t == TAG_PLACEMENT + 1 => ("placement greedy step", exact::<Greedy>(body)?),
         t if t == TAG_PLACEMENT + 2 => ("placement choice", exact::<Choice>(body)?),
@@ -183,6 +188,56 @@ mod tests {
     use super::decode;
     use crate::run::{policies, run_doc, RunOptions};
     use mlsched_kernel::log::{LogSink, VecSink};
+
+    #[test]
+    fn open_world_records_of_kind_online_decode_to_their_own_bytes() {
+        use mlsched_kernel::baseline::world::{CancelRec, InterruptRec as BaselineInterrupt};
+        use mlsched_kernel::online::{InterruptRec, TAG_ONLINE_INTERRUPTED};
+        let check = |tag: u8, body: Vec<u8>, name: &str| {
+            let d = decode("online", tag, &body).expect(name);
+            assert_eq!(d.name, name);
+            assert_eq!(d.job, Some(3));
+        };
+        let online = InterruptRec {
+            slot: 5,
+            job: 3,
+            server: 1,
+            cause: 1,
+            done_slots: 2,
+            remaining: 7,
+            requeued: true,
+        };
+        let cancel = CancelRec {
+            slot: 5,
+            job: 3,
+            running: true,
+            policy: 2,
+        };
+        let cut = BaselineInterrupt {
+            slot: 5,
+            job: 3,
+            server: 1,
+            cause: 0,
+            start: 4,
+            policy: 2,
+        };
+        check(TAG_ONLINE_INTERRUPTED, enc(&online), "online interruption");
+        check(
+            mlsched_kernel::baseline::world::TAG_BASELINE_CANCEL,
+            enc(&cancel),
+            "baseline cancel",
+        );
+        check(
+            mlsched_kernel::baseline::world::TAG_BASELINE_INTERRUPT,
+            enc(&cut),
+            "baseline interruption",
+        );
+    }
+
+    /// The postcard bytes of a kernel record.
+    fn enc<T: serde::Serialize>(v: &T) -> Vec<u8> {
+        postcard::to_allocvec(v).unwrap()
+    }
 
     #[test]
     fn every_record_of_every_bundled_run_decodes_to_its_own_bytes() {

@@ -223,6 +223,43 @@ impl OnlineDoc {
     }
 }
 
+/// A job submitted at `now` (open world, `docs/open-world.md`): the object of a `jobs` entry
+/// (`arrival` absent = `now`), checked with a listed job's rules and messages against the
+/// scenario `scn` was built from, the field named `job.<field>`. Costs what one listed job's
+/// check costs (the document is not checked again). A `model` is refused: the kernel's speed-up
+/// table is fixed when the run starts, so a submitted job would silently get eq. (1).
+pub fn submitted_job(
+    scn: &OnlineScenario,
+    now: u32,
+    obj: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(OnlineJobDoc, OnlineJob), InputError> {
+    let mut obj = obj.clone();
+    obj.entry("arrival").or_insert_with(|| now.into());
+    let doc: OnlineJobDoc = serde_json::from_value(serde_json::Value::Object(obj))
+        .map_err(|e| InputError::new("event", "job", e.to_string()))?;
+    let named = |mut e: InputError| {
+        let field = e.field.rsplit("].").next().unwrap_or(&e.field).to_string();
+        e.field = format!("job.{field}");
+        e
+    };
+    check::ids("job", "job", std::iter::once(doc.id.as_str())).map_err(named)?;
+    if doc.model.is_some() {
+        return Err(InputError::new(
+            job(&doc.id),
+            "job.model",
+            "a submitted job cannot name a model family (the speed-up table is fixed when the run starts)",
+        ));
+    }
+    let updates = match scn.architecture {
+        Architecture::Ring => 1,
+        Architecture::Ps => scn.ps_types.len(),
+    };
+    let kernel = doc
+        .validate(scn.slots, scn.worker_types.len(), updates, scn.architecture)
+        .map_err(named)?;
+    Ok((doc, kernel))
+}
+
 impl TaskTypeDoc {
     fn validate(
         &self,
@@ -366,6 +403,27 @@ pub struct OnlineJobResult {
     /// u_j = w_j - cost.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub utility: Option<f64>,
+    /// Open world: the job's earlier runs that a cancel or an interruption ended before their
+    /// end, in time order, each as it really held (absent in a closed world). The fields above
+    /// are the job's last run, when it has one that was not cut.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_runs: Vec<OnlineRun>,
+}
+
+/// A run of a job that a cancel or an interruption ended at `end_slot` (open world).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OnlineRun {
+    /// Its first slot.
+    pub start_slot: u32,
+    /// The slot it ended at (the event's slot): it held its placement over
+    /// `start_slot..end_slot`.
+    pub end_slot: u32,
+    /// m.
+    pub worker_type: u32,
+    /// p (null for ring).
+    pub ps_type: Option<u32>,
+    /// `[server, workers, ps]`.
+    pub placement: Vec<[u32; 3]>,
 }
 
 impl OnlineJobResult {

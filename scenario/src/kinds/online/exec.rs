@@ -1,64 +1,135 @@
 //! Runs kind `"online"`: A_online (Zhou et al. 2022) through the kernel's
 //! [`OnlineScheduler`](mlsched_kernel::online::OnlineScheduler), or a baseline with `--policy`.
-use crate::kinds::online::doc::{OnlineDoc, OnlineJobResult, OnlineResult, OnlineSummary};
+use crate::kinds::online::doc::{OnlineJobResult, OnlineResult, OnlineRun, OnlineSummary};
 use crate::status::{JobStatus, StatusCounts};
 use mlsched_kernel::model::online::OnlineScenario;
 use mlsched_kernel::online::{theoretical_alpha, OnlineJobDecision};
 
-/// Builds the result document from the decisions (jobs in input order).
+/// What the result needs from A_online's decisions, in the order they came.
+#[derive(Clone, Debug)]
+pub enum Seen {
+    /// An A_maxweight decision (a recovered job's new schedule is one too).
+    Decision(OnlineJobDecision),
+    /// Open world: the job's schedule was cut at `slot` (a cancel or an interruption).
+    Cut {
+        /// Job index.
+        job: u32,
+        /// The event's slot.
+        slot: u32,
+    },
+}
+
+fn empty_row(id: &str) -> OnlineJobResult {
+    OnlineJobResult {
+        status: None,
+        id: id.to_string(),
+        scheduled: false,
+        start_slot: None,
+        duration: None,
+        completion_slot: None,
+        worker_type: None,
+        ps_type: None,
+        colocated: false,
+        placement: Vec::new(),
+        round: None,
+        cost: None,
+        utility: None,
+        cut_runs: Vec::new(),
+    }
+}
+
+/// A decision's schedule into the row (the job's current run).
+fn schedule(r: &mut OnlineJobResult, d: &OnlineJobDecision) {
+    r.scheduled = true;
+    r.start_slot = Some(d.start);
+    r.duration = Some(d.duration);
+    r.completion_slot = Some(d.completion());
+    r.worker_type = Some(d.worker_type);
+    r.ps_type = d.ps_type;
+    r.colocated = d.colocated;
+    r.placement = d
+        .placement
+        .iter()
+        .map(|p| [p.server, p.workers, p.ps])
+        .collect();
+    r.round = Some(d.round);
+}
+
+/// Cuts the row's current run at `slot`: what it ran before `slot` becomes a cut run, and the
+/// row has no current run.
+fn cut(r: &mut OnlineJobResult, slot: u32) {
+    if !r.scheduled {
+        return;
+    }
+    if let (Some(a), Some(c), Some(m)) = (r.start_slot, r.completion_slot, r.worker_type) {
+        let end = c.min(slot);
+        if a < end {
+            r.cut_runs.push(OnlineRun {
+                start_slot: a,
+                end_slot: end,
+                worker_type: m,
+                ps_type: r.ps_type,
+                placement: std::mem::take(&mut r.placement),
+            });
+        }
+    }
+    let (cost, utility, cuts) = (r.cost, r.utility, std::mem::take(&mut r.cut_runs));
+    *r = OnlineJobResult {
+        cost,
+        utility,
+        cut_runs: cuts,
+        ..empty_row(&r.id)
+    };
+}
+
+/// Builds the result document from what A_online decided (jobs in index order: `ids`, with
+/// weights `weights`; `scn`: the scenario with every job, for Theorem 5's alpha).
 pub fn result(
-    doc: &OnlineDoc,
+    ids: &[String],
+    weights: &[f64],
     scn: &OnlineScenario,
-    decisions: &[OnlineJobDecision],
+    seen: &[Seen],
     log_hash: String,
 ) -> OnlineResult {
-    let mut jobs: Vec<OnlineJobResult> = doc
-        .jobs
+    let mut jobs: Vec<OnlineJobResult> = ids.iter().map(|id| empty_row(id)).collect();
+    // Per job, the position in `seen` of the decision behind its current run: the total is
+    // summed in decision order, as a closed-world run always did.
+    let mut by: Vec<Option<usize>> = vec![None; jobs.len()];
+    for (k, x) in seen.iter().enumerate() {
+        match x {
+            Seen::Decision(d) => {
+                let Some(r) = jobs.get_mut(d.job as usize) else {
+                    continue;
+                };
+                if d.feasible {
+                    // The cost and utility that decided it (the last attempt for unscheduled jobs).
+                    r.cost = Some(d.cost);
+                    r.utility = Some(d.utility);
+                }
+                if d.scheduled {
+                    schedule(r, d);
+                    by[d.job as usize] = Some(k);
+                }
+            }
+            Seen::Cut { job, slot } => {
+                if let Some(r) = jobs.get_mut(*job as usize) {
+                    cut(r, *slot);
+                    by[*job as usize] = None;
+                }
+            }
+        }
+    }
+    let mut order: Vec<(usize, usize)> = by
         .iter()
-        .map(|j| OnlineJobResult {
-            status: None,
-            id: j.id.clone(),
-            scheduled: false,
-            start_slot: None,
-            duration: None,
-            completion_slot: None,
-            worker_type: None,
-            ps_type: None,
-            colocated: false,
-            placement: Vec::new(),
-            round: None,
-            cost: None,
-            utility: None,
-        })
+        .enumerate()
+        .filter_map(|(j, k)| k.map(|k| (k, j)))
         .collect();
+    order.sort_unstable();
     let (mut scheduled, mut total) = (0u32, 0.0);
-    for d in decisions {
-        let Some(r) = jobs.get_mut(d.job as usize) else {
-            continue;
-        };
-        if d.feasible {
-            // The cost and utility that decided it (the last attempt for unscheduled jobs).
-            r.cost = Some(d.cost);
-            r.utility = Some(d.utility);
-        }
-        if !d.scheduled {
-            continue;
-        }
+    for (_, j) in order {
         scheduled += 1;
-        total += scn.jobs[d.job as usize].weight * d.completion() as f64;
-        r.scheduled = true;
-        r.start_slot = Some(d.start);
-        r.duration = Some(d.duration);
-        r.completion_slot = Some(d.completion());
-        r.worker_type = Some(d.worker_type);
-        r.ps_type = d.ps_type;
-        r.colocated = d.colocated;
-        r.placement = d
-            .placement
-            .iter()
-            .map(|p| [p.server, p.workers, p.ps])
-            .collect();
-        r.round = Some(d.round);
+        let c = jobs[j].completion_slot.unwrap_or(0);
+        total += weights.get(j).copied().unwrap_or(0.0) * c as f64;
     }
     OnlineResult {
         kind: "online".into(),
