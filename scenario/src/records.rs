@@ -63,6 +63,10 @@ mirrors! {
     }
     Ps { slot: u32, job: u32, server: u32, ps: u32, kept: bool }
     PsMiss { slot: u32, job: u32 }
+    Interrupt {
+        slot: u32, job: u32, chunk: u32, server: u32, worker: u32, cloud: bool,
+        cause: InterruptCause, outcome: InterruptOutcome,
+    }
     RoutePlaced {
         job: u32, policy: u8, start: u32, nodes: Vec<u32>, hops: u32, network_cost: f64,
         deadline_met: bool, aggregation: u32,
@@ -77,6 +81,26 @@ mirrors! {
     BaselineStart { slot: u32, job: u32, workers: u32, ps: u32, duration: u32, policy: u8 }
     BaselinePreempt { slot: u32, job: u32, by: u32, start: u32, policy: u8 }
     RoutePreempt { job: u32, by: u32, start: u32, at: u32 }
+}
+
+/// `mlsched_kernel::preempt::Cause`, variant for variant (postcard writes the index).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum InterruptCause {
+    Cancel,
+    ServerDown,
+    Capacity,
+    Arrival,
+}
+
+/// `mlsched_kernel::preempt::Outcome`, variant for variant.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum InterruptOutcome {
+    Recovered,
+    Lost,
+    Cancelled,
+    Rejected,
 }
 
 /// Decodes `body` as `T`, requiring every byte to be used and the value to re-encode to the
@@ -114,6 +138,7 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_PREEMPT + 1 => ("preempt dispatch", exact::<Dispatch>(body)?),
         t if t == TAG_PREEMPT + 2 => ("preempt PS", exact::<Ps>(body)?),
         t if t == TAG_PREEMPT + 3 => ("preempt PS miss", exact::<PsMiss>(body)?),
+        t if t == TAG_PREEMPT + 4 => ("preempt interruption", exact::<Interrupt>(body)?),
         t if t == TAG_ROUTE => ("route placement", exact::<RoutePlaced>(body)?),
         t if t == TAG_ROUTE + 1 => ("route PSO result", exact::<Pso>(body)?),
         t if t == TAG_ROUTE + 2 => ("route aggregation", exact::<Aggregation>(body)?),
