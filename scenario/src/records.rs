@@ -242,4 +242,55 @@ mod tests {
         }
         assert_eq!(cuts, 1);
     }
+
+    /// Kind preempt's open-world record (tag 0x44) decodes to its own bytes, every cause and
+    /// outcome by name.
+    #[test]
+    fn preempt_interruption_records_decode() {
+        use mlsched_kernel::preempt::{Cause, InterruptRec, Outcome, PreemptDecision};
+        let causes = [
+            Cause::Cancel,
+            Cause::ServerDown,
+            Cause::Capacity,
+            Cause::Arrival,
+        ];
+        let outcomes = [
+            Outcome::Recovered,
+            Outcome::Lost,
+            Outcome::Cancelled,
+            Outcome::Rejected,
+        ];
+        let mut sink = VecSink::new();
+        for (k, (&cause, &outcome)) in causes.iter().zip(&outcomes).enumerate() {
+            let r = InterruptRec {
+                slot: 7,
+                job: k as u32,
+                chunk: 1,
+                server: 2,
+                worker: 3,
+                cloud: k == 3,
+                cause,
+                outcome,
+            };
+            PreemptDecision::Interrupt(r).log(&mut sink).unwrap();
+        }
+        let names: Vec<String> = sink
+            .records
+            .iter()
+            .map(|(tag, body)| {
+                let d = decode("preempt", *tag, body).expect("decodes");
+                assert_eq!(d.name, "preempt interruption");
+                format!("{}/{}", d.fields["cause"], d.fields["outcome"])
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                r#""cancel"/"recovered""#,
+                r#""server_down"/"lost""#,
+                r#""capacity"/"cancelled""#,
+                r#""arrival"/"rejected""#
+            ]
+        );
+    }
 }

@@ -22,9 +22,12 @@ pub(crate) fn collect(
 ) {
     match *d {
         PreemptDecision::Candidate(c) => {
+            // C_j before chunk 1 only: a re-dispatch after an interruption (open world)
+            // computes C_j again; its dispatch entries follow the first ones.
             if let Some(e) = jobs
                 .get_mut(c.job as usize)
                 .and_then(|j| j.explain.as_mut())
+                .filter(|e| e.dispatch.is_empty())
             {
                 e.candidates.push(PreemptCandidate {
                     server: c.server,
