@@ -268,8 +268,8 @@ fn in_force(g: &Gen, events: &[HostEvent], horizon: usize) -> Vec<Vec<Option<(u3
             }
             k += 1;
         }
-        for s in 0..g.servers.len() {
-            out[s][t] = (!down[s]).then_some(cap[s]);
+        for (s, row) in out.iter_mut().enumerate() {
+            row[t] = (!down[s]).then_some(cap[s]);
         }
     }
     out
