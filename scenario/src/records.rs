@@ -74,6 +74,10 @@ mirrors! {
     }
     Ps { slot: u32, job: u32, server: u32, ps: u32, kept: bool }
     PsMiss { slot: u32, job: u32 }
+    Interrupt {
+        slot: u32, job: u32, chunk: u32, server: u32, worker: u32, cloud: bool,
+        cause: InterruptCause, outcome: InterruptOutcome,
+    }
     RoutePlaced {
         job: u32, policy: u8, start: u32, nodes: Vec<u32>, hops: u32, network_cost: f64,
         deadline_met: bool, aggregation: u32,
@@ -94,6 +98,26 @@ mirrors! {
     }
     BaselineCancel { slot: u32, job: u32, running: bool, policy: u8 }
     BaselineInterrupt { slot: u32, job: u32, server: u32, cause: u8, start: u32, policy: u8 }
+}
+
+/// `mlsched_kernel::preempt::Cause`, variant for variant (postcard writes the index).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum InterruptCause {
+    Cancel,
+    ServerDown,
+    Capacity,
+    Arrival,
+}
+
+/// `mlsched_kernel::preempt::Outcome`, variant for variant.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum InterruptOutcome {
+    Recovered,
+    Lost,
+    Cancelled,
+    Rejected,
 }
 
 /// Decodes `body` as `T`, requiring every byte to be used and the value to re-encode to the
@@ -148,6 +172,7 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_PREEMPT + 1 => ("preempt dispatch", exact::<Dispatch>(body)?),
         t if t == TAG_PREEMPT + 2 => ("preempt PS", exact::<Ps>(body)?),
         t if t == TAG_PREEMPT + 3 => ("preempt PS miss", exact::<PsMiss>(body)?),
+        t if t == TAG_PREEMPT + 4 => ("preempt interruption", exact::<Interrupt>(body)?),
         t if t == TAG_ROUTE => ("route placement", exact::<RoutePlaced>(body)?),
         t if t == TAG_ROUTE + 1 => ("route PSO result", exact::<Pso>(body)?),
         t if t == TAG_ROUTE + 2 => ("route aggregation", exact::<Aggregation>(body)?),
@@ -304,5 +329,56 @@ mod tests {
             }
         }
         assert_eq!(cuts, 1);
+    }
+
+    /// Kind preempt's open-world record (tag 0x44) decodes to its own bytes, every cause and
+    /// outcome by name.
+    #[test]
+    fn preempt_interruption_records_decode() {
+        use mlsched_kernel::preempt::{Cause, InterruptRec, Outcome, PreemptDecision};
+        let causes = [
+            Cause::Cancel,
+            Cause::ServerDown,
+            Cause::Capacity,
+            Cause::Arrival,
+        ];
+        let outcomes = [
+            Outcome::Recovered,
+            Outcome::Lost,
+            Outcome::Cancelled,
+            Outcome::Rejected,
+        ];
+        let mut sink = VecSink::new();
+        for (k, (&cause, &outcome)) in causes.iter().zip(&outcomes).enumerate() {
+            let r = InterruptRec {
+                slot: 7,
+                job: k as u32,
+                chunk: 1,
+                server: 2,
+                worker: 3,
+                cloud: k == 3,
+                cause,
+                outcome,
+            };
+            PreemptDecision::Interrupt(r).log(&mut sink).unwrap();
+        }
+        let names: Vec<String> = sink
+            .records
+            .iter()
+            .map(|(tag, body)| {
+                let d = decode("preempt", *tag, body).expect("decodes");
+                assert_eq!(d.name, "preempt interruption");
+                format!("{}/{}", d.fields["cause"], d.fields["outcome"])
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                r#""cancel"/"recovered""#,
+                r#""server_down"/"lost""#,
+                r#""capacity"/"cancelled""#,
+                r#""arrival"/"rejected""#
+            ]
+        );
     }
 }

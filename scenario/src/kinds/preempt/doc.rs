@@ -224,7 +224,9 @@ fn rates(
 }
 
 impl PreemptJobDoc {
-    fn validate(
+    /// Checks the job against the scenario's horizon and servers (`docs`: as written, `servers`:
+    /// validated) and builds the kernel's job; errors name `job `<id>`` and the field.
+    pub(crate) fn validate(
         &self,
         slots: u32,
         docs: &[PreemptServerDoc],
@@ -435,6 +437,11 @@ pub struct PreemptChunk {
     pub end: u32,
     /// Every slot it ran in.
     pub slots: Vec<u32>,
+    /// Open world: this run was interrupted at that slot (its server went down or its worker
+    /// was switched off) and its work is lost; the chunk's next row is its run after the
+    /// re-dispatch (none if its job was lost). Absent for a run that completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<u32>,
 }
 
 /// PS of one slot.

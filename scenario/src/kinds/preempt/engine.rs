@@ -1,17 +1,19 @@
 //! Kind `"preempt"` behind the façade: A_online with A_greedy / A_ps (Wang et al. 2022) or a
 //! baseline dispatch (all-cloud, edge-FIFO, random).
 use crate::engine::{Built, Data, Decision, Kind, KindEngine, Out};
-use crate::error::RunError;
+use crate::error::{InputError, RunError};
 use crate::kinds::preempt::doc::{
-    PreemptDoc, PreemptExplain, PreemptJobResult, PreemptResult, PreemptSummary,
+    PreemptDoc, PreemptExplain, PreemptJobDoc, PreemptJobResult, PreemptResult, PreemptSummary,
 };
 use crate::kinds::preempt::exec::{collect, finish, kernel_error};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
-use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::preempt::{Policy, PreemptDecision, PreemptError, PreemptScheduler};
+use mlsched_kernel::preempt::{
+    InterruptRec, Policy, PreemptDecision, PreemptError, PreemptScheduler,
+};
+use mlsched_kernel::world::Status;
 use mlsched_kernel::Slot;
 
 /// Kind `"preempt"`.
@@ -46,33 +48,18 @@ impl Kind for Preempt {
         };
         let sched = PreemptScheduler::new(&scn, policy).map_err(|e| kernel_error(doc, e))?;
         let sched = sched.with_restart(doc.restart()?.unwrap_or(0));
-        let jobs = doc
-            .jobs
-            .iter()
-            .map(|j| PreemptJobResult {
-                status: None,
-                id: j.id.clone(),
-                completion_slot: 0,
-                jct: 0,
-                chunks: Vec::new(),
-                ps: Vec::new(),
-                zeta: None,
-                explain: (policy == Policy::Greedy).then(|| PreemptExplain {
-                    candidates: Vec::new(),
-                    dispatch: Vec::new(),
-                }),
-            })
-            .collect();
+        let jobs = doc.jobs.iter().map(|j| row(&j.id, policy)).collect();
         Ok(Built {
             arrivals: scn.jobs.iter().map(|j| j.arrival).collect(),
             ids: doc.jobs.iter().map(|j| j.id.clone()).collect(),
             policy: name.into(),
             inner: Box::new(Engine {
                 doc: doc.clone(),
-                scn,
                 name,
+                policy,
                 driver: Driver::new(sched),
                 jobs,
+                cuts: Vec::new(),
             }),
         })
     }
@@ -95,12 +82,32 @@ impl Kind for Preempt {
     }
 }
 
+/// An empty result row for job `id` (filled by [`collect`] and [`finish`]).
+fn row(id: &str, policy: Policy) -> PreemptJobResult {
+    PreemptJobResult {
+        status: None,
+        id: id.to_string(),
+        completion_slot: 0,
+        jct: 0,
+        chunks: Vec::new(),
+        ps: Vec::new(),
+        zeta: None,
+        explain: (policy == Policy::Greedy).then(|| PreemptExplain {
+            candidates: Vec::new(),
+            dispatch: Vec::new(),
+        }),
+    }
+}
+
 struct Engine {
+    /// The scenario as written, with every submitted job appended to `jobs` (ids for errors).
     doc: PreemptDoc,
-    scn: PreemptScenario,
     name: &'static str,
+    policy: Policy,
     driver: Driver<PreemptScheduler>,
     jobs: Vec<PreemptJobResult>,
+    /// The open-world records so far (interruptions, cancels, losses), log order.
+    cuts: Vec<InterruptRec>,
 }
 
 fn decision(d: &PreemptDecision) -> Decision {
@@ -140,14 +147,43 @@ impl<L: LogSink> KindEngine<L> for Engine {
         sink: &mut L,
         out: &mut Out<'_>,
     ) -> Result<(), RunError> {
-        let jobs = &mut self.jobs;
+        let (jobs, cuts) = (&mut self.jobs, &mut self.cuts);
         let r = self
             .driver
             .on_event(now, ev, sink, &mut |d: &PreemptDecision| {
-                collect(jobs, d);
+                collect(jobs, cuts, d);
                 out.emit(|| decision(d))
             });
         r.map_err(|e| self.error(e))
+    }
+
+    fn submit(
+        &mut self,
+        now: Slot,
+        job: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<u32, RunError> {
+        let mut value = serde_json::Value::Object(job.clone());
+        if let Some(m) = value.as_object_mut() {
+            m.entry("arrival").or_insert(now.into());
+        }
+        let jd: PreemptJobDoc = serde_json::from_value(value)
+            .map_err(|e| InputError::new("event", "job", e.to_string()))?;
+        let scn = self.driver.scheduler().scenario();
+        let model = jd
+            .validate(scn.slots, &self.doc.servers, &scn.servers)
+            .map_err(submitted)?;
+        let j = self
+            .driver
+            .scheduler_mut()
+            .submit(model)
+            .map_err(|e| submit_error(&jd.id, e))?;
+        self.jobs.push(row(&jd.id, self.policy));
+        self.doc.jobs.push(jd);
+        Ok(j)
+    }
+
+    fn status(&self, j: u32) -> Option<Status> {
+        self.driver.scheduler().status(j)
     }
 
     fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
@@ -155,16 +191,16 @@ impl<L: LogSink> KindEngine<L> for Engine {
     }
 
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
-        let jobs = &mut self.jobs;
+        let (jobs, cuts) = (&mut self.jobs, &mut self.cuts);
         let r = self.driver.finish(sink, &mut |d: &PreemptDecision| {
-            collect(jobs, d);
+            collect(jobs, cuts, d);
             out.emit(|| decision(d))
         });
         r.map_err(|e| self.error(e))?;
         let sched = self.driver.scheduler();
         let mut jobs = self.jobs.clone();
-        finish(sched, &self.scn, &mut jobs);
-        let scn = &self.scn;
+        finish(sched, &self.cuts, &mut jobs);
+        let scn = sched.scenario();
         let servers: Vec<&str> = self.doc.servers.iter().map(|s| s.id.as_str()).collect();
         let total_jct: u64 = jobs.iter().map(|j| j.jct as u64).sum();
         let cloud_chunks = jobs
@@ -194,4 +230,27 @@ impl<L: LogSink> KindEngine<L> for Engine {
             log_hash: sink.hash().hex().to_string(),
         }))
     }
+}
+
+/// A submitted job's validation error: its field is `job.<field>` (the event's `job` object).
+fn submitted(mut e: InputError) -> RunError {
+    e.field = format!("job.{}", e.field);
+    RunError::Input(e)
+}
+
+/// The kernel's refusal of a submitted job as an input error naming the field.
+fn submit_error(id: &str, e: PreemptError) -> RunError {
+    let subject = crate::doc::check::job(&crate::text::terminal_safe(id));
+    let field = match e {
+        PreemptError::NoEligibleWorker { .. } => "job.rate",
+        PreemptError::WrongSlot { .. } => "job.arrival",
+        _ => "job.chunks",
+    };
+    let why = match e {
+        PreemptError::NoEligibleWorker { .. } => {
+            "no server can train it (every usable rate is 0)".to_string()
+        }
+        other => other.to_string(),
+    };
+    RunError::Input(InputError::new(subject, field, why))
 }

@@ -6,16 +6,28 @@ use crate::kinds::preempt::doc::{
     PreemptResult,
 };
 use crate::status::{JobStatus, StatusCounts};
-use mlsched_kernel::model::preempt::PreemptScenario;
-use mlsched_kernel::preempt::{PreemptDecision, PreemptError, PreemptScheduler};
+use mlsched_kernel::preempt::{
+    InterruptRec, Outcome, Placement, PreemptDecision, PreemptError, PreemptScheduler,
+};
+use mlsched_kernel::world::Status;
+use mlsched_kernel::Slot;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Files one decision into the job results (PS per slot, explanations).
-pub(crate) fn collect(jobs: &mut [PreemptJobResult], d: &PreemptDecision) {
+/// Files one decision into the job results (PS per slot, explanations) and the open-world
+/// records into `cuts` (read by [`finish`]).
+pub(crate) fn collect(
+    jobs: &mut [PreemptJobResult],
+    cuts: &mut Vec<InterruptRec>,
+    d: &PreemptDecision,
+) {
     match *d {
         PreemptDecision::Candidate(c) => {
+            // C_j before chunk 1 only: a re-dispatch after an interruption (open world)
+            // computes C_j again; its dispatch entries follow the first ones.
             if let Some(e) = jobs
                 .get_mut(c.job as usize)
                 .and_then(|j| j.explain.as_mut())
+                .filter(|e| e.dispatch.is_empty())
             {
                 e.candidates.push(PreemptCandidate {
                     server: c.server,
@@ -49,26 +61,47 @@ pub(crate) fn collect(jobs: &mut [PreemptJobResult], d: &PreemptDecision) {
                 });
             }
         }
-        PreemptDecision::PsMiss(_) | PreemptDecision::Interrupt(_) => {}
+        PreemptDecision::Interrupt(r) => cuts.push(r),
+        PreemptDecision::PsMiss(_) => {}
     }
 }
 
-/// Chunks (every slot each ran in), c_j and JCT from the final plans.
+/// Chunks (every slot each ran in), c_j and JCT from the final plans. `cuts` are the run's
+/// open-world records ([`InterruptRec`], log order): a chunk interrupted at T (recovered or
+/// lost) gets one row for the run it lost (the slots before T on the worker it was on, marked
+/// `interrupted`: T) and one for its run after T on its new placement; a job an event touched
+/// (or that never ran) has no row for a run without a slot, so a cancelled chunk shows only the
+/// slots before its cancel.
 pub(crate) fn finish(
     sched: &PreemptScheduler,
-    scn: &PreemptScenario,
+    cuts: &[InterruptRec],
     jobs: &mut [PreemptJobResult],
 ) {
+    let scn = sched.scenario();
     let mut slots: Vec<Vec<u32>> =
         vec![Vec::new(); scn.jobs.iter().map(|j| j.chunks as usize).sum()];
+    // Per global chunk, (global worker, slot) of every planned slot: only for chunks an event
+    // cut (the closed world never reads it).
+    let cut_chunks: BTreeSet<u32> = cuts
+        .iter()
+        .filter_map(|r| sched.chunk_index(r.job as usize, r.chunk))
+        .collect();
+    let mut on: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
     for w in 0..sched.plans().workers_len() {
         for seg in sched.plans().segments(w) {
-            if let Some(v) = slots.get_mut(seg.chunk as usize) {
+            if cut_chunks.contains(&seg.chunk) {
+                on.entry(seg.chunk)
+                    .or_default()
+                    .extend((seg.start..seg.end).map(|t| (w as u32, t)));
+            } else if let Some(v) = slots.get_mut(seg.chunk as usize) {
                 v.extend(seg.start..seg.end);
             }
         }
     }
-    for (j, (res, job)) in jobs.iter_mut().zip(&scn.jobs).enumerate() {
+    for (j, res) in jobs.iter_mut().enumerate() {
+        let Some(job) = scn.jobs.get(j) else { continue };
+        let quiet = !matches!(sched.status(j as u32), Some(Status::Finished))
+            || cuts.iter().any(|r| r.job == j as u32);
         for d in 0..job.chunks {
             let Some(c) = sched.chunk_index(j, d) else {
                 continue;
@@ -76,7 +109,34 @@ pub(crate) fn finish(
             let Some(p) = sched.placement(c) else {
                 continue;
             };
-            let ran = if p.cloud {
+            let mut from = 0;
+            if cut_chunks.contains(&c) {
+                let planned = on.get(&c).map_or(&[][..], Vec::as_slice);
+                for r in cuts.iter().filter(|r| {
+                    r.job == j as u32
+                        && r.chunk == d
+                        && matches!(r.outcome, Outcome::Recovered | Outcome::Lost)
+                }) {
+                    let was = Placement {
+                        placed: true,
+                        server: r.server,
+                        worker: r.worker,
+                        cloud: r.cloud,
+                        ..p
+                    };
+                    let ran = run(sched, planned, was, from, r.slot);
+                    if !ran.is_empty() {
+                        res.chunks.push(row(was, ran, Some(r.slot)));
+                    }
+                    from = from.max(r.slot);
+                }
+                let ran = run(sched, planned, p, from, Slot::MAX);
+                if !ran.is_empty() || !quiet {
+                    res.chunks.push(row(p, ran, None));
+                }
+                continue;
+            }
+            let ran: Vec<u32> = if p.cloud {
                 (p.start..p.end).collect()
             } else {
                 slots
@@ -84,17 +144,49 @@ pub(crate) fn finish(
                     .map(std::mem::take)
                     .unwrap_or_default()
             };
-            res.chunks.push(PreemptChunk {
-                server: p.server,
-                worker: p.worker,
-                start: ran.first().copied().unwrap_or(0),
-                end: ran.last().map_or(0, |l| l + 1),
-                slots: ran,
-            });
+            if !ran.is_empty() || !quiet {
+                res.chunks.push(row(p, ran, None));
+            }
         }
         res.completion_slot = sched.completion(j);
         res.jct = res.completion_slot.saturating_sub(job.arrival);
         res.zeta = Some(sched.zeta(j));
+    }
+}
+
+/// The slots in [from, to) a chunk ran in on placement `p`: its cloud window, or its planned
+/// slots on p's edge worker (`planned`: (global worker, slot)).
+fn run(
+    sched: &PreemptScheduler,
+    planned: &[(u32, u32)],
+    p: Placement,
+    from: Slot,
+    to: Slot,
+) -> Vec<u32> {
+    if p.cloud {
+        return (p.start.max(from)..p.end.min(to)).collect();
+    }
+    let Some(gw) = sched.worker_index(p.server as usize, p.worker) else {
+        return Vec::new();
+    };
+    let mut v: Vec<u32> = planned
+        .iter()
+        .filter(|&&(w, t)| w == gw && t >= from && t < to)
+        .map(|&(_, t)| t)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// A chunk row on placement `p` over the slots `ran` (ascending).
+fn row(p: Placement, ran: Vec<u32>, interrupted: Option<Slot>) -> PreemptChunk {
+    PreemptChunk {
+        server: p.server,
+        worker: p.worker,
+        start: ran.first().copied().unwrap_or(0),
+        end: ran.last().map_or(0, |l| l + 1),
+        slots: ran,
+        interrupted,
     }
 }
 
