@@ -77,6 +77,8 @@ mirrors! {
     BaselineStart { slot: u32, job: u32, workers: u32, ps: u32, duration: u32, policy: u8 }
     BaselinePreempt { slot: u32, job: u32, by: u32, start: u32, policy: u8 }
     RoutePreempt { job: u32, by: u32, start: u32, at: u32 }
+    RouteInterrupt { job: u32, at: u32, server: u32, start: u32, outcome: u8, remaining: u32 }
+    RouteServer { server: u32, at: u32, slots: u32, capacity: u32, down: bool, interrupted: u32 }
 }
 
 /// Decodes `body` as `T`, requiring every byte to be used and the value to re-encode to the
@@ -119,6 +121,8 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_ROUTE + 2 => ("route aggregation", exact::<Aggregation>(body)?),
         t if t == TAG_ROUTE + 3 => ("route summary", exact::<RouteSummary>(body)?),
         t if t == TAG_ROUTE + 4 => ("route preemption", exact::<RoutePreempt>(body)?),
+        t if t == TAG_ROUTE + 5 => ("route interruption", exact::<RouteInterrupt>(body)?),
+        t if t == TAG_ROUTE + 6 => ("route server event", exact::<RouteServer>(body)?),
         t if t == TAG_BASELINE + 0x10 && kind == "online" => {
             ("baseline preemption", exact::<BaselinePreempt>(body)?)
         }
