@@ -199,6 +199,9 @@ fn keep_accepted(scn: &str, policy: &str, evs: &[HostEvent]) -> (Vec<HostEvent>,
     (kept, r)
 }
 
+/// How a server event changes (capacity, down).
+type Change = Box<dyn Fn(&mut (u32, bool))>;
+
 /// The compute slots in force on each compute node at each slot, from the accepted events
 /// (down: 0), and each PS node's down slots.
 struct World {
@@ -223,7 +226,7 @@ impl World {
             cur.insert(p.to_string(), (0, false));
         }
         for ev in kept {
-            let (at, server, change): (u32, &str, Box<dyn Fn(&mut (u32, bool))>) = match ev {
+            let (at, server, change): (u32, &str, Change) = match ev {
                 HostEvent::ServerDown { at, server } => (*at, server, Box::new(|s| s.1 = true)),
                 HostEvent::ServerUp { at, server } => (*at, server, Box::new(|s| s.1 = false)),
                 HostEvent::Capacity {
@@ -257,12 +260,12 @@ impl World {
 
     fn usable(&self, server: &str, t: u32, base: u32) -> u32 {
         let ch = self.cap.get(server).map(Vec::as_slice).unwrap_or(&[]);
-        ch.iter().filter(|c| c.0 <= t).last().map_or(base, |c| c.1)
+        ch.iter().rfind(|c| c.0 <= t).map_or(base, |c| c.1)
     }
 
     fn is_down(&self, server: &str, t: u32) -> bool {
         let ch = self.down.get(server).map(Vec::as_slice).unwrap_or(&[]);
-        ch.iter().filter(|c| c.0 <= t).last().is_some_and(|c| c.1)
+        ch.iter().rfind(|c| c.0 <= t).is_some_and(|c| c.1)
     }
 }
 
