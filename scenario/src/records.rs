@@ -98,6 +98,8 @@ mirrors! {
     }
     BaselineCancel { slot: u32, job: u32, running: bool, policy: u8 }
     BaselineInterrupt { slot: u32, job: u32, server: u32, cause: u8, start: u32, policy: u8 }
+    RouteInterrupt { job: u32, at: u32, server: u32, start: u32, outcome: u8, remaining: u32 }
+    RouteServer { server: u32, at: u32, slots: u32, capacity: u32, down: bool, interrupted: u32 }
 }
 
 /// `mlsched_kernel::preempt::Cause`, variant for variant (postcard writes the index).
@@ -182,6 +184,8 @@ pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
         t if t == TAG_BASELINE + 0x12 => {
             ("baseline interruption", exact::<BaselineInterrupt>(body)?)
         }
+        t if t == TAG_ROUTE + 5 => ("route interruption", exact::<RouteInterrupt>(body)?),
+        t if t == TAG_ROUTE + 6 => ("route server event", exact::<RouteServer>(body)?),
         t if t == TAG_BASELINE + 0x10 && kind == "online" => {
             ("baseline preemption", exact::<BaselinePreempt>(body)?)
         }

@@ -243,42 +243,11 @@ impl RouteDoc {
         check::ids("job", "jobs", self.jobs.iter().map(|j| j.id.as_str()))?;
         let mut jobs = Vec::with_capacity(self.jobs.len());
         for (i, j) in self.jobs.iter().enumerate() {
-            let js = &job(&j.id);
-            let ps = *index
-                .get(j.ps.as_str())
-                .ok_or_else(|| InputError::new(js, "ps", format!("unknown node `{}`", j.ps)))?;
-            if nodes[ps as usize].kind != NodeKind::Ps {
-                return Err(InputError::new(
-                    js,
-                    "ps",
-                    format!("node `{}` is not a ps node", j.ps),
-                ));
-            }
-            let release = check::int(js, "release", j.release, 0, u32::MAX as u64)?;
-            let deadline = check::int(js, "deadline", j.deadline, 0, u32::MAX as u64)?;
-            if deadline < release {
-                return Err(InputError::new(
-                    js,
-                    "deadline",
-                    format!("{deadline} is before the release {release}"),
-                ));
-            }
-            jobs.push(RouteJob {
-                ps,
-                workers: check::int_limit(
-                    js,
-                    "workers",
-                    j.workers,
-                    1,
-                    ROUTE_WORKERS_MAX as u64,
-                    "ROUTE_WORKERS_MAX",
-                )
-                .map_err(|e| check::locate(e, "jobs", i))?,
-                release,
-                duration: check::int(js, "duration", j.duration, 1, u32::MAX as u64)?,
-                deadline,
-                bandwidth: check::positive(js, "bandwidth", j.bandwidth)?,
-            });
+            let node = |id: &str| index.get(id).copied();
+            jobs.push(
+                j.validate(&node, &nodes)
+                    .map_err(|e| check::locate(e, "jobs", i))?,
+            );
         }
         let pso = match &self.pso {
             None => PsoParams::default(),
@@ -333,6 +302,52 @@ impl RouteDoc {
             pso,
             load_factor,
             beta,
+        })
+    }
+}
+
+impl RouteJobDoc {
+    /// Checks the job as an entry of the scenario's `jobs` (and of a `submit` event: the same
+    /// checks and messages) and builds the kernel's job; `node` maps a node id to its index in
+    /// `nodes`. Its id's uniqueness is the caller's check.
+    pub fn validate(
+        &self,
+        node: &dyn Fn(&str) -> Option<u32>,
+        nodes: &[Node],
+    ) -> Result<RouteJob, InputError> {
+        let js = &job(&self.id);
+        let ps = node(&self.ps)
+            .ok_or_else(|| InputError::new(js, "ps", format!("unknown node `{}`", self.ps)))?;
+        if nodes.get(ps as usize).map(|n| n.kind) != Some(NodeKind::Ps) {
+            return Err(InputError::new(
+                js,
+                "ps",
+                format!("node `{}` is not a ps node", self.ps),
+            ));
+        }
+        let release = check::int(js, "release", self.release, 0, u32::MAX as u64)?;
+        let deadline = check::int(js, "deadline", self.deadline, 0, u32::MAX as u64)?;
+        if deadline < release {
+            return Err(InputError::new(
+                js,
+                "deadline",
+                format!("{deadline} is before the release {release}"),
+            ));
+        }
+        Ok(RouteJob {
+            ps,
+            workers: check::int_limit(
+                js,
+                "workers",
+                self.workers,
+                1,
+                ROUTE_WORKERS_MAX as u64,
+                "ROUTE_WORKERS_MAX",
+            )?,
+            release,
+            duration: check::int(js, "duration", self.duration, 1, u32::MAX as u64)?,
+            deadline,
+            bandwidth: check::positive(js, "bandwidth", self.bandwidth)?,
         })
     }
 }
@@ -407,4 +422,24 @@ pub struct RouteJobResult {
     /// Link-bandwidth units this job uses (links carrying its flows, counted per flow).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_units: Option<u32>,
+    /// Open world: the length of the run this row shows when it is not the job's `duration`
+    /// (CSRP's re-planned rest after an interruption, `docs/open-world.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_length: Option<u32>,
+    /// Open world: the runs an event cut before this row's run (or its last run, when the job
+    /// was cancelled, lost, or never placed again), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_runs: Vec<RouteCutRun>,
+}
+
+/// A run an open-world event cut (`route.interrupted`): the job held its compute nodes (one
+/// per worker) and its PS node from `start` to `end`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RouteCutRun {
+    /// Start of the run.
+    pub start: u32,
+    /// The event's time (the run held its slots until then).
+    pub end: u32,
+    /// Compute node ids (one per worker).
+    pub compute_nodes: Vec<String>,
 }

@@ -2,19 +2,33 @@
 //! the paper's comparison schedulers, and the human summary; the engine is
 //! [`crate::engine::Route`].
 use crate::error::{InputError, RunError};
-use crate::kinds::route::doc::{RouteDoc, RouteJobResult, RouteResult, RouteSummary};
+use crate::kinds::route::doc::{RouteCutRun, RouteDoc, RouteJobResult, RouteResult, RouteSummary};
 use crate::status::{JobStatus, StatusCounts};
 use mlsched_kernel::index::NONE;
 use mlsched_kernel::model::route::{NodeKind, RouteScenario};
 use mlsched_kernel::route::{Policy, RouteError, RouteOutcome};
 
-/// The result document of a finished routing run (`out`) under `policy`, named `name`.
+/// What one job really held beyond its last plan (open world): kept by the engine from the
+/// decision records, since the kernel's [`mlsched_kernel::route::JobPlan`] is only the last run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct JobRuns {
+    /// The run placed last and not cut (start, compute node per worker).
+    pub(crate) live: Option<(u32, Vec<u32>)>,
+    /// Runs an open-world event cut: start, cut time, compute node per worker.
+    pub(crate) cut: Vec<(u32, u32, Vec<u32>)>,
+    /// The length of a re-planned run when it is not the job's duration (CSRP's rest).
+    pub(crate) run_length: Option<u32>,
+}
+
+/// The result document of a finished routing run (`out`) under `policy`, named `name`;
+/// `runs`: per job, what the engine saw of its runs (empty in a closed-world run).
 pub(crate) fn result(
     doc: &RouteDoc,
     scn: &RouteScenario,
     policy: Policy,
     name: &str,
     out: &RouteOutcome,
+    runs: &[JobRuns],
     log_hash: String,
 ) -> RouteResult {
     let node_id = |v: u32| {
@@ -26,7 +40,9 @@ pub(crate) fn result(
     };
     let mut jobs = Vec::with_capacity(doc.jobs.len());
     let (mut units, mut plain, mut aggregated) = (0u64, 0u64, 0u32);
-    for (j, p) in doc.jobs.iter().zip(&out.plans) {
+    let none = JobRuns::default();
+    for (i, (j, p)) in doc.jobs.iter().zip(&out.plans).enumerate() {
+        let r = runs.get(i).unwrap_or(&none);
         let paths: Vec<Vec<String>> = (0..p.workers)
             .map(|w| {
                 out.path(p.first_path + w)
@@ -52,6 +68,16 @@ pub(crate) fn result(
             deadline_met: p.deadline_met,
             network_cost: p.network_cost,
             bandwidth_units: Some(p.bandwidth_units),
+            run_length: r.run_length.filter(|_| p.workers > 0),
+            cut_runs: r
+                .cut
+                .iter()
+                .map(|(start, end, nodes)| RouteCutRun {
+                    start: *start,
+                    end: *end,
+                    compute_nodes: nodes.iter().map(|&v| node_id(v)).collect(),
+                })
+                .collect(),
         });
     }
     let computes = scn
