@@ -249,11 +249,7 @@ fn refeed(
             }
             TAG_EVENT_JSON => {
                 let text: &str = postcard::from_bytes(body).map_err(|_| decode())?;
-                let Ok(crate::event::HostEvent::Submit { at, job }) = crate::event::parse(text)
-                else {
-                    return Err(bad("a submission record does not decode"));
-                };
-                e.submit_step(at, &job).map_err(run)?;
+                e.submit_logged(text).map_err(run)?;
                 submitted = true;
                 continue;
             }

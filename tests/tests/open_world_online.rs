@@ -231,11 +231,6 @@ fn feed(
             let snap = e.snapshot();
             match Engine::restore(text, &o, mlsched_kernel::log::HashSink::new(), &snap) {
                 Ok(back) => e = back,
-                // Façade bug (reported): a snapshot holding a submission replays the
-                // submission (which feeds its arrival) and then the logged arrival again.
-                Err(RunError::Input(x)) if x.problem.contains("has already arrived") => {
-                    return None
-                }
                 Err(x) => panic!("{policy}: restore: {x}"),
             }
         }

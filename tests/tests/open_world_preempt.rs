@@ -354,15 +354,9 @@ proptest! {
             prop_assert_eq!(&a, &b, "{}: the service path and run_events differ", p);
             prop_assert_eq!(&run(&text, p, &ok).unwrap()["log_hash"], &b["log_hash"]);
             // A snapshot at the cut, restored, continued: the same result.
-            // (Known façade bug, reported: `Engine::restore` of a snapshot holding a submission
-            // re-feeds the submission's arrival twice and fails with "has already arrived";
-            // the check runs wherever the restore works, and everywhere once that is fixed.)
-            let restored = snap.and_then(|(bytes, k)| {
-                match Engine::restore_hashed(&text, &o, &bytes) {
-                    Ok(r) => Some((r, k)),
-                    Err(e) if e.to_string().contains("has already arrived") => None,
-                    Err(e) => panic!("{e}"),
-                }
+            let restored = snap.map(|(bytes, k)| match Engine::restore_hashed(&text, &o, &bytes) {
+                Ok(r) => (r, k),
+                Err(e) => panic!("{e}"),
             });
             if let Some((mut r, k)) = restored {
                 let f = Feeder::new(&r);

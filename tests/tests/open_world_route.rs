@@ -351,13 +351,8 @@ fn check_case(
         .count();
     check_result(&a, &kept, listed.len() + submitted, policy);
     // A snapshot after `cut` accepted events restores to the same run.
-    // Cut before the first submission: a snapshot holding one does not restore yet (façade
-    // bug, `snapshot_after_a_submission_restores`).
-    let first_submit = kept
-        .iter()
-        .position(|e| matches!(e, HostEvent::Submit { .. }))
-        .unwrap_or(kept.len());
-    let cut = cut % (first_submit + 1);
+    // A snapshot anywhere, submissions included, restores to the same run.
+    let cut = cut % (kept.len() + 1);
     let o = opts(policy);
     let mut e = Engine::new(&scn, &o).unwrap();
     let f = Feeder::new(&e);
@@ -492,11 +487,8 @@ fn an_interrupted_job_shows_its_cut_run_and_its_recovered_run() {
 }
 
 /// The engine's snapshot holds a submission's JSON and then the arrival the submission fed;
-/// `Engine::restore` re-submits (which feeds the arrival again) and then refeeds that arrival:
-/// "job `a` has already arrived". A façade bug (scenario/src/engine/mod.rs `refeed`), to be
-/// fixed there; the random test above cuts before the first submission until then.
+/// `Engine::restore` re-submits (which feeds that arrival) and skips the kept one.
 #[test]
-#[ignore = "façade bug: a snapshot holding a submission does not restore"]
 fn snapshot_after_a_submission_restores() {
     let scn = scenario(false, &[]);
     let o = opts("route");

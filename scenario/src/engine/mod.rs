@@ -740,13 +740,7 @@ impl<L: LogSink> Engine<L> {
                 mlsched_kernel::resources::ResourceVec::from_slice(&c)
                     .map_err(|_| bad("a capacity has too many entries"))?,
             ),
-            FedEvent::Submit(text) => {
-                let Ok(crate::event::HostEvent::Submit { at, job }) = crate::event::parse(&text)
-                else {
-                    return Err(bad("a submission does not decode"));
-                };
-                return self.submit_to(at, &job, &mut Out(None)).map(drop);
-            }
+            FedEvent::Submit(text) => return self.submit_logged(&text).map(drop),
         };
         self.feed_to(f.now, ev, &mut Out(None))
     }

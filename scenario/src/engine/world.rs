@@ -149,6 +149,28 @@ impl<L: LogSink> Engine<L> {
         job: &Map<String, Value>,
         out: &mut Out<'_>,
     ) -> Result<u32, RunError> {
+        let text = crate::event::HostEvent::Submit {
+            at: now,
+            job: job.clone(),
+        }
+        .to_json();
+        self.submit_text(&text, out)
+    }
+
+    /// Submits again the submission a log or a snapshot holds as `text` (its `TAG_EVENT_JSON`
+    /// record): the very job of the original run (see [`Engine::submit`]).
+    pub fn submit_logged(&mut self, text: &str) -> Result<u32, RunError> {
+        self.submit_text(text, &mut Out(None))
+    }
+
+    /// A submission from its canonical text. The job the kind sees is the one this text reads
+    /// as, and the text is what is logged and kept: a number written by serde_json and read
+    /// again is not always the same f64 (its reader is not correctly rounded), so the run, its
+    /// replay and its restore all read the job from the same text.
+    fn submit_text(&mut self, text: &str, out: &mut Out<'_>) -> Result<u32, RunError> {
+        let Ok(crate::event::HostEvent::Submit { at: now, job }) = crate::event::parse(text) else {
+            return Err(bad("job", "does not read as a submission".into()));
+        };
         self.check_time(now)?;
         let id = match job.get("id") {
             Some(Value::String(s)) if !s.is_empty() => s.clone(),
@@ -166,22 +188,14 @@ impl<L: LogSink> Engine<L> {
                 ));
             }
         }
-        let j = self.inner.submit(now, job)?;
+        let j = self.inner.submit(now, &job)?;
         debug_assert_eq!(
             j as usize,
             self.ids.len(),
             "a submission gets the next index"
         );
-        let text = serde_json::to_string(
-            &crate::event::HostEvent::Submit {
-                at: now,
-                job: job.clone(),
-            }
-            .to_value(),
-        )
-        .unwrap_or_default();
         self.sink
-            .event(TAG_EVENT_JSON, &text.as_str())
+            .event(TAG_EVENT_JSON, &text)
             .map_err(|e| RunError::kernel(e, format!("cannot log the submission: {e}")))?;
         self.ids.push(id.clone());
         self.job_index.insert(id, j);
@@ -190,7 +204,7 @@ impl<L: LogSink> Engine<L> {
         self.cancelled.push(false);
         self.events.push(super::Fed {
             now,
-            ev: super::FedEvent::Submit(text),
+            ev: super::FedEvent::Submit(text.to_string()),
         });
         self.feed_to(now, Event::JobArrived(j), out)?;
         Ok(j)
