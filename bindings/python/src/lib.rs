@@ -61,7 +61,9 @@ fn host_events(texts: &[String]) -> Result<Vec<HostEvent>, RunError> {
                 ev.at(),
                 last.at()
             );
-            return Err(numbered(mlsched_scenario::InputError::new("event", "at", why)));
+            return Err(numbered(mlsched_scenario::InputError::new(
+                "event", "at", why,
+            )));
         }
         out.push(ev);
     }
