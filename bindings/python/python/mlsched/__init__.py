@@ -6,7 +6,9 @@ The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython
   ``run(...)``: the same result as a ``dict``.
 - ``Engine(scenario, policy=None)``: events in (``arrive``, ``advance``, ``finished``, each with
   its slot t), decisions out as dicts, ``next_wakeup``, ``now``, ``run_to_end()``, ``finish()``,
-  ``snapshot()`` / ``Engine.restore(...)``.
+  ``snapshot()`` / ``Engine.restore(...)``; the open world (``docs/open-world.md``): ``event(obj)``
+  (one host event, as a line of ``mlsched run --events``), ``submit``, ``cancel``,
+  ``server_down``, ``server_up``, ``set_capacity``; ``run(scenario, events=[...])``.
 - ``gen``, ``import_trace``: scenario documents (dicts); ``compare``: one flat dict per policy,
   ready for ``pandas.DataFrame(mlsched.compare(...))``.
 - ``sweep(source, seeds, ...)``: ``mlsched compare import:SOURCE --seeds A..B`` as one flat dict
