@@ -269,7 +269,7 @@ static void events(const char *dir) {
         bad_event(e, "{\"event\": \"cancel\", \"at\": 40, \"job\": \"nope\"}", "`job`");
         bad_event(e, "{\"event\": \"capacity\", \"at\": 40, \"server\": \"h0\", \"capacity\": [1]}",
                   "`capacity`");
-        bad_event(e, "{\"event\": \"advance\", \"at\": 0}", "`at`");
+        bad_event(e, "{\"event\": \"advance\"}", "`at`");
         lines++;
     }
     CHECK(lines > 6, "only %d fed events", lines);
