@@ -82,7 +82,7 @@ JS
 # ESM entry of the node build (so `import init, { run } from "mlsched"` works as in the browser).
 cat > "$here/pkg/node/mlsched.mjs" <<'JS'
 import m from "./mlsched.js";
-export const { run, runWith, bundledScenarios, policies, kinds, version, Engine, Simulation, DecisionBench, init, initSync } = m;
+export const { run, runWith, runEvents, bundledScenarios, policies, kinds, version, Engine, Simulation, DecisionBench, init, initSync } = m;
 export default m.init;
 JS
 cat >> "$here/pkg/web/mlsched.js" <<'JS'

@@ -4,6 +4,7 @@
 use mlsched_kernel::api::Event;
 use mlsched_kernel::log::HashSink;
 use mlsched_scenario::engine::{Decision, Engine};
+use mlsched_scenario::event::{self, Feeder, HostEvent};
 use mlsched_scenario::run::RunOptions;
 use serde::Serialize;
 
@@ -97,6 +98,38 @@ impl EventEngine {
         self.feed(slot, Event::JobFinished(j))
     }
 
+    /// Applies one host event (`docs/open-world.md`; JSON text of one `mlsched run --events`
+    /// line) as the service does: the scheduler's wake-ups before its slot first. The decisions;
+    /// a bad event is refused with the message naming the field, the engine unchanged.
+    pub fn event(&mut self, json: &str) -> Result<Vec<Decision>, String> {
+        let ev = event::parse(json).map_err(|e| e.to_string())?;
+        self.apply(&ev)
+    }
+
+    /// Applies one parsed host event ([`EventEngine::event`]).
+    pub fn apply(&mut self, ev: &HostEvent) -> Result<Vec<Decision>, String> {
+        let mut d = Vec::new();
+        Feeder::new(&self.inner)
+            .apply(&mut self.inner, ev, Some(&mut |x| d.push(x)))
+            .map_err(|e| e.to_string())?;
+        Ok(d)
+    }
+
+    /// The scenario's server ids, as the server events name them.
+    pub fn server_ids(&self) -> &[String] {
+        self.inner.server_ids()
+    }
+
+    /// The status of job `id` as of the last event (`finished`, `cancelled`, ...), `None` if
+    /// the kind does not tell yet; an unknown job is an error naming the field.
+    pub fn status(&self, id: &str) -> Result<Option<&'static str>, String> {
+        let j = self
+            .inner
+            .job_index(id)
+            .ok_or_else(|| format!("argument, field `job`: no job `{id}`"))?;
+        Ok(self.inner.status(j).map(|s| s.name()))
+    }
+
     /// The scheduler's next wake-up slot (a `SlotAdvanced` wanted although no job arrives).
     pub fn next_wakeup(&self) -> Option<u32> {
         self.inner.next_wakeup()
@@ -152,4 +185,21 @@ impl EventEngine {
     pub fn job_id(&self, j: u32) -> Option<&str> {
         self.inner.job_id(j)
     }
+}
+
+/// The result JSON of `scenario_json` run with the host `events` (JSON Lines text): the bytes of
+/// `mlsched run --events` (`Engine::run_events`).
+pub fn run_events(
+    scenario_json: &str,
+    policy: Option<&str>,
+    events: &str,
+) -> Result<String, String> {
+    let evs = event::parse_lines(events).map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        policy: policy.map(String::from),
+        all_categories: false,
+    };
+    let mut e = Engine::new(scenario_json, &opts).map_err(|e| e.to_string())?;
+    let r = e.run_events(&evs, &mut |_| {}).map_err(|e| e.to_string())?;
+    Ok(r.to_json())
 }

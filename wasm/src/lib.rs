@@ -178,6 +178,17 @@ pub fn run_with(
     .map_err(js_err)
 }
 
+/// `runEvents(scenarioJson, eventsJsonl, policy?)`: the scenario run with the host events (JSON
+/// Lines text, `docs/open-world.md`), byte for byte what `mlsched run --events --json` writes.
+#[wasm_bindgen(js_name = runEvents)]
+pub fn run_events(
+    scenario_json: &str,
+    events_jsonl: &str,
+    policy: Option<String>,
+) -> Result<String, JsError> {
+    events::run_events(scenario_json, policy.as_deref(), events_jsonl).map_err(js_err)
+}
+
 /// `bundledScenarios()`: `[{name, kind, scenario}]`, the CLI's bundled examples.
 #[wasm_bindgen(js_name = bundledScenarios)]
 pub fn bundled_scenarios() -> Result<JsValue, JsError> {
@@ -374,6 +385,77 @@ impl Engine {
             Some(id) => decisions(self.inner.finished(events::JobRef::Id(&id), slot)),
             None => decisions(self.inner.finished(job_ref(&job)?, slot)),
         }
+    }
+
+    /// `event(obj)`: one host event (an object or its JSON text, `docs/open-world.md`) applied
+    /// as the service does (the scheduler's wake-ups before its slot `at` first); the decisions.
+    /// A bad event throws an `Error` naming the field and leaves the engine unchanged.
+    pub fn event(&mut self, obj: JsValue) -> Result<JsValue, JsError> {
+        let text = match obj.as_string() {
+            Some(t) => t,
+            None if obj.is_object() => js_sys::JSON::stringify(&obj)
+                .map_err(|_| JsError::new("event: not a JSON object"))?
+                .into(),
+            None => return Err(JsError::new("event: must be an object or its JSON text")),
+        };
+        decisions(self.inner.event(&text))
+    }
+
+    /// `submit(job, slot)`: job (an object as in the scenario's `jobs`) is submitted at `slot`.
+    pub fn submit(&mut self, job: JsValue, slot: u32) -> Result<JsValue, JsError> {
+        let text: String = js_sys::JSON::stringify(&job)
+            .map_err(|_| JsError::new("event, field `job`: not a JSON object"))?
+            .into();
+        let job: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| JsError::new(&e.to_string()))?;
+        let ev = serde_json::json!({"event": "submit", "at": slot, "job": job});
+        decisions(self.inner.event(&ev.to_string()))
+    }
+
+    /// `cancel(jobId, slot)`: job `jobId` is cancelled at `slot`.
+    pub fn cancel(&mut self, job_id: &str, slot: u32) -> Result<JsValue, JsError> {
+        let ev = serde_json::json!({"event": "cancel", "at": slot, "job": job_id});
+        decisions(self.inner.event(&ev.to_string()))
+    }
+
+    /// `serverDown(serverId, slot)`: server `serverId` fails or is drained at `slot`.
+    #[wasm_bindgen(js_name = serverDown)]
+    pub fn server_down(&mut self, server_id: &str, slot: u32) -> Result<JsValue, JsError> {
+        let ev = serde_json::json!({"event": "server_down", "at": slot, "server": server_id});
+        decisions(self.inner.event(&ev.to_string()))
+    }
+
+    /// `serverUp(serverId, slot)`: server `serverId` comes back at `slot`.
+    #[wasm_bindgen(js_name = serverUp)]
+    pub fn server_up(&mut self, server_id: &str, slot: u32) -> Result<JsValue, JsError> {
+        let ev = serde_json::json!({"event": "server_up", "at": slot, "server": server_id});
+        decisions(self.inner.event(&ev.to_string()))
+    }
+
+    /// `setCapacity(serverId, capacity, slot)`: server `serverId`'s capacity (in the order of
+    /// the scenario's resources) from `slot` on.
+    #[wasm_bindgen(js_name = setCapacity)]
+    pub fn set_capacity(
+        &mut self,
+        server_id: &str,
+        capacity: Vec<f64>,
+        slot: u32,
+    ) -> Result<JsValue, JsError> {
+        let ev = serde_json::json!({
+            "event": "capacity", "at": slot, "server": server_id, "capacity": capacity,
+        });
+        decisions(self.inner.event(&ev.to_string()))
+    }
+
+    /// The scenario's server ids, as the server events name them.
+    #[wasm_bindgen(getter, js_name = serverIds)]
+    pub fn server_ids(&self) -> Vec<String> {
+        self.inner.server_ids().to_vec()
+    }
+
+    /// `status(jobId)`: the job's status as of the last event, or `undefined`.
+    pub fn status(&self, job_id: &str) -> Result<Option<String>, JsError> {
+        Ok(self.inner.status(job_id).map_err(js_err)?.map(String::from))
     }
 
     /// The scheduler's next wake-up slot, or `undefined`.

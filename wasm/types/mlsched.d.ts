@@ -15,6 +15,9 @@ export function initSync(module?: { module: BufferSource | WebAssembly.Module } 
 export function run(scenarioJson: string): string;
 /** `run` with the CLI's `--policy NAME` (a baseline of the same kind) and `--all` (placement: `per_category`). */
 export function runWith(scenarioJson: string, policy?: string | null, allCategories?: boolean | null): string;
+/** The scenario run with host events (JSON Lines text, one event per line, `at` never going back;
+ *  docs/open-world.md): the bytes of `mlsched run SCENARIO --events FILE --json -`. */
+export function runEvents(scenarioJson: string, eventsJsonl: string, policy?: string | null): string;
 /** The CLI's bundled example scenarios, one or more per kind. */
 export function bundledScenarios(): BundledScenario[];
 /** Policies accepted by `runWith` for `kind`; the first is the kind's own algorithm. */
@@ -31,6 +34,7 @@ export function version(): string;
 export interface KindModule {
   run: typeof run;
   runWith: typeof runWith;
+  runEvents: typeof runEvents;
   bundledScenarios: typeof bundledScenarios;
   policies: typeof policies;
   kinds: typeof kinds;
@@ -63,6 +67,17 @@ export interface EngineDecision {
   data: Record<string, unknown>;
 }
 
+/** How a job ended (a result row's `status`). */
+export type JobStatus = "finished" | "unfinished" | "rejected" | "cancelled" | "lost";
+
+/** One host event (docs/open-world.md), a line of a `mlsched run --events` file. */
+export type HostEvent =
+  | { event: "arrive" | "finished" | "cancel"; at: number; job: string }
+  | { event: "advance"; at: number }
+  | { event: "submit"; at: number; job: Record<string, unknown> }
+  | { event: "server_down" | "server_up"; at: number; server: string }
+  | { event: "capacity"; at: number; server: string; capacity: number[] };
+
 /** One scenario arrival, in the order a run feeds them. */
 export interface Arrival { slot: number; job: number }
 
@@ -83,6 +98,26 @@ export class Engine {
   advance(slot: number): EngineDecision[];
   /** Job `job` (index or id) finished at `slot`. */
   finished(job: number | string, slot: number): EngineDecision[];
+  /** Applies one host event (docs/open-world.md; an object or its JSON text, e.g.
+   *  `{event: "server_down", at: 5, server: "h1"}`) as the service does: the scheduler's wake-ups
+   *  before its slot `at` are fed first. Returns every decision caused; a bad event throws an
+   *  `Error` naming the field and leaves the engine unchanged. */
+  event(event: HostEvent | string): EngineDecision[];
+  /** Job `job` (an object as in the scenario's `jobs`; `arrival`, if given, must equal `slot`)
+   *  is submitted and arrives at `slot`; it gets the next index. */
+  submit(job: Record<string, unknown>, slot: number): EngineDecision[];
+  /** Job `jobId` (listed or submitted) is cancelled at `slot`. */
+  cancel(jobId: string, slot: number): EngineDecision[];
+  /** Server `serverId` (one of `serverIds`) fails or is drained at `slot`. */
+  serverDown(serverId: string, slot: number): EngineDecision[];
+  /** Server `serverId` comes back at `slot`. */
+  serverUp(serverId: string, slot: number): EngineDecision[];
+  /** Server `serverId`'s capacity, in the order of the scenario's resources, from `slot` on. */
+  setCapacity(serverId: string, capacity: number[] | Float64Array, slot: number): EngineDecision[];
+  /** The scenario's server ids, as the server events name them. */
+  readonly serverIds: string[];
+  /** Job `jobId`'s status as of the last event, or undefined if the kind does not tell yet. */
+  status(jobId: string): JobStatus | undefined;
   /** The slot after the current one at which the scheduler wants `advance` although no job arrives. */
   readonly nextWakeup: number | undefined;
   /** The slot of the last event fed (undefined before the first). */

@@ -164,6 +164,28 @@ int32_t mlsched_engine_feed(MlschedEngine *engine,
                             size_t *out_len);
 
 /**
+ * Applies one host event (`docs/open-world.md`): `event_json`/`event_len` is one event object as
+ * a line of a `mlsched run --events` file (UTF-8 JSON), e.g.
+ * `{"event": "server_down", "at": 5, "server": "h1"}`, `{"event": "cancel", "at": 7, "job":
+ * "j3"}`, `{"event": "capacity", "at": 9, "server": "h0", "capacity": [4, 32, 10]}` or
+ * `{"event": "submit", "at": 3, "job": {...}}` (a job object as in the scenario's `jobs`).
+ * Applied as the service does: the scheduler's wake-ups before the event's slot `at` are fed
+ * first. On 0, `*out` is the JSON array of every decision it caused (as
+ * `mlsched_engine_feed`); a bad event (its shape, an unknown job or server, a server already
+ * down, a capacity of the wrong length, a slot going back, an event the scenario's kind does
+ * not support) is refused with 2, a message naming the field, and the engine unchanged.
+ *
+ * # Safety
+ * `engine` must be a live handle used by no other thread during the call; `event_json` must
+ * point to `event_len` readable bytes; `out`/`out_len` valid for writes.
+ */
+int32_t mlsched_engine_event(MlschedEngine *engine,
+                             const uint8_t *event_json,
+                             size_t event_len,
+                             uint8_t **out,
+                             size_t *out_len);
+
+/**
  * The slot of the next wake-up the scheduler asks for (a slot advance although no job
  * arrives): the slot, or -1 if none, or -2 for a NULL or unusable handle.
  *

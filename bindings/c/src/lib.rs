@@ -19,6 +19,7 @@
 
 use mlsched_kernel::api::Event;
 use mlsched_scenario::engine::Engine;
+use mlsched_scenario::event::{self, Feeder};
 use mlsched_scenario::run::{self, RunOptions};
 use mlsched_scenario::{InputError, RunError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -415,6 +416,43 @@ pub unsafe extern "C" fn mlsched_engine_feed(
                 }
             };
             let d = with_engine(h, |e| e.feed(slot, ev))?;
+            to_json(&d)
+        })
+    }
+}
+
+/// Applies one host event (`docs/open-world.md`): `event_json`/`event_len` is one event object as
+/// a line of a `mlsched run --events` file (UTF-8 JSON), e.g.
+/// `{"event": "server_down", "at": 5, "server": "h1"}`, `{"event": "cancel", "at": 7, "job":
+/// "j3"}`, `{"event": "capacity", "at": 9, "server": "h0", "capacity": [4, 32, 10]}` or
+/// `{"event": "submit", "at": 3, "job": {...}}` (a job object as in the scenario's `jobs`).
+/// Applied as the service does: the scheduler's wake-ups before the event's slot `at` are fed
+/// first. On 0, `*out` is the JSON array of every decision it caused (as
+/// `mlsched_engine_feed`); a bad event (its shape, an unknown job or server, a server already
+/// down, a capacity of the wrong length, a slot going back, an event the scenario's kind does
+/// not support) is refused with 2, a message naming the field, and the engine unchanged.
+///
+/// # Safety
+/// `engine` must be a live handle used by no other thread during the call; `event_json` must
+/// point to `event_len` readable bytes; `out`/`out_len` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn mlsched_engine_event(
+    engine: *mut MlschedEngine,
+    event_json: *const u8,
+    event_len: usize,
+    out: *mut *mut u8,
+    out_len: *mut usize,
+) -> i32 {
+    // SAFETY: the pointers are the caller's, under this function's contract.
+    unsafe {
+        respond(out, out_len, || {
+            let h = handle(engine)?;
+            let t = text(event_json, event_len, "event_json", true)?;
+            let ev = event::parse(t).map_err(RunError::from)?;
+            let mut d = Vec::new();
+            with_engine(h, |e| {
+                Feeder::new(e).apply(e, &ev, Some(&mut |x| d.push(x)))
+            })?;
             to_json(&d)
         })
     }

@@ -1,6 +1,8 @@
 """The core-wasm module under wasmtime (a non-JS host) gives the native bytes for every bundled
 scenario and every policy. MLSCHED_WASM: the module; MLSCHED_EXPECTED: the folder written by
-`cargo run --release -p mlsched-capi --example expected -- DIR` (native `run_json`)."""
+`cargo run --release -p mlsched-capi --example expected -- DIR` (native `run_json`). The
+bindings' sample host events (`bindings/events/`) fed one at a time with `mlsched_engine_event`
+give the bytes of `mlsched run --events`."""
 import os
 import pathlib
 
@@ -55,3 +57,24 @@ def test_no_leak(host):
     for _ in range(20):
         host.run(scn)
     assert host.memory.size(host.store) == before
+
+
+def test_host_events(host):
+    """The sample's host events one at a time (bad ones refused with 2 in between) finish with
+    the bytes of `mlsched run --events` (`events.result.json`)."""
+    scn = (EXPECTED / "events.scenario.json").read_bytes()
+    fed = [line for line in (EXPECTED / "events.fed.jsonl").read_bytes().split(b"\n") if line]
+    code, handle, msg = host.engine_new(scn)
+    assert code == 0, msg
+    for line in fed:
+        code, decisions = host.engine_event(handle, line)
+        assert code == 0, decisions
+        assert decisions.startswith(b"[") and decisions.endswith(b"]")
+        code, msg = host.engine_event(handle, b'{"event": "server_down", "at": 40, "server": "nope"}')
+        assert code == 2 and b"`server`" in msg
+        code, msg = host.engine_event(handle, b"{")
+        assert code == 2 and b"not valid JSON" in msg
+    code, result = host.engine_run_to_end(handle)
+    assert code == 0, result
+    assert result == (EXPECTED / "events.result.json").read_bytes()
+    host.engine_free(handle)

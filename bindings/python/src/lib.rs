@@ -8,6 +8,7 @@ use mlsched_lab::compare;
 use mlsched_lab::gen::{self, GenOptions};
 use mlsched_lab::import::{self, ImportOptions, Source};
 use mlsched_scenario::engine::Engine as Inner;
+use mlsched_scenario::event::{self, Feeder, HostEvent};
 use mlsched_scenario::run::{self, RunOptions};
 use mlsched_scenario::RunError;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -42,6 +43,51 @@ fn run_json(
     let o = opts(policy, all_categories);
     py.allow_threads(|| run::run_json(&scenario, &o))
         .map_err(err)
+}
+
+/// Host events from their JSON texts (one event per text, `at` never going back); an error
+/// names the event as the engine does (`event #k`, from 1).
+fn host_events(texts: &[String]) -> Result<Vec<HostEvent>, RunError> {
+    let mut out: Vec<HostEvent> = Vec::with_capacity(texts.len());
+    for (k, text) in texts.iter().enumerate() {
+        let numbered = |mut e: mlsched_scenario::InputError| {
+            e.subject = format!("event #{}", k + 1);
+            RunError::Input(e)
+        };
+        let ev = event::parse(text).map_err(numbered)?;
+        if let Some(last) = out.last().filter(|l| ev.at() < l.at()) {
+            let why = format!(
+                "slot {} is before the previous event's slot {}",
+                ev.at(),
+                last.at()
+            );
+            return Err(numbered(mlsched_scenario::InputError::new(
+                "event", "at", why,
+            )));
+        }
+        out.push(ev);
+    }
+    Ok(out)
+}
+
+/// run_events_json(scenario, events, policy=None, all_categories=False) -> str: the bytes of
+/// `mlsched run --events` (`events`: one JSON text per host event).
+#[pyfunction]
+#[pyo3(signature = (scenario, events, policy=None, all_categories=false))]
+fn run_events_json(
+    py: Python<'_>,
+    scenario: String,
+    events: Vec<String>,
+    policy: Option<String>,
+    all_categories: bool,
+) -> PyResult<String> {
+    let o = opts(policy, all_categories);
+    py.allow_threads(|| {
+        let evs = host_events(&events)?;
+        let mut e = Inner::new(&scenario, &o)?;
+        Ok(e.run_events(&evs, &mut |_| {})?.to_json())
+    })
+    .map_err(err)
 }
 
 /// policies(kind) -> list[str]
@@ -245,6 +291,28 @@ impl Engine {
         serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
+    /// event(text) -> str: one host event (JSON text, `docs/open-world.md`) applied as the
+    /// service does (the scheduler's wake-ups before its slot first); the decisions.
+    fn event(&mut self, text: &str) -> PyResult<String> {
+        let ev = event::parse(text).map_err(|e| err(e.into()))?;
+        let mut d = Vec::new();
+        Feeder::new(&self.inner)
+            .apply(&mut self.inner, &ev, Some(&mut |x| d.push(x)))
+            .map_err(err)?;
+        serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    fn server_ids(&self) -> Vec<String> {
+        self.inner.server_ids().to_vec()
+    }
+
+    fn status(&self, job: &str) -> PyResult<Option<String>> {
+        let j = self.inner.job_index(job).ok_or_else(|| {
+            PyValueError::new_err(format!("argument, field `job`: no job `{job}`"))
+        })?;
+        Ok(self.inner.status(j).map(|s| s.name().to_string()))
+    }
+
     fn next_wakeup(&self) -> Option<u32> {
         self.inner.next_wakeup()
     }
@@ -294,6 +362,7 @@ static ALLOC: mlsched_hugepages::HugePages = mlsched_hugepages::HugePages;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     mlsched_hugepages::from_env().map_err(pyo3::exceptions::PyValueError::new_err)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_events_json, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(gen_json, m)?)?;

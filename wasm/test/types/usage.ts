@@ -1,9 +1,9 @@
 // Typed usage of the package (checked by `tsc --noEmit -p test/types` in scripts/ci.sh): if the
 // hand-written types in types/mlsched.d.ts drift from the package's API, this stops compiling.
-import init, { run, runWith, bundledScenarios, policies, version, Engine, Simulation, DecisionBench } from "mlsched";
+import init, { run, runWith, runEvents, bundledScenarios, policies, version, Engine, Simulation, DecisionBench } from "mlsched";
 import { load, kindOf, bundledScenarios as listed, policies as policiesOf, loadedKinds, KINDS } from "mlsched/loader";
 import type { KindModule } from "mlsched/loader";
-import type { Arrival, BundledScenario, EngineDecision, Kind, SimState, Timeline, Decision, CategoryMarket, MarketRound } from "mlsched";
+import type { Arrival, BundledScenario, HostEvent, JobStatus, EngineDecision, Kind, SimState, Timeline, Decision, CategoryMarket, MarketRound } from "mlsched";
 
 async function main(): Promise<void> {
   await init();
@@ -57,6 +57,20 @@ async function main(): Promise<void> {
     t = wake === undefined ? arr : arr === undefined ? Math.max(wake, now + 1) : Math.min(arr, Math.max(wake, now + 1));
   }
   const snap: Uint8Array = eng.snapshot();
+  const servers: string[] = eng.serverIds;
+  const down: HostEvent = { event: "server_down", at: 1, server: servers[0] };
+  const ow: EngineDecision[] = [
+    ...eng.event(down),
+    ...eng.event(JSON.stringify({ event: "server_up", at: 2, server: servers[0] })),
+    ...eng.serverDown(servers[0], 3),
+    ...eng.serverUp(servers[0], 4),
+    ...eng.setCapacity(servers[0], [1, 2, 3], 5),
+    ...eng.cancel("j1", 6),
+    ...eng.submit({ id: "new" }, 7),
+  ];
+  const st: JobStatus | undefined = eng.status("j1");
+  const withEvents: string = runEvents(first.scenario, JSON.stringify(down) + "\n", null);
+  console.log(ow.length, st, withEvents.length);
   const restored: Engine = Engine.restore(first.scenario, eng.policy, snap);
   const same2: boolean = restored.runToEnd() === eng.finish() && eng.now === restored.now;
   console.log(eng.kind, eng.policy, eng.jobs, same2);

@@ -6,7 +6,10 @@
  * For every bundled scenario and every policy of its kind: mlsched_run returns the expected
  * code and bytes; on a fresh handle mlsched_engine_run_to_end does too; a handle fed the
  * scenario's events one by one from C (with a snapshot/restore half way) finishes with the same
- * bytes. Then the error paths: NULL pointers, bad UTF-8, a bad policy, bad events.
+ * bytes. Then the error paths: NULL pointers, bad UTF-8, a bad policy, bad events. Then the
+ * open-world host events (bindings/events/): the sample's events fed one per line with
+ * mlsched_engine_event (bad events in between refused with 2, changing nothing) finish with the
+ * bytes of `mlsched run --events`.
  */
 #include "mlsched.h"
 
@@ -226,6 +229,75 @@ static void errors(const char *dir) {
     free(scn);
 }
 
+/* Applies one host event (JSON text); its decisions are checked to be a JSON array. */
+static int32_t host_event(MlschedEngine *e, const char *json) {
+    uint8_t *out = NULL;
+    size_t len = 0;
+    int32_t rc = mlsched_engine_event(e, u8(json), strlen(json), &out, &len);
+    if (rc == 0) CHECK(len >= 2 && out[0] == '[' && out[len - 1] == ']', "decisions not an array");
+    mlsched_free(out, len);
+    return rc;
+}
+
+/* A bad host event: refused with 2 and a message naming `field`. */
+static void bad_event(MlschedEngine *e, const char *json, const char *field) {
+    uint8_t *out = NULL;
+    size_t len = 0;
+    int32_t rc = mlsched_engine_event(e, u8(json), strlen(json), &out, &len);
+    CHECK(rc == 2, "bad event %s: code %d", json, rc);
+    CHECK(out != NULL && strstr((char *)out, field) != NULL, "bad event %s: message %s", json,
+          out ? (char *)out : "(null)");
+    mlsched_free(out, len);
+}
+
+static void events(const char *dir) {
+    size_t scn_len, fed_len, want_len;
+    char *scn = read_file(dir, "events.scenario.json", &scn_len);
+    char *fed = read_file(dir, "events.fed.jsonl", &fed_len);
+    char *want = read_file(dir, "events.result.json", &want_len);
+    MlschedEngine *e = NULL;
+    uint8_t *out = NULL;
+    size_t len = 0;
+    CHECK(mlsched_engine_new(u8(scn), scn_len, NULL, 0, &e, &out, &len) == 0, "events engine");
+    mlsched_free(out, len);
+    int lines = 0;
+    for (char *line = strtok(fed, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        CHECK(host_event(e, line) == 0, "event %s", line);
+        /* Bad events between the good ones change nothing. */
+        bad_event(e, "{", "not valid JSON");
+        bad_event(e, "{\"event\": \"server_down\", \"at\": 40, \"server\": \"nope\"}", "`server`");
+        bad_event(e, "{\"event\": \"cancel\", \"at\": 40, \"job\": \"nope\"}", "`job`");
+        bad_event(e, "{\"event\": \"capacity\", \"at\": 40, \"server\": \"h0\", \"capacity\": [1]}",
+                  "`capacity`");
+        bad_event(e, "{\"event\": \"advance\"}", "`at`");
+        lines++;
+    }
+    CHECK(lines > 6, "only %d fed events", lines);
+    out = NULL;
+    len = 0;
+    CHECK(mlsched_engine_run_to_end(e, &out, &len) == 0, "events run_to_end");
+    CHECK(len == want_len && out && memcmp(out, want, len) == 0,
+          "events: result differs from `mlsched run --events`");
+    mlsched_free(out, len);
+    out = NULL;
+    len = 0;
+    const char *late = "{\"event\": \"advance\", \"at\": 99}";
+    CHECK(mlsched_engine_event(e, u8(late), strlen(late), &out, &len) == 2, "event after finish");
+    mlsched_free(out, len);
+    out = NULL;
+    len = 0;
+    CHECK(mlsched_engine_event(NULL, u8("{}"), 2, &out, &len) == 2, "null handle");
+    mlsched_free(out, len);
+    out = NULL;
+    len = 0;
+    CHECK(mlsched_engine_event(e, NULL, 5, &out, &len) == 2, "null event with a length");
+    mlsched_free(out, len);
+    mlsched_engine_free(e);
+    free(scn);
+    free(fed);
+    free(want);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s EXPECTED_DIR\n", argv[0]);
@@ -243,6 +315,7 @@ int main(int argc, char **argv) {
     }
     free(cases);
     errors(argv[1]);
+    events(argv[1]);
     CHECK(runs > 20, "only %d cases", runs);
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures == 0 ? 0 : 1;

@@ -6,7 +6,9 @@ The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython
   ``run(...)``: the same result as a ``dict``.
 - ``Engine(scenario, policy=None)``: events in (``arrive``, ``advance``, ``finished``, each with
   its slot t), decisions out as dicts, ``next_wakeup``, ``now``, ``run_to_end()``, ``finish()``,
-  ``snapshot()`` / ``Engine.restore(...)``.
+  ``snapshot()`` / ``Engine.restore(...)``; the open world (``docs/open-world.md``): ``event(obj)``
+  (one host event, as a line of ``mlsched run --events``), ``submit``, ``cancel``,
+  ``server_down``, ``server_up``, ``set_capacity``; ``run(scenario, events=[...])``.
 - ``gen``, ``import_trace``: scenario documents (dicts); ``compare``: one flat dict per policy,
   ready for ``pandas.DataFrame(mlsched.compare(...))``.
 - ``sweep(source, seeds, ...)``: ``mlsched compare import:SOURCE --seeds A..B`` as one flat dict
@@ -35,6 +37,7 @@ __version__ = _native.__version__
 __all__ = [
     "run_json",
     "run",
+    "run_events_json",
     "Engine",
     "policies",
     "scenarios",
@@ -71,9 +74,36 @@ def run_json(scenario: Scenario, policy: Optional[str] = None, all_categories: b
     return _native.run_json(_text(scenario), policy, all_categories)
 
 
-def run(scenario: Scenario, policy: Optional[str] = None, all_categories: bool = False) -> Dict[str, Any]:
-    """``run_json`` parsed: the result document as a dict (``log_hash``, per-job rows, ...)."""
+Event = Union[str, Dict[str, Any]]
+
+
+def _event_text(event: Event) -> str:
+    if isinstance(event, dict):
+        return json.dumps(event)
+    if isinstance(event, str):
+        return event
+    raise TypeError(f"event must be str or dict, not {type(event).__name__}")
+
+
+def run(scenario: Scenario, policy: Optional[str] = None, all_categories: bool = False,
+        events: Optional[Iterable[Event]] = None) -> Dict[str, Any]:
+    """``run_json`` parsed: the result document as a dict (``log_hash``, per-job rows, ...).
+
+    ``events``: host events (dicts or JSON texts, one event each, ``at`` never going back;
+    ``docs/open-world.md``) interleaved with the scenario's own arrivals: the result of
+    ``mlsched run SCENARIO --events FILE`` (``run_events_json`` gives its bytes). A bad event
+    raises ``ValueError`` naming it (``event #k``, from 1) and its field."""
+    if events is not None:
+        return json.loads(run_events_json(scenario, events, policy, all_categories))
     return json.loads(run_json(scenario, policy, all_categories))
+
+
+def run_events_json(scenario: Scenario, events: Iterable[Event], policy: Optional[str] = None,
+                    all_categories: bool = False) -> str:
+    """The bytes of ``mlsched run SCENARIO --events FILE --json -`` for the host ``events``
+    (dicts or JSON texts) as ``str``."""
+    texts = [_event_text(e) for e in events]
+    return _native.run_events_json(_text(scenario), texts, policy, all_categories)
 
 
 def policies(kind: str) -> List[str]:
@@ -129,6 +159,48 @@ class Engine:
     def finished(self, job: int, slot: int) -> List[Dict[str, Any]]:
         """Job ``job`` finished at slot ``slot`` (reported by the host)."""
         return self._feed(2, job, slot)
+
+    def event(self, event: Event) -> List[Dict[str, Any]]:
+        """Applies one host event (a dict or its JSON text, ``docs/open-world.md``: ``submit``,
+        ``cancel``, ``server_down``, ``server_up``, ``capacity``, ``arrive``, ``finished``,
+        ``advance``) as the service does: the scheduler's wake-ups before its slot ``at`` are
+        fed first. Returns every decision caused. A bad event raises ``ValueError`` (the field
+        named) and leaves the engine as it was."""
+        return json.loads(self._e.event(_event_text(event)))
+
+    def submit(self, job: Dict[str, Any], slot: int) -> List[Dict[str, Any]]:
+        """Job ``job`` (an object as in the kind's scenario ``jobs`` list; its ``arrival``, if
+        given, must equal ``slot``) is submitted and arrives at ``slot``; it gets the next
+        index."""
+        return self.event({"event": "submit", "at": slot, "job": job})
+
+    def cancel(self, job_id: str, slot: int) -> List[Dict[str, Any]]:
+        """Job ``job_id`` (listed or submitted) is cancelled at ``slot``."""
+        return self.event({"event": "cancel", "at": slot, "job": job_id})
+
+    def server_down(self, server_id: str, slot: int) -> List[Dict[str, Any]]:
+        """Server ``server_id`` (one of ``server_ids``) fails or is drained at ``slot``."""
+        return self.event({"event": "server_down", "at": slot, "server": server_id})
+
+    def server_up(self, server_id: str, slot: int) -> List[Dict[str, Any]]:
+        """Server ``server_id`` comes back at ``slot``."""
+        return self.event({"event": "server_up", "at": slot, "server": server_id})
+
+    def set_capacity(self, server_id: str, capacity: List[float], slot: int) -> List[Dict[str, Any]]:
+        """Server ``server_id``'s capacity becomes ``capacity`` (in the order of the scenario's
+        resources) at ``slot``."""
+        return self.event({"event": "capacity", "at": slot, "server": server_id,
+                           "capacity": list(capacity)})
+
+    @property
+    def server_ids(self) -> List[str]:
+        """The scenario's server ids, as the server events name them."""
+        return self._e.server_ids()
+
+    def status(self, job_id: str) -> Optional[str]:
+        """Job ``job_id``'s status as of the last event ("finished", "unfinished", "rejected",
+        "cancelled", "lost"), or None if the kind does not tell yet."""
+        return self._e.status(job_id)
 
     @property
     def next_wakeup(self) -> Optional[int]:
