@@ -42,7 +42,7 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for t in scenario_json log_decode kernel_events capi_run engine_events gen_options; do
+for t in scenario_json log_decode kernel_events capi_run engine_events gen_options world_events; do
     mkdir -p "$work/$t" "artifacts/$t"
     cp ../tests/fuzz-regressions/"$t"/* seeds/"$t"/* "$work/$t/" 2>/dev/null || true
 done
