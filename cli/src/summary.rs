@@ -10,10 +10,16 @@ use mlsched_scenario::kinds::online::doc::OnlineResult;
 use mlsched_scenario::run::ResultDoc;
 use mlsched_scenario::text::terminal_safe;
 
-/// The text `mlsched run` prints for `r` of `doc`: [`text`], then (every kind but route, whose
-/// jobs have deadlines, not completions) one line of compare's metrics ([`metrics_line`]).
+/// The text `mlsched run` prints for `r` of `doc`: [`text`], the jobs' statuses, then (every
+/// kind but route, whose jobs have deadlines, not completions) one line of compare's metrics
+/// ([`metrics_line`]).
 pub fn text_for(doc: &ScenarioDoc, r: &ResultDoc) -> String {
     let mut out = text(r);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    // Every job's one status (`docs/formats.md`, "Status"): what the open world adds.
+    out.push_str(&format!("status: {}", r.statuses()));
     if !matches!(r, ResultDoc::Route(_)) {
         let m = mlsched_lab::compare::report(doc, r).metrics;
         if !out.ends_with('\n') {

@@ -59,6 +59,11 @@ impl ResultDoc {
         crate::dispatch_result!(self, r, K => K::occupancy(r))
     }
 
+    /// How many jobs ended with each status (`summary.statuses`, [`crate::status`]).
+    pub fn statuses(&self) -> crate::status::StatusCounts {
+        crate::dispatch_result!(self, r, K => K::statuses(r))
+    }
+
     /// A short human summary (what `mlsched run` prints).
     pub fn summary_text(&self) -> String {
         crate::dispatch_result!(self, r, K => K::summary_text(r))

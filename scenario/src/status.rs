@@ -81,3 +81,26 @@ impl StatusCounts {
         c
     }
 }
+
+impl std::fmt::Display for StatusCounts {
+    /// `finished F, unfinished U, rejected R, cancelled C, lost L` (the nonzero ones; `no jobs`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let all = [
+            ("finished", self.finished),
+            ("unfinished", self.unfinished),
+            ("rejected", self.rejected),
+            ("cancelled", self.cancelled),
+            ("lost", self.lost),
+        ];
+        let shown: Vec<String> = all
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        if shown.is_empty() {
+            f.write_str("no jobs")
+        } else {
+            f.write_str(&shown.join(", "))
+        }
+    }
+}

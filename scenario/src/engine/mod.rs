@@ -69,6 +69,8 @@ pub trait Kind {
     /// The result's `occupancy`: who holds which server when, derived by the kind from its own
     /// result data when the run finished ([`crate::occupancy`]).
     fn occupancy(r: &Self::Result) -> &[crate::occupancy::Span];
+    /// The result's `summary.statuses`.
+    fn statuses(r: &Self::Result) -> crate::status::StatusCounts;
     /// The result's `occupancy`, to rename its servers (explicit server ids).
     fn occupancy_mut(r: &mut Self::Result) -> &mut Vec<crate::occupancy::Span>;
     /// The ids of the scenario's servers in the kernel's index order (`docs/open-world.md`):
@@ -108,6 +110,10 @@ macro_rules! kind_documents {
 
         fn occupancy_mut(r: &mut Self::Result) -> &mut Vec<crate::occupancy::Span> {
             &mut r.occupancy
+        }
+
+        fn statuses(r: &Self::Result) -> crate::status::StatusCounts {
+            r.summary.statuses
         }
 
         fn jobs(doc: &Self::Doc) -> usize {

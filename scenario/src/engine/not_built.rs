@@ -85,6 +85,10 @@ macro_rules! not_built {
                 match *r {}
             }
 
+            fn statuses(r: &NotBuilt) -> crate::status::StatusCounts {
+                match *r {}
+            }
+
             fn occupancy(r: &NotBuilt) -> &[crate::occupancy::Span] {
                 match *r {}
             }
