@@ -1,0 +1,371 @@
+//! What an open-world event costs next to an arrival (issue 46, "Speed"), for `docs/scale.md`'s
+//! "Open world: the cost of an event" (timings are measured here, never asserted in tests).
+//!
+//! ```text
+//! cargo run --release -p mlsched-benches --example open_world_scale -- FILE.json [--seed N] [--policy P] [--only closed|open] [--period S]
+//! ```
+//!
+//! FILE is a scenario document of any kind (e.g. `mlsched gen oasis --nodes 12500 --jobs
+//! 100000`). Two runs of it, each a host loop feeding `mlsched_scenario::event::Feeder::apply`
+//! one event at a time (each call catches up the scheduler's wake-ups before its slot, so an
+//! arrival's time includes the slots decided since the previous event, as the service sees it):
+//! - closed: every job's `arrive` at its arrival, in (arrival, index) order;
+//! - open: the same arrivals, plus every S slots (`--period`, default 100) 1 % of the servers
+//!   (`Engine::server_ids`, drawn with a SplitMix64 over the seed among those up) going
+//!   `server_down` and coming back `server_up` S slots later (while that is before the scenario's
+//!   `slots`, if it has that field, else up to its last arrival), and 5 % of the jobs (a
+//!   SplitMix64 draw per job) cancelled one slot after their arrival. Within a slot: ups, downs, cancels, then arrivals (the order
+//!   `Engine::run_events` feeds them in). A world event the engine refuses with an input error
+//!   (e.g. a cancel of a job that already ended) is counted, not applied.
+//!
+//! After the last event `Engine::run_to_end` feeds the remaining wake-ups ("tail"). Each call is
+//! timed in the thread's CPU time (on a shared machine a run waits for a core much of the time,
+//! and only the CPU time says what a call costs) and in wall time; the quantiles are nearest
+//! rank. A call made in a slot the engine had already reached feeds no wake-up: its time is
+//! the event's own, listed apart ("in a slot already reached"). Prints one line per run, then
+//! the ratios and /proc/loadavg before and after.
+use mlsched_benches::thread_cpu_ms;
+use mlsched_scenario::engine::Engine;
+use mlsched_scenario::error::RunError;
+use mlsched_scenario::event::{Feeder, HostEvent};
+use mlsched_scenario::run::RunOptions;
+use std::time::Instant;
+
+/// Per mille of the servers in a batch.
+const DOWN_PER_MILLE: u64 = 10;
+/// Per cent of the jobs cancelled.
+const CANCEL_PERCENT: u64 = 5;
+
+/// As the `mlsched` CLI: large arrays on transparent huge pages (`MLSCHED_HUGEPAGES=0` to
+/// compare without; `docs/scale.md`, "Huge pages").
+#[global_allocator]
+static ALLOC: mlsched_hugepages::HugePages = mlsched_hugepages::HugePages;
+
+fn main() {
+    mlsched_hugepages::from_env().expect("MLSCHED_HUGEPAGES");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a.clone())
+        .expect("usage: FILE [--seed N] [--policy P] [--only closed|open]");
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let seed: u64 = flag("--seed").map_or(1, |s| s.parse().expect("--seed N"));
+    let only = flag("--only");
+    let period: u32 = flag("--period").map_or(100, |s| s.parse().expect("--period S"));
+    let opts = RunOptions {
+        policy: flag("--policy"),
+        all_categories: false,
+    };
+    let text = std::fs::read_to_string(&path).expect("read scenario");
+    let slots = serde_json::from_str::<serde_json::Value>(&text).expect("JSON")["slots"].as_f64();
+    let world = World {
+        seed,
+        period,
+        slots: slots.map(|s| s as u32),
+    };
+    let load0 = loadavg();
+    let closed = (only.as_deref() != Some("open")).then(|| run(&text, &opts, None));
+    let open = (only.as_deref() != Some("closed")).then(|| run(&text, &opts, Some(&world)));
+    for r in closed.iter().chain(open.iter()) {
+        r.print();
+    }
+    if let (Some(c), Some(o)) = (&closed, &open) {
+        let ratio = |a: f64, b: f64| a / b;
+        println!(
+            "ratios (CPU): open p99 arrival / closed p99 arrival {:.2}x; world-event p99 / \
+             closed arrival p99 {:.2}x; open wall / closed wall {:.2}x (CPU {:.2}x)",
+            ratio(o.arrive.cpu.at(0.99), c.arrive.cpu.at(0.99)),
+            ratio(o.world_all().cpu.at(0.99), c.arrive.cpu.at(0.99)),
+            ratio(o.wall_s, c.wall_s),
+            ratio(o.cpu_s, c.cpu_s),
+        );
+        println!(
+            "ratios (wall): open p99 arrival / closed p99 arrival {:.2}x; world-event p99 / \
+             closed arrival p99 {:.2}x",
+            ratio(o.arrive.wall.at(0.99), c.arrive.wall.at(0.99)),
+            ratio(o.world_all().wall.at(0.99), c.arrive.wall.at(0.99)),
+        );
+    }
+    if let (Some(c), Some(o)) = (&closed, &open) {
+        println!(
+            "ratios (CPU, calls in a slot already reached): open p99 arrival / closed {:.2}x; \
+             world-event p99 / closed arrival p99 {:.2}x",
+            o.arrive.alone.at(0.99) / c.arrive.alone.at(0.99),
+            o.world_all().alone.at(0.99) / c.arrive.alone.at(0.99),
+        );
+    }
+    println!("loadavg before: {load0}; after: {}", loadavg());
+}
+
+/// The first three fields of /proc/loadavg (empty where there is none).
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// Per-call times in ms, CPU and wall; `alone` holds the CPU times of the calls made in a slot
+/// the engine had already reached (no wake-up fed inside the call: the event's own cost).
+#[derive(Clone, Default)]
+struct Times {
+    cpu: Quantiles,
+    wall: Quantiles,
+    alone: Quantiles,
+}
+
+impl Times {
+    fn time<T>(&mut self, alone: bool, f: impl FnOnce() -> T) -> T {
+        let (w0, c0) = (Instant::now(), thread_cpu_ms());
+        let r = f();
+        let cpu = thread_cpu_ms() - c0;
+        self.cpu.0.push(cpu);
+        self.wall.0.push(w0.elapsed().as_secs_f64() * 1e3);
+        if alone {
+            self.alone.0.push(cpu);
+        }
+        r
+    }
+
+    /// "n N: CPU ..., wall ...; in a reached slot n M: CPU ...".
+    fn show(&self) -> String {
+        format!(
+            "n {}: CPU {}, wall {}; in a slot already reached n {}: CPU {}",
+            self.cpu.0.len(),
+            self.cpu.show(),
+            self.wall.show(),
+            self.alone.0.len(),
+            self.alone.show()
+        )
+    }
+}
+
+#[derive(Clone, Default)]
+struct Quantiles(Vec<f64>);
+
+impl Quantiles {
+    /// The nearest-rank quantile `p` (0 when empty; sorts on first use).
+    fn at(&self, p: f64) -> f64 {
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        v.get(((v.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    fn show(&self) -> String {
+        format!(
+            "p50 {:.3} p99 {:.3} max {:.3} ms",
+            self.at(0.5),
+            self.at(0.99),
+            self.at(1.0)
+        )
+    }
+}
+
+/// One run's measurements.
+struct Run {
+    name: &'static str,
+    servers: usize,
+    jobs: u32,
+    arrive: Times,
+    /// server_down, server_up, cancel.
+    world: [Times; 3],
+    tail_s: f64,
+    wall_s: f64,
+    cpu_s: f64,
+    applied: [u64; 3],
+    refused: [u64; 3],
+    first_refusal: Option<String>,
+    log_hash: String,
+    statuses: String,
+}
+
+impl Run {
+    /// Every world event's times together.
+    fn world_all(&self) -> Times {
+        let mut all = Times::default();
+        for t in &self.world {
+            all.cpu.0.extend(&t.cpu.0);
+            all.wall.0.extend(&t.wall.0);
+            all.alone.0.extend(&t.alone.0);
+        }
+        all
+    }
+
+    fn print(&self) {
+        println!(
+            "{}: {} servers, {} jobs: wall {:.2} s, CPU {:.2} s (tail {:.2} s); arrivals {}",
+            self.name,
+            self.servers,
+            self.jobs,
+            self.wall_s,
+            self.cpu_s,
+            self.tail_s,
+            self.arrive.show()
+        );
+        let all = self.world_all();
+        if !all.cpu.0.is_empty() {
+            println!("  world events {}", all.show());
+            for (k, name) in ["server_down", "server_up", "cancel"].iter().enumerate() {
+                println!(
+                    "    {name}: applied {} refused {}: {}",
+                    self.applied[k],
+                    self.refused[k],
+                    self.world[k].show()
+                );
+            }
+        }
+        if let Some(e) = &self.first_refusal {
+            println!("  first refusal: {e}");
+        }
+        println!("  log_hash {} statuses {}", self.log_hash, self.statuses);
+    }
+}
+
+/// SplitMix64: a seeded, portable stream (the draws never depend on the platform).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// One event of the host loop: its slot, its class (the order within a slot) and the event.
+type Planned = (u32, u8, HostEvent);
+
+/// The open world's draws: the seed, the period of the server batches, the scenario's horizon.
+struct World {
+    seed: u64,
+    period: u32,
+    slots: Option<u32>,
+}
+
+/// The closed world's arrivals, plus (open world) the server and cancel events, sorted by
+/// (slot, class); arrivals keep (arrival, index) order.
+fn plan<L: mlsched_kernel::log::LogSink>(e: &Engine<L>, world: Option<&World>) -> Vec<Planned> {
+    let id = |j: u32| e.job_id(j).expect("job id").to_string();
+    let mut ev: Vec<Planned> = e
+        .arrival_order()
+        .iter()
+        .map(|&(at, j)| (at, 3, HostEvent::Arrive { at, job: id(j) }))
+        .collect();
+    let Some(&World {
+        seed,
+        period,
+        slots,
+    }) = world
+    else {
+        return ev;
+    };
+    // The last slot a server may come back at.
+    let last = slots.map_or(ev.last().map_or(0, |p| p.0), |s| s.saturating_sub(1));
+    let mut rng = SplitMix(seed);
+    for &(at, j) in e.arrival_order() {
+        if SplitMix(seed ^ (u64::from(j) << 20)).next() % 100 < CANCEL_PERCENT {
+            let at = at + 1;
+            ev.push((at, 2, HostEvent::Cancel { at, job: id(j) }));
+        }
+    }
+    let ids = e.server_ids();
+    let k = ((ids.len() as u64 * DOWN_PER_MILLE).div_ceil(1000)) as usize;
+    let mut perm: Vec<usize> = (0..ids.len()).collect();
+    let mut t = period;
+    while t + period <= last {
+        // A partial Fisher-Yates shuffle: k distinct servers. The batch before comes back at t
+        // (class 0, before the downs), so every server is up when drawn.
+        for i in 0..k.min(perm.len()) {
+            let r = i + (rng.next() % (perm.len() - i) as u64) as usize;
+            perm.swap(i, r);
+            let server = ids[perm[i]].clone();
+            let up = t + period;
+            ev.push((
+                t,
+                1,
+                HostEvent::ServerDown {
+                    at: t,
+                    server: server.clone(),
+                },
+            ));
+            ev.push((up, 0, HostEvent::ServerUp { at: up, server }));
+        }
+        t += period;
+    }
+    // Stable: arrivals stay in (arrival, index) order, world events in the order drawn.
+    ev.sort_by_key(|p| (p.0, p.1));
+    ev
+}
+
+fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
+    let mut e = Engine::new(text, opts).expect("valid scenario");
+    let events = plan(&e, world);
+    let feeder = Feeder::new(&e);
+    let mut r = Run {
+        name: if world.is_some() { "open" } else { "closed" },
+        servers: e.server_ids().len(),
+        jobs: e.jobs(),
+        arrive: Times::default(),
+        world: Default::default(),
+        tail_s: 0.0,
+        wall_s: 0.0,
+        cpu_s: 0.0,
+        applied: [0; 3],
+        refused: [0; 3],
+        first_refusal: None,
+        log_hash: String::new(),
+        statuses: String::new(),
+    };
+    let (w0, c0) = (Instant::now(), thread_cpu_ms());
+    for (n, (at, class, ev)) in events.iter().enumerate() {
+        let alone = e.now() == Some(*at) && !e.advanced();
+        if *class == 3 {
+            r.arrive
+                .time(alone, || feeder.apply(&mut e, ev, None))
+                .expect("an arrival is never refused");
+        } else {
+            let k = match class {
+                1 => 0,
+                0 => 1,
+                _ => 2,
+            };
+            match r.world[k].time(alone, || feeder.apply(&mut e, ev, None)) {
+                Ok(()) => r.applied[k] += 1,
+                Err(RunError::Input(i)) => {
+                    r.refused[k] += 1;
+                    if r.first_refusal.is_none() {
+                        r.first_refusal = Some(format!("{} -> {i}", ev.to_json()));
+                    }
+                }
+                Err(other) => panic!("{} failed the run: {other}", ev.to_json()),
+            }
+        }
+        if n % 20_000 == 0 && n > 0 {
+            // Progress on stderr, so a run stopped early still says how far it got.
+            eprintln!(
+                "{}: {n}/{} events, {:.1} s wall",
+                r.name,
+                events.len(),
+                w0.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let t0 = Instant::now();
+    let result = e.run_to_end(&mut |_| {}).expect("run to the end");
+    r.tail_s = t0.elapsed().as_secs_f64();
+    r.wall_s = w0.elapsed().as_secs_f64();
+    r.cpu_s = (thread_cpu_ms() - c0) / 1e3;
+    let v = serde_json::to_value(&result).expect("result as JSON");
+    r.log_hash = v["log_hash"].as_str().unwrap_or("?").to_string();
+    r.statuses = v["summary"]["statuses"].to_string();
+    r
+}
