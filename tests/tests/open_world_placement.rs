@@ -287,9 +287,15 @@ proptest! {
             match restored {
                 Ok(mut b) => {
                     prop_assert_eq!(a.events_fed(), b.events_fed());
-                    let ra = a.run_events(&events[cut..], &mut |_| {}).unwrap();
-                    let rb = b.run_events(&events[cut..], &mut |_| {}).unwrap();
-                    prop_assert_eq!(ra, rb);
+                    // The rest of the events as one run: the same result, or the same refusal
+                    // (an event the one-by-one feed accepted can end up after its job ended
+                    // in the run loop's order).
+                    let ra = a.run_events(&events[cut..], &mut |_| {});
+                    let rb = b.run_events(&events[cut..], &mut |_| {});
+                    let show = |r: Result<mlsched_scenario::run::ResultDoc, RunError>| {
+                        r.map(|x| x.to_json()).map_err(|e| e.to_string())
+                    };
+                    prop_assert_eq!(show(ra), show(rb));
                 }
                 Err(e) => prop_assert!(false, "restore: {}", e),
             }

@@ -105,35 +105,47 @@ impl Serialize for ServerList {
     }
 }
 
+/// One entry as read: its capacities and its explicit id, if any. Read with
+/// `deserialize_any`, so an error inside an entry is reported at the entry's own path
+/// (`worker_servers[3]`, `worker_servers[3][1]`, `worker_servers[3].capacity`).
+struct Entry(Vec<f64>, Option<String>);
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entry;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of capacities or an object {\"id\", \"capacity\"}")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Entry, A::Error> {
+                let c = Vec::<f64>::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(Entry(c, None))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Entry, A::Error> {
+                let n = Named::<Vec<f64>>::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Entry(n.capacity, Some(n.id)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl<'de> Deserialize<'de> for ServerList {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = ServerList;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an array of servers, each [capacities] or {\"id\", \"capacity\"}")
+                f.write_str("an array of servers")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ServerList, A::Error> {
                 let mut out = ServerList::default();
-                while let Some(v) = seq.next_element::<serde_json::Value>()? {
-                    let i = out.caps.len();
-                    let bad = |why: String| de::Error::custom(format!("server {i}: {why}"));
-                    match v {
-                        serde_json::Value::Object(_) => {
-                            let n: Named<Vec<f64>> =
-                                serde_json::from_value(v).map_err(|e| bad(e.to_string()))?;
-                            out.caps.push(n.capacity);
-                            out.set_id(i, n.id);
-                        }
-                        v => {
-                            let c: Vec<f64> = serde_json::from_value(v).map_err(|_| {
-                                bad("must be an array of capacities or an object \
-                                     {\"id\": ..., \"capacity\": [...]}"
-                                    .into())
-                            })?;
-                            out.caps.push(c);
-                        }
+                while let Some(Entry(c, id)) = seq.next_element::<Entry>()? {
+                    if let Some(id) = id {
+                        out.set_id(out.caps.len(), id);
                     }
+                    out.caps.push(c);
                 }
                 Ok(out)
             }
