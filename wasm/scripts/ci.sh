@@ -55,6 +55,7 @@ must
 step "node: tarball install" node --test test/package.test.mjs
 step "node: native = wasm" node --test test/native_vs_wasm.test.mjs
 step "node: Engine event by event = run, snapshots" node --test test/engine.test.mjs
+step "node: open-world events (Engine.event, submit, cancel, server events; runEvents = mlsched run --events)" node --test test/events.test.mjs
 step "rust: sim + engine + api (native)" sh -c "cd '$ws' && cargo test -q -p mlsched-wasm"
 step "rust: a one-kind build refuses the other kinds (mlsched-scenario --features route)" sh -c "cd '$ws' && cargo test -q -p mlsched-scenario --lib --no-default-features --features route doc::tests"
 step "rust: wasm-bindgen-test (wasm32, node)" sh -c "cd '$ws' && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test -p mlsched-wasm --target wasm32-unknown-unknown --tests"
