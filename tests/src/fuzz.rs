@@ -226,6 +226,27 @@ pub fn kernel_events(data: &[u8]) {
     assert_eq!(whole, cut, "a snapshot/restore changed the decisions");
 }
 
+/// Byte 0 picks a bundled scenario, byte 1 its policy; `None` for a too-short input or a
+/// scenario beyond the harness bound ([`too_large_to_fuzz`]). The rest of the bytes follow.
+fn bundled_run(data: &[u8]) -> Option<(&'static str, RunOptions, &[u8])> {
+    let [pick, pol, rest @ ..] = data else {
+        return None;
+    };
+    let scenarios = mlsched_scenario::bundled::SCENARIOS;
+    let (_, text) = scenarios[*pick as usize % scenarios.len()];
+    let doc = mlsched_scenario::doc::parse(text).ok()?;
+    if too_large_to_fuzz(&doc) != Ok(false) {
+        return None;
+    }
+    let policies = mlsched_scenario::run::policies(doc.kind());
+    let k = *pol as usize % policies.len();
+    let opts = RunOptions {
+        policy: (k > 0).then(|| policies[k].to_string()),
+        all_categories: false,
+    };
+    Some((text, opts, rest))
+}
+
 /// The engine façade under arbitrary events: byte 0 picks a bundled scenario, byte 1 its
 /// policy, then every 4 bytes are one event (kind, job, slot step). Every event is either taken
 /// or refused with a typed error — never a panic — and a snapshot taken after the events,
@@ -234,22 +255,8 @@ pub fn kernel_events(data: &[u8]) {
 pub fn engine_events(data: &[u8]) {
     use mlsched_kernel::api::Event;
     use mlsched_scenario::engine::Engine;
-    let [pick, pol, rest @ ..] = data else {
+    let Some((text, opts, rest)) = bundled_run(data) else {
         return;
-    };
-    let scenarios = mlsched_scenario::bundled::SCENARIOS;
-    let (_, text) = scenarios[*pick as usize % scenarios.len()];
-    let Ok(doc) = mlsched_scenario::doc::parse(text) else {
-        return;
-    };
-    if too_large_to_fuzz(&doc) != Ok(false) {
-        return;
-    }
-    let policies = mlsched_scenario::run::policies(doc.kind());
-    let k = *pol as usize % policies.len();
-    let opts = RunOptions {
-        policy: (k > 0).then(|| policies[k].to_string()),
-        all_categories: false,
     };
     let Ok(mut e) = Engine::new(text, &opts) else {
         return;
@@ -293,22 +300,8 @@ pub fn engine_events(data: &[u8]) {
 pub fn world_events(data: &[u8]) {
     use mlsched_scenario::engine::Engine;
     use mlsched_scenario::event::{parse, Feeder};
-    let [pick, pol, rest @ ..] = data else {
+    let Some((text, opts, rest)) = bundled_run(data) else {
         return;
-    };
-    let scenarios = mlsched_scenario::bundled::SCENARIOS;
-    let (_, text) = scenarios[*pick as usize % scenarios.len()];
-    let Ok(doc) = mlsched_scenario::doc::parse(text) else {
-        return;
-    };
-    if too_large_to_fuzz(&doc) != Ok(false) {
-        return;
-    }
-    let policies = mlsched_scenario::run::policies(doc.kind());
-    let k = *pol as usize % policies.len();
-    let opts = RunOptions {
-        policy: (k > 0).then(|| policies[k].to_string()),
-        all_categories: false,
     };
     let Ok(mut e) = Engine::new(text, &opts) else {
         return;

@@ -48,10 +48,10 @@
 //! Scratch buffers are allocated once when a runner is built; the slot loop allocates nothing.
 pub mod oasis;
 pub mod online;
-#[cfg(test)]
-mod ow_tests;
 mod pool;
 pub mod world;
+#[cfg(test)]
+mod world_tests;
 
 use crate::error::{CapacityError, LedgerError};
 use crate::log::LogError;

@@ -40,9 +40,9 @@ mod records;
 pub mod reference;
 mod scheduler;
 mod snapshot;
-#[cfg(test)]
-mod tests_world;
 mod world;
+#[cfg(test)]
+mod world_tests;
 
 pub use error::PreemptError;
 pub use records::{

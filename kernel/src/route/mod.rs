@@ -52,10 +52,10 @@ mod scratch;
 mod snapshot;
 mod submit;
 mod tables;
-#[cfg(test)]
-mod tests_world;
 pub mod topo;
 mod world;
+#[cfg(test)]
+mod world_tests;
 
 pub use error::RouteError;
 pub use outcome::{JobPlan, RouteOutcome, RouteSummary};
