@@ -464,7 +464,7 @@ fn gen_slots_and_zero_counts() {
         (
             &["gen", "placement", "--slots", "10"][..],
             "slots",
-            "online and oasis",
+            "oasis and online",
         ),
         (
             &["gen", "online", "--slots", "999999"][..],

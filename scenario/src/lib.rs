@@ -31,6 +31,7 @@ pub mod event;
 pub mod input;
 pub mod kinds;
 pub mod limit;
+pub mod metrics;
 pub mod occupancy;
 pub mod records;
 pub mod replay;

@@ -283,14 +283,8 @@ fn scenario(out: &mut String, info: &Info, extra: &[(&str, String)]) {
         items.push(("horizon", format!("{t} slots")));
         items.push(("slot length", slot));
     }
-    items.push((
-        "JCT unit",
-        if info.kind == "placement" {
-            "seconds".into()
-        } else {
-            "slots".into()
-        },
-    ));
+    let unit = mlsched_scenario::metrics::of(&info.kind).jct_unit_long;
+    items.push(("JCT unit", unit.into()));
     items.extend(extra.iter().cloned());
     for (k, v) in items {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
@@ -375,7 +369,8 @@ pub fn write_compare(
              differ from run to run; everything else is reproducible bit for bit.</p>\n",
         );
     }
-    if info.kind == "placement" {
+    let views = mlsched_scenario::metrics::of(&info.kind).views;
+    if views.contains(&mlsched_scenario::metrics::View::Placement) {
         placement_choice(&mut o, reports);
     }
     legend(&mut o, &columns);

@@ -18,6 +18,7 @@ use super::sweep::{Stat, Sweep};
 use super::table::jct_unit;
 use super::PolicyReport;
 use mlsched_scenario::error::RunError;
+use mlsched_scenario::metrics::View;
 use std::path::Path;
 
 fn io(path: &Path, e: impl std::fmt::Display) -> RunError {
@@ -206,50 +207,26 @@ pub fn plots(dir: &Path, kind: &str, reports: &[PolicyReport]) -> Result<Vec<Plo
             });
             Ok(())
         };
-    match kind {
-        "oasis" => per_policy(
-            "utility.svg",
-            "Total utility per policy (higher is better)",
-            "total utility, sum of f_i (utility units)",
-            &|r| r.metrics.total_utility,
-        )?,
-        "online" => per_policy(
-            "weighted_completion_time.svg",
-            "Total weighted completion time of the jobs each policy scheduled",
-            "sum of w_j (t_j + d_j) (weight x slots)",
-            &|r| r.metrics.total_weighted_completion_time,
-        )?,
-        "route" => {
-            per_policy(
-                "network_cost.svg",
-                "Mean network cost per job N-bar per policy (lower is better)",
-                "network cost per job (link-cost units)",
-                &|r| r.metrics.extra.get("avg_network_cost").copied(),
-            )?;
-            per_policy(
-                "violation_rate.svg",
-                "Deadline violation rate per policy (lower is better)",
-                "jobs missing their deadline (%)",
-                &|r| {
-                    r.metrics
-                        .extra
-                        .get("deadline_violation_rate")
-                        .map(|v| v * 100.0)
-                },
-            )?;
-        }
-        _ => {}
+    let m = mlsched_scenario::metrics::of(kind);
+    if let Some(o) = m.objective {
+        let (file, title, y) = o.plot();
+        per_policy(file, title, y, &|r| super::table::objective(&r.metrics, o))?;
     }
-    if kind == "placement" {
-        out.extend(placement_plots(dir, &ok, &cols)?);
+    for p in m.counter_plots {
+        per_policy(p.file, p.title, p.y, &|r| {
+            r.metrics.extra.get(p.key).map(|v| v * p.scale)
+        })?;
     }
-    if kind == "preempt" {
-        out.extend(worker_queues(dir, &ok, &cols)?);
+    for v in m.views {
+        out.extend(match v {
+            View::Placement => placement_plots(dir, &ok, &cols)?,
+            View::WorkerQueues => worker_queues(dir, &ok, &cols)?,
+        });
     }
-    if matches!(kind, "oasis" | "online" | "preempt") {
+    if m.completions {
         out.extend(cdf(dir, kind, &ok, &cols)?);
     }
-    if matches!(kind, "oasis" | "online") {
+    if m.utilisation {
         out.extend(utilisation(dir, &ok, &cols)?);
     }
     Ok(out)

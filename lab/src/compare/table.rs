@@ -74,12 +74,17 @@ fn dorm_solves(m: &Metrics) -> String {
     }
 }
 
-/// The unit of a JCT of `kind`: "s" for placement, else "slots".
+/// The unit of a JCT of `kind` (its [`mlsched_scenario::metrics::Metrics::jct_unit`]).
 pub fn jct_unit(kind: &str) -> &'static str {
-    if kind == "placement" {
-        "s"
-    } else {
-        "slots"
+    mlsched_scenario::metrics::of(kind).jct_unit
+}
+
+/// The value of a run's objective `o` (`Metrics::objective`).
+pub fn objective(m: &super::Metrics, o: mlsched_scenario::metrics::Objective) -> Option<f64> {
+    use mlsched_scenario::metrics::Objective;
+    match o {
+        Objective::TotalUtility => m.total_utility,
+        Objective::TotalWeightedCompletionTime => m.total_weighted_completion_time,
     }
 }
 
@@ -173,7 +178,8 @@ fn known(reports: &[PolicyReport]) -> Known {
 
 /// The columns of `kind` (see [`LEGEND`]).
 fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
-    let u = jct_unit(kind);
+    let m = mlsched_scenario::metrics::of(kind);
+    let u = m.jct_unit;
     let Known {
         seconds,
         util,
@@ -185,32 +191,28 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
         m.admitted.map_or("-".into(), |a| format!("{a}/{}", m.jobs))
     })];
     // Placement is one static assignment (every job runs) and route reports routes, not
-    // completions: a finished count says nothing there.
-    if matches!(kind, "oasis" | "online" | "preempt") {
+    // completions: a finished count says nothing there (`Metrics::completions`).
+    if m.completions {
         c.push(col("finished", |r: &PolicyReport| {
             r.metrics.finished.to_string()
         }));
     }
-    if kind != "route" {
+    if m.jct {
         c.push(col("unfinished", |r: &PolicyReport| {
             r.metrics.unfinished.map_or("-".into(), |x| x.to_string())
         }));
     }
-    match kind {
-        "oasis" => c.push(col("utility", |r: &PolicyReport| {
-            opt(r.metrics.total_utility, 2)
-        })),
-        "online" => c.push(col("w.compl.time", |r: &PolicyReport| {
-            opt(r.metrics.total_weighted_completion_time, 2)
-        })),
-        _ => {}
+    if let Some(o) = m.objective {
+        c.push(col(o.column(), move |r: &PolicyReport| {
+            opt(objective(&r.metrics, o), 2)
+        }));
     }
-    if matches!(kind, "oasis" | "online") {
+    if m.weighted_jct {
         c.push(col(format!("w.JCT ({u})"), |r: &PolicyReport| {
             opt(r.metrics.weighted_jct, 2)
         }));
     }
-    if kind != "route" {
+    if m.jct {
         c.push(col(format!("avg JCT ({u})"), |r: &PolicyReport| {
             opt(r.metrics.avg_jct, 2)
         }));
@@ -218,7 +220,7 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
             percentiles(&r.metrics, 1.0)
         }));
     }
-    if seconds && kind != "placement" && kind != "route" {
+    if seconds && m.completions {
         c.push(col("avg JCT (s)", |r: &PolicyReport| {
             opt(scaled(&r.metrics, r.metrics.avg_jct), 1)
         }));
@@ -226,7 +228,7 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
             percentiles(&r.metrics, r.metrics.slot_seconds.unwrap_or(1.0))
         }));
     }
-    if matches!(kind, "oasis" | "online" | "preempt") {
+    if m.completions {
         c.push(col("makespan (slots)", |r: &PolicyReport| {
             r.metrics.makespan.map_or("-".into(), |x| x.to_string())
         }));
@@ -253,26 +255,9 @@ fn columns(kind: &str, timing: bool, k: Known) -> Vec<Col> {
             dorm_solves(&r.metrics)
         }));
     }
-    if kind == "preempt" {
-        c.push(col("preemptions", |r: &PolicyReport| {
-            extra(&r.metrics, "preemptions", 1.0, 0)
-        }));
-        c.push(col("cloud chunks", |r: &PolicyReport| {
-            extra(&r.metrics, "cloud_chunks", 1.0, 0)
-        }));
-    }
-    if kind == "route" {
-        c.push(col("cost", |r: &PolicyReport| {
-            extra(&r.metrics, "cost", 1.0, 2)
-        }));
-        c.push(col("avg net cost", |r: &PolicyReport| {
-            extra(&r.metrics, "avg_network_cost", 1.0, 2)
-        }));
-        c.push(col("violations %", |r: &PolicyReport| {
-            extra(&r.metrics, "deadline_violation_rate", 100.0, 1)
-        }));
-        c.push(col("servers used", |r: &PolicyReport| {
-            extra(&r.metrics, "servers_used", 1.0, 0)
+    for k in m.counters {
+        c.push(col(k.header, |r: &PolicyReport| {
+            extra(&r.metrics, k.key, k.scale, k.decimals)
         }));
     }
     if timing {

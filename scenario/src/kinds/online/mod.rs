@@ -9,3 +9,14 @@ pub mod doc;
 pub(crate) mod engine;
 pub mod exec;
 pub mod occupancy;
+
+/// What kind online's results measure: the total weighted completion time (the paper's
+/// objective), completions, the weighted JCT (w_j) and utilisation.
+pub const METRICS: crate::metrics::Metrics = crate::metrics::Metrics {
+    completions: true,
+    jct: true,
+    weighted_jct: true,
+    utilisation: true,
+    objective: Some(crate::metrics::Objective::TotalWeightedCompletionTime),
+    ..crate::metrics::NONE
+};
