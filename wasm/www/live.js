@@ -7,21 +7,23 @@
 // `Authorization`, so live mode needs a service without `--token-file` (loopback).
 //
 // Drawn: one row per job the stream names (a submission's id, an arrival's id, else `job #i`)
-// and per server an event names; a cell per decision at its event's slot (green: admitted or
-// scheduled, red: refused, blue: any other record), a submission, a cancellation (red) and
+// and per server an event names; a cell per decision at the slot its record names (else its
+// event's; green: placed, admitted or started, red: refused, cancelled or lost, amber:
+// interrupted, blue: any other record), a submission (light blue), a cancellation (red) and
 // each server's down interval (grey, open until `server_up`); the decision list shows every
 // streamed event with its decisions, newest first.
 import { GridView, barPainter } from "./canvasview.js";
 import { eventText, decisionText } from "./eventrun.js";
 
 const $ = (id) => document.getElementById(id);
-const RGB = { admit: [47, 158, 68], refuse: [224, 49, 49], other: [54, 79, 199], submit: [116, 143, 252], down: [134, 142, 150], cancel: [224, 49, 49] };
+const RGB = { admit: [47, 158, 68], refuse: [224, 49, 49], cut: [240, 140, 0], other: [54, 79, 199], submit: [116, 143, 252], down: [134, 142, 150], cancel: [224, 49, 49] };
 
-/** The outcome colour of one decision record. */
+/** The outcome colour of one decision record (its name and admitted / scheduled fields). */
 function outcome(d) {
-  const x = d.data ?? {};
-  if (x.admitted === true || x.scheduled === true) return "admit";
-  if (x.admitted === false || x.scheduled === false) return "refuse";
+  const x = d.data ?? {}, name = d.record ?? "";
+  if (x.admitted === false || x.scheduled === false || /reject|cancel|lost/.test(name)) return "refuse";
+  if (/interrupt/.test(name)) return "cut";
+  if (x.admitted === true || x.scheduled === true || /start|placed|admit|schedul|dispatch|route/.test(name)) return "admit";
   return "other";
 }
 
@@ -77,6 +79,7 @@ export function startLive(ui) {
 }
 
 function status(ui, live) {
+  if (live.info) renderInfo(ui, live);
   const n = live.entries.length;
   const what = live.ended ? `cluster ${live.ended}` : live.connected ? "streaming" : "reconnecting…";
   ui.setStatus(`live: ${live.info?.name} (${live.info?.kind}, ${live.info?.policy}) — ${n} event(s) up to seq ${live.entries.at(-1)?.seq ?? 0}, ${what}`, live.connected || live.ended ? "ok" : "idle");
@@ -85,8 +88,9 @@ function status(ui, live) {
 function renderInfo(ui, live) {
   const t = $("summary");
   t.innerHTML = "";
+  const now = { ...live.info, seq: Math.max(live.info.seq ?? 0, live.entries.at(-1)?.seq ?? 0), finished: live.info.finished || live.ended === "finished" };
   for (const k of ["name", "kind", "policy", "jobs", "seq", "finished"]) {
-    t.append(ui.el("tr", { "data-key": "live." + k }, ui.el("td", { text: k }), ui.el("td", { text: String(live.info[k]) })));
+    t.append(ui.el("tr", { "data-key": "live." + k }, ui.el("td", { text: k === "jobs" ? "jobs listed" : k }), ui.el("td", { text: String(now[k]) })));
   }
 }
 
@@ -101,9 +105,9 @@ function model(live) {
   for (const e of live.entries) {
     const ev = e.event ?? {}, at = ev.at ?? last;
     last = Math.max(last, at);
-    if (ev.event === "submit" && ev.job?.id != null) { ids.set(listed + submitted, ev.job.id); submitted++; cells.push({ row: rowOfJob(ev.job.id, ev.job.id), at, rgb: RGB.submit, text: `t=${at} ${ev.job.id} submitted (seq ${e.seq})` }); }
+    if (ev.event === "submit" && ev.job?.id != null) { ids.set(listed + submitted, ev.job.id); submitted++; cells.push({ row: rowOfJob(ev.job.id, ev.job.id), at, host: true, rgb: RGB.submit, text: `t=${at} ${ev.job.id} submitted (seq ${e.seq})` }); }
     if (ev.event === "arrive" && typeof ev.job === "string") rowOfJob(ev.job, ev.job);
-    if (ev.event === "cancel") cells.push({ row: rowOfJob(ev.job, ev.job), at, rgb: RGB.cancel, text: `t=${at} ${ev.job} cancelled (seq ${e.seq})` });
+    if (ev.event === "cancel") cells.push({ row: rowOfJob(ev.job, ev.job), at, host: true, rgb: RGB.cancel, text: `t=${at} ${ev.job} cancelled (seq ${e.seq})` });
     if (typeof ev.server === "string") {
       if (!serverRow.has(ev.server)) { serverRow.set(ev.server, null); }
       if (ev.event === "server_down") downOpen.set(ev.server, at);
@@ -114,25 +118,29 @@ function model(live) {
       const id = ids.get(d.job) ?? (ev.event === "arrive" && typeof ev.job === "string" ? ev.job : null);
       if (id != null) ids.set(d.job, id);
       const key = id ?? `#${d.job}`;
-      cells.push({ row: rowOfJob(key, id ?? `job #${d.job}`), at, rgb: RGB[outcome(d)], text: `t=${at} seq ${e.seq}: ${key} ${decisionText(d)}` });
+      // At the slot the record names (a decision of a wake-up before the event), else the event's.
+      const slot = Number.isInteger(d.data?.slot) && d.data.slot <= at ? d.data.slot : at;
+      cells.push({ row: rowOfJob(key, id ?? `job #${d.job}`), at: slot, rgb: RGB[outcome(d)], text: `t=${slot} seq ${e.seq}: ${key} ${decisionText(d)}` });
     }
   }
   const cols = last + 2;
   for (const [server, from] of downOpen) down.push({ server, from, to: cols });
   for (const s of serverRow.keys()) { serverRow.set(s, rows.length); rows.push({ label: `server ${s}`, kind: "server", key: s }); }
-  return { rows, cells, down, serverRow, cols };
+  return { rows, cells, down, serverRow, cols, ids };
 }
 
 function draw(ui, live) {
   status(ui, live);
   const m = model(live);
-  const bars = [], byRow = m.rows.map(() => []);
+  const bars = [], byRow = Array.from({ length: Math.max(1, m.rows.length) }, () => []);
   const add = (row, start, end, rgb, text) => { byRow[row].push(bars.length); bars.push({ start, end, rgb, text }); };
   for (const d of m.down) add(m.serverRow.get(d.server), d.from, d.to, RGB.down, `${d.server} down over slots ${d.from}..${d.to - 1}`);
-  for (const c of m.cells) add(c.row, c.at, c.at + 1, c.rgb, c.text);
+  // The host's submissions and cancellations last: drawn over the decisions of their slot.
+  for (const c of m.cells) if (!c.host) add(c.row, c.at, c.at + 1, c.rgb, c.text);
+  for (const c of m.cells) if (c.host) add(c.row, c.at, c.at + 1, c.rgb, c.text);
   live.view?.destroy();
   $("legend").innerHTML = "";
-  for (const [k, text] of [["admit", "admitted / scheduled"], ["refuse", "refused, cancelled"], ["other", "other decision"], ["submit", "submitted"], ["down", "server down"]]) {
+  for (const [k, text] of [["admit", "placed / admitted / started"], ["refuse", "refused, cancelled, lost"], ["cut", "interrupted"], ["other", "other decision"], ["submit", "submitted"], ["down", "server down"]]) {
     $("legend").append(ui.el("span", { style: { "--c": `rgb(${RGB[k].join(",")})` }, text }));
   }
   live.view = new GridView($("timeline"), {
@@ -144,10 +152,10 @@ function draw(ui, live) {
       return hit.length ? hit.map((b) => b.text).join("\n") : `${m.rows[row]?.label ?? ""}: slot ${col}`;
     },
   });
-  renderDecisions(ui, live);
+  renderDecisions(ui, live, m.ids);
 }
 
-function renderDecisions(ui, live) {
+function renderDecisions(ui, live, ids) {
   const ol = $("decisions");
   ol.innerHTML = "";
   for (const e of live.entries.slice(-80).reverse()) {
@@ -157,7 +165,7 @@ function renderDecisions(ui, live) {
       ui.el("span", { class: "tag " + (ev.event ?? ""), text: ev.event ?? "event" }),
       ui.el("b", { text: `#${e.seq} ` }),
       document.createTextNode(eventText(ev) + (e.decisions.length ? ` → ${e.decisions.length} decision(s): ` : "")),
-      ...e.decisions.slice(0, 6).map((d) => ui.el("div", { class: "live-decision", text: `${d.job == null ? "" : "job " + d.job + " "}${decisionText(d)}` }))));
+      ...e.decisions.slice(0, 6).map((d) => ui.el("div", { class: "live-decision", text: `${d.job == null ? "" : (ids.get(d.job) ?? "job #" + d.job) + " "}${decisionText(d)}` }))));
   }
   if (!live.entries.length) ol.append(ui.el("li", { class: "empty", text: "no event yet: waiting for the stream" }));
 }
