@@ -13,7 +13,8 @@ const ORIGIN: (&str, &str) = ("Origin", "http://127.0.0.1:9");
 /// The head of the live stream's answer (status line and headers).
 fn stream_head(addr: std::net::SocketAddr, path: &str) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
     write!(
         s,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {}\r\nAccept: text/event-stream\r\n\r\n",
@@ -61,7 +62,11 @@ fn reads_are_open_to_other_origins_and_nothing_else() {
         assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{path}");
         assert_eq!(r.header("access-control-allow-credentials"), None, "{path}");
     }
-    for path in ["/v1/clusters/live/log", "/v1/clusters/live/snapshot", "/metrics"] {
+    for path in [
+        "/v1/clusters/live/log",
+        "/v1/clusters/live/snapshot",
+        "/metrics",
+    ] {
         let r = c.request("GET", path, &[ORIGIN], b"").unwrap();
         assert_eq!(r.status, 200, "{path}");
         assert_eq!(r.header("access-control-allow-origin"), None, "{path}");
