@@ -58,6 +58,21 @@ export function decisionDiff(base = [], whatIf = []) {
   return out;
 }
 
+/** The server ids of a scenario document as the engine names them (`Engine.serverIds`,
+ *  `docs/formats.md` "Server ids"): an explicit `id`, else the kind's positional name; route's
+ *  are its topology's nodes. Read from the document, so showing a result builds no engine. */
+export function serverIdsOf(doc) {
+  const named = (list, prefix) => (list ?? []).map((x, i) => (x && !Array.isArray(x) && typeof x.id === "string" ? x.id : `${prefix}${i}`));
+  switch (doc.kind) {
+    case "oasis": return [...named(doc.worker_servers, "w"), ...named(doc.ps_servers, "ps")];
+    case "online": return named(doc.servers, "h");
+    case "placement": return named(doc.workers, "k");
+    case "preempt": return (doc.servers ?? []).map((s) => s.id);
+    case "route": return (doc.topology?.nodes ?? []).map((n) => n.id);
+    default: return [];
+  }
+}
+
 /** Server capacities of a scenario document as its `capacity` events take them (one entry per
  *  resource of `capacityResources`), by position of the engine's `serverIds`; null for a server
  *  whose capacity cannot change (preempt's cloud, placement's...). */
@@ -77,7 +92,7 @@ export function capacityOf(doc, serverIds, server) {
     }
     case "route": {
       const n = doc.topology.nodes.find((x) => x.id === id);
-      return n ? [n.slots ?? 0] : null;
+      return n && n.kind !== "switch" ? [n.slots ?? 0] : null;
     }
     case "placement":
       return [1];
@@ -146,7 +161,7 @@ export class WhatIf {
 
   /** Refills the pickers for a new result. */
   reset() {
-    const { tl, scenarioText, policy, Engine } = this.ctx();
+    const { tl, scenarioText } = this.ctx();
     this.edited = null;
     this.showB.disabled = true;
     this.out.innerHTML = "";
@@ -156,11 +171,7 @@ export class WhatIf {
     for (const j of tl.jobs.slice(0, 500)) this.jobList.append(el("option", { value: j.id }));
     this.template.value = tl.jobs[0]?.id ?? "";
     this.doc = JSON.parse(scenarioText);
-    try {
-      const e = new Engine(scenarioText, policy);
-      this.serverIds = e.serverIds;
-      e.free();
-    } catch { this.serverIds = []; }
+    this.serverIds = serverIdsOf(this.doc);
     this.server.innerHTML = "";
     this.server.append(el("option", { value: "", text: "(no change)" }));
     this.serverIds.forEach((id, i) => { if (capacityOf(this.doc, this.serverIds, i)) this.server.append(el("option", { value: String(i), text: id })); });
