@@ -164,6 +164,8 @@ function runWithEvents(pol) {
 
 async function replayResult(resultText) {
   stop();
+  // A saved result is re-run closed-world (a run with events: open its scenario and events).
+  state.events = [];
   let sim;
   const t0 = performance.now();
   try {
@@ -749,6 +751,7 @@ function wire() {
     if (!f) return;
     state.scenarioText = await f.text();
     state.scenarioName = f.name;
+    state.events = [];
     fillPolicies(kindOf(state.scenarioText));
     runCurrent();
   });
