@@ -37,6 +37,7 @@ pub fn router(app: Arc<App>) -> Router {
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(app.max_event_bytes))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .layer(middleware::from_fn(crate::cors::allow_reads))
         .with_state(app)
 }
 

@@ -11,6 +11,7 @@ pub mod api;
 pub mod app;
 pub mod client;
 pub mod cluster;
+pub mod cors;
 pub mod error;
 pub mod metrics;
 pub mod server;

@@ -5,7 +5,9 @@
 #   --noEmit of a typed usage example against the package's .d.ts -> npm pack -> node tests
 #   (tarball install, native = wasm for the all-kinds and each per-kind module, Engine event
 #   by event) -> native sim/engine tests, a one-kind build's refusal of the other kinds
-#   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium) -> the visualiser on the whole
+#   -> wasm-bindgen-test on wasm32 (node) -> browser tests (Chromium) -> the visualiser on a run
+#   with open-world events and its what-if as events (Chromium) -> the live mode on a running
+#   `mlsched serve` (builds target/debug/mlsched-serve; Chromium) -> the visualiser on the whole
 #   openb result (Chromium; the release CLI's import if target/release/mlsched is built, else the
 #   gzipped fixture test/fixtures/openb-oasis.json.gz).
 # Needs: cargo + the wasm32-unknown-unknown target, wasm-bindgen-cli (= the version pinned in
@@ -60,6 +62,9 @@ step "rust: sim + engine + api (native)" sh -c "cd '$ws' && cargo test -q -p mls
 step "rust: a one-kind build refuses the other kinds (mlsched-scenario --features route)" sh -c "cd '$ws' && cargo test -q -p mlsched-scenario --lib --no-default-features --features route doc::tests"
 step "rust: wasm-bindgen-test (wasm32, node)" sh -c "cd '$ws' && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test -p mlsched-wasm --target wasm32-unknown-unknown --tests"
 step "browser: visualiser in Chromium" node --test test/browser.test.mjs
+step "browser: runs with open-world events (down intervals, cancellations), what-if as events" node --test test/openworld.test.mjs
+step "build: the service binary (cargo build -p mlsched-serve)" sh -c "cd '$ws' && cargo build -q -p mlsched-serve"
+step "browser: live mode on a running mlsched serve (SSE, CORS)" node --test test/live.test.mjs
 step "browser: visualiser at cluster scale (whole openb result)" node --test test/scale.test.mjs
 echo "     screenshots in $MLSCHED_SCREENSHOTS"
 

@@ -156,14 +156,15 @@ test("canvas plots: wheel, keys and reset zoom and pan; hover shows a tooltip", 
   await page.close();
 });
 
-test("what-if: a job added and a capacity changed, on the engine; decisions compared", async () => {
+test("what-if: a job submitted and a capacity changed (events), on the engine; decisions compared", async () => {
   const page = await open("?scenario=oasis-small");
   const added = await page.evaluate(() => window.mlschedViz.whatIf({ job: "resnet-1" }));
   assert.ok(added && added.changed >= 1, "the added job is a changed decision");
   assert.ok(await page.$$eval("#wi-diff li[data-job^='what-if-']", (l) => l.length) === 1, "the new job is listed");
   const cut = await page.evaluate(() => window.mlschedViz.whatIf({ capacity: { server: 0, resource: 0, value: 0 } }));
   assert.ok(cut, `capacity what-if ran (${await page.textContent("#wi-diff")})`);
-  assert.match(cut.edits[0], /worker_servers\[0\]\[0\] = 0/);
+  assert.match(cut.edits[0], /w0 gpu = 0 from 0/);
+  assert.deepEqual(cut.events, [{ at: 0, event: "capacity", server: "w0", capacity: [0, 32, 244, 20] }], "a capacity event, not an edited scenario");
   await page.click("#wi-show");
   await page.waitForFunction(() => document.body.dataset.ready === "ok" && /what-if/.test(document.getElementById("status").textContent));
   const bad = await page.evaluate(() => { window.mlschedViz.whatIf({ capacity: { server: 0, resource: 0, value: -1 } }); return document.querySelector("#wi-error")?.textContent; });

@@ -5,6 +5,8 @@
 import { load, loadedKinds, KINDS, bundledScenarios, policies, version } from "./mlsched/loader.js";
 import { GridView, barPainter, seriesPainter, forSegments, combineSeries, colourTable, hslToRgb } from "./canvasview.js";
 import { WhatIf } from "./whatif.js";
+import { driveEvents, eventTimeline, EventSim, parseEvents } from "./eventrun.js";
+import { startLive } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -28,7 +30,7 @@ async function moduleFor(text) {
   return api;
 }
 
-const state = { bundled: [], scenarioText: "", scenarioName: "", sim: null, tl: null, timer: null, heatRes: -1, heatAgg: "max", resultJson: "", ji: null };
+const state = { bundled: [], scenarioText: "", scenarioName: "", events: [], sim: null, tl: null, timer: null, heatRes: -1, heatAgg: "max", resultJson: "", ji: null };
 
 /** Side panels list at most this many rows (the whole openb cluster has 1,523 servers and
  *  7,064 jobs): the busiest servers and the running jobs first. */
@@ -102,6 +104,7 @@ function selectBundled(name) {
   if (!s) return;
   state.scenarioText = s.scenario;
   state.scenarioName = s.name;
+  state.events = [];
   $("scenario").value = name;
   fillPolicies(s.kind);
 }
@@ -121,6 +124,7 @@ async function runCurrent() {
   const policy = $("policy").value;
   const own = policies(kind)[0];
   const pol = policy && policy !== own ? policy : null;
+  if (state.events.length) return runWithEvents(pol);
   let result;
   try {
     result = pol ? runWith(state.scenarioText, pol) : run(state.scenarioText);
@@ -141,8 +145,27 @@ async function runCurrent() {
   show(sim, result, `${state.scenarioName} — ran in the browser`);
 }
 
+/** Runs the current scenario with `state.events` (open-world events, `docs/open-world.md`) on
+ *  the JS engine, as `mlsched run --events` does, and draws the result's occupancy with the
+ *  servers' down intervals and the jobs' cancellations and interruptions (eventrun.js). */
+function runWithEvents(pol) {
+  const t0 = performance.now();
+  let sim, run;
+  try {
+    run = driveEvents(api.Engine, state.scenarioText, pol, state.events);
+    sim = new EventSim(eventTimeline(run, state.events, JSON.parse(state.scenarioText)));
+  } catch (e) {
+    showRunError(e);
+    return;
+  }
+  state.timings = { engine_rerun_ms: performance.now() - t0 };
+  show(sim, JSON.stringify(run.result), `${state.scenarioName} with ${state.events.length} event(s) — ran in the browser`);
+}
+
 async function replayResult(resultText) {
   stop();
+  // A saved result is re-run closed-world (a run with events: open its scenario and events).
+  state.events = [];
   let sim;
   const t0 = performance.now();
   try {
@@ -234,10 +257,11 @@ function renderStatic() {
   $("timeline-hint").textContent = tl.step_unit === "category" ? "x = categories examined (last = chosen)" : "x = time slots";
   drawTimeline(ji);
   drawHeatmaps();
-  $("heat-card").hidden = tl.kind === "placement";
-  // Placement has no time axis: the rounds table below is its timeline.
-  $("timeline-card").hidden = tl.kind === "placement";
-  $("kind-title").textContent = { oasis: "Admission and pricing", online: "Placements", placement: "Matching-market rounds (categories)", preempt: "Worker queues and preemptions", route: "Topology and chosen paths" }[tl.kind];
+  $("heat-card").hidden = tl.kind === "placement" && !tl.open_world;
+  // Placement has no time axis: the rounds table below is its timeline (a run with events
+  // draws every kind's occupancy, in seconds for placement).
+  $("timeline-card").hidden = tl.kind === "placement" && !tl.open_world;
+  $("kind-title").textContent = tl.open_world ? "Servers now: units held (open-world run)" : { oasis: "Admission and pricing", online: "Placements", placement: "Matching-market rounds (categories)", preempt: "Worker queues and preemptions", route: "Topology and chosen paths" }[tl.kind];
 }
 
 function lanesOf() {
@@ -245,7 +269,8 @@ function lanesOf() {
   // elsewhere overlapping bars on one server are packed greedily into extra lanes.
   const tl = state.tl;
   const laneOfBar = tl.bars.map((b) => b.lane);
-  if (tl.kind !== "preempt") {
+  const preempt = tl.kind === "preempt" && !tl.open_world;
+  if (!preempt) {
     const ends = new Map();
     const order = tl.bars.map((_, i) => i).sort((a, b) => tl.bars[a].server - tl.bars[b].server || tl.bars[a].start - tl.bars[b].start || a - b);
     for (const i of order) {
@@ -262,9 +287,9 @@ function lanesOf() {
   tl.bars.forEach((b, i) => lanes.set(b.server, Math.max(lanes.get(b.server) ?? 0, laneOfBar[i] + 1)));
   const rows = [];
   tl.servers.forEach((s, i) => {
-    const n = Math.max(lanes.get(i) ?? 1, tl.kind === "preempt" && s.capacity[0] > 0 ? s.capacity[0] : 1);
-    for (let l = 0; l < n; l++) rows.push({ server: i, lane: l, label: l === 0 ? s.id : tl.kind === "preempt" ? `${s.id} · w${l}` : "", first: l === 0 });
-    if (tl.kind === "preempt" && n > 1) rows[rows.length - n].label = `${s.id} · w0`;
+    const n = Math.max(lanes.get(i) ?? 1, preempt && s.capacity[0] > 0 ? s.capacity[0] : 1);
+    for (let l = 0; l < n; l++) rows.push({ server: i, lane: l, label: l === 0 ? s.id : preempt ? `${s.id} · w${l}` : "", first: l === 0 });
+    if (preempt && n > 1) rows[rows.length - n].label = `${s.id} · w0`;
   });
   return { rows, laneOfBar };
 }
@@ -296,6 +321,7 @@ function drawTimeline(ji) {
     rowLabel: (r) => rows[r].label, rowBand: (r) => rows[r].server % 2,
     paint: barPainter(tl.bars, byRow, (i) => rgb[jobOf(i)]),
     detail: (ctx, vp, vis) => drawBarsDetail(ctx, vp, vis, rows, byRow, jobOf),
+    overlay: tl.open_world ? openWorldOverlay(rows.map((r) => r.server), barRows(rows, byRow)) : null,
     tip: (row, col, span) => {
       for (let r = span.r0; r < span.r1; r++) for (const i of byRow[r]) {
         const b = tl.bars[i];
@@ -304,9 +330,69 @@ function drawTimeline(ji) {
           return `${b.job} on ${tl.servers[b.server].id}: ${unit}s ${b.start}..${b.end - 1} (${b.label})${more}`;
         }
       }
+      const down = tl.open_world?.down.find((d) => d.server === tl.servers[rows[row].server].id && d.from <= col && col < d.to);
+      if (down) return `${down.server}: down over ${unit}s ${down.from}..${down.to - 1}`;
       return `${tl.servers[rows[row].server].id}: idle at ${unit} ${col}`;
     },
   });
+}
+
+/** Colours of the open-world marks (tests look for them in the canvas). */
+const MARK = { down: "#868e96", cancel: "#e03131", lost: "#862e9c", interrupted: "#f08c00", capacity: "#f59f00" };
+
+/** Bar index -> its timeline row. */
+function barRows(rows, byRow) {
+  const out = [];
+  byRow.forEach((list, r) => { for (const i of list) out[i] = r; });
+  return out;
+}
+
+/**
+ * The marks of a run with events over a plot whose row r shows server `serverOfRow[r]`: each
+ * server's down intervals as grey bands over its rows (no job holds a down server), a capacity
+ * change as a thin amber line; where a job's bar ends at its cancellation a red bar, at an
+ * interruption an amber one (purple when the job was lost). `barRow` (timeline only) gives each
+ * bar's row; heatmaps pass none and show the server marks only.
+ */
+function openWorldOverlay(serverOfRow, barRow) {
+  const tl = state.tl, ow = tl.open_world;
+  const idx = new Map(tl.servers.map((s, i) => [s.id, i]));
+  const rowsOf = tl.servers.map(() => []);
+  serverOfRow.forEach((s, r) => rowsOf[s].push(r));
+  const ends = []; // [column, row, colour]
+  if (barRow) {
+    const cancelAt = new Map(ow.cancels.map((c) => [c.job, c.at]));
+    tl.bars.forEach((b, i) => {
+      if (cancelAt.get(b.job) === b.end) ends.push([b.end, barRow[i], MARK.cancel, "✕"]);
+      const cut = ow.cut.find((c) => c.job === b.job && c.at === b.end && idx.get(c.server) === b.server);
+      if (cut) ends.push([b.end, barRow[i], cut.lost ? MARK.lost : MARK.interrupted, cut.lost ? "lost" : "cut"]);
+    });
+  }
+  return (ctx, vp, vis) => {
+    const inRows = (r) => r >= vis.r0 && r < vis.r1;
+    ctx.fillStyle = MARK.down;
+    for (const d of ow.down) {
+      const s = idx.get(d.server);
+      if (s === undefined || d.to <= vis.c0 || d.from >= vis.c1) continue;
+      for (const r of rowsOf[s]) if (inRows(r)) ctx.fillRect(vp.x(d.from), vp.y(r), (d.to - d.from) * vp.kx, vp.ky);
+    }
+    ctx.fillStyle = MARK.capacity;
+    for (const c of ow.capacity) {
+      const s = idx.get(c.server);
+      if (s === undefined || c.at < vis.c0 || c.at >= vis.c1) continue;
+      for (const r of rowsOf[s]) if (inRows(r)) ctx.fillRect(vp.x(c.at) - 1, vp.y(r), 2, vp.ky);
+    }
+    ctx.font = "bold 11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "left";
+    for (const [c, r, colour, label] of ends) {
+      if (!inRows(r) || c < vis.c0 || c > vis.c1) continue;
+      ctx.fillStyle = colour;
+      const w = Math.max(3, Math.min(6, vp.kx / 2));
+      ctx.fillRect(vp.x(c) - w, vp.y(r), w, Math.max(1, vp.ky));
+      if (vp.ky >= 12 && vp.kx >= 6) ctx.fillText(label, vp.x(c) + 2, vp.y(r) + vp.ky / 2);
+    }
+  };
 }
 
 /** Timeline bars as vector shapes with labels, when rows and slots are large on screen. */
@@ -375,6 +461,7 @@ function drawHeat(target, rows, scheme) {
     label: `${key} heatmap`, rows: ns, cols: nt, colUnit: tl.step_unit, left: 60, rowPx: 18, height: 360,
     rowLabel: (s) => tl.servers[s].id,
     paint: seriesPainter(rows, nt, shade, lut, () => state.heatAgg),
+    overlay: tl.open_world ? openWorldOverlay(tl.servers.map((_, i) => i), null) : null,
     tip: (s, t, span) => {
       let v = 0;
       forSegments(rows[s], nt, t, t + 1, (_a, _b, x) => { v = x; });
@@ -470,14 +557,14 @@ function renderJobs(st) {
     const j = state.tl.jobs[i];
     const runs = j.start == null ? "–" : `${j.start}..${j.end - 1}`;
     t.append(el("tr", {}, el("td", {}, el("span", { class: "chip", style: { background: jobColor(i, state.tl.jobs.length) }, text: j.id })),
-      el("td", { text: String(j.arrival) }), el("td", { text: runs }), el("td", {}, el("span", { class: "st " + st.status[i], text: state.tl.kind === "placement" ? (j.accepted ? "placed" : "not placed") : st.status[i] }))));
+      el("td", { text: String(j.arrival) }), el("td", { text: runs }), el("td", {}, el("span", { class: "st " + st.status[i], text: state.tl.kind === "placement" && !state.tl.open_world ? (j.accepted ? "placed" : "not placed") : st.status[i] }))));
   });
 }
 
 function renderKind(st) {
   const p = $("kind-panel");
   p.innerHTML = "";
-  const k = state.tl.kind;
+  const k = state.tl.open_world ? "open" : state.tl.kind;
   if (k === "placement") return renderPlacement(p, st);
   if (k === "preempt") return renderQueues(p, st);
   if (k === "route") return renderTopology(p, st);
@@ -664,7 +751,14 @@ function wire() {
     if (!f) return;
     state.scenarioText = await f.text();
     state.scenarioName = f.name;
+    state.events = [];
     fillPolicies(kindOf(state.scenarioText));
+    runCurrent();
+  });
+  $("file-events").addEventListener("change", async (ev) => {
+    const f = ev.target.files[0];
+    if (!f) return;
+    try { state.events = parseEvents(await f.text()); } catch (e) { showRunError(e); return; }
     runCurrent();
   });
   $("file-result").addEventListener("change", async (ev) => {
@@ -686,9 +780,15 @@ async function main() {
   fillPicker();
   wire();
   state.whatIf = new WhatIf($("whatif"),
-    () => ({ scenarioText: state.scenarioText, policy: state.tl.policy, tl: state.tl, step: state.sim?.currentStep ?? 0, Engine: api.Engine }),
-    (text, name) => { state.scenarioText = text; state.scenarioName = name; runCurrent(); });
-  const want = new URLSearchParams(location.search).get("scenario");
+    () => ({ scenarioText: state.scenarioText, policy: state.tl.policy, tl: state.tl, step: state.sim?.currentStep ?? 0, Engine: api.Engine, events: state.events }),
+    (events, name) => { state.events = events; state.scenarioName = `${state.scenarioName.replace(/ \(what-if\)$/, "")} (${name})`; runCurrent(); });
+  const params = new URLSearchParams(location.search);
+  // Live mode: the decisions of a running `mlsched serve` cluster as they stream (live.js).
+  if (params.get("serve")) {
+    state.live = startLive({ serve: params.get("serve"), cluster: params.get("cluster") ?? "", token: null, el, setStatus, showError });
+    return;
+  }
+  const want = params.get("scenario");
   selectBundled(state.bundled.some((b) => b.name === want) ? want : state.bundled[0].name);
   await runCurrent();
 }
@@ -696,6 +796,26 @@ async function main() {
 // For tests and for teachers who want to drive the page from the console.
 window.mlschedViz = {
   async load(name) { selectBundled(name); await runCurrent(); return document.body.dataset.ready; },
+  /** Runs bundled scenario `name` (or a scenario document's JSON text) with `events` (an array
+   *  of open-world events, or their JSON Lines text) and `policy` (default: the kind's own). */
+  async runEvents(name, events, policy = null) {
+    if (state.bundled.some((b) => b.name === name)) selectBundled(name);
+    else { state.scenarioText = name; state.scenarioName = "custom"; fillPolicies(kindOf(name)); }
+    if (policy) $("policy").value = policy;
+    state.events = typeof events === "string" ? parseEvents(events) : events;
+    await runCurrent();
+    return document.body.dataset.ready;
+  },
+  /** The open-world events of the run shown, and its marks (down intervals, cancellations,
+   *  interruptions, capacity changes; eventrun.js `openWorldMarks`), null for a closed-world run. */
+  events: () => state.events,
+  marks: () => state.tl?.open_world ?? null,
+  /** The what-if panel (its `runs`: the scenario and events of each what-if engine run). */
+  whatIfPanel: () => state.whatIf,
+  /** Live mode's state (live.js): entries streamed, connection, errors. */
+  live: () => state.live?.snapshot() ?? null,
+  /** Live mode's canvas view (GridView). */
+  liveView: () => state.live?.view() ?? null,
   async replay(scenarioText, resultText, name = "custom") { state.scenarioText = scenarioText; state.scenarioName = name; fillPolicies(kindOf(scenarioText)); await replayResult(resultText); return document.body.dataset.ready; },
   /** The kinds whose module the page has loaded. */
   loadedKinds,

@@ -91,7 +91,8 @@ function tickStep(pxPerUnit, minPx) {
  * - `rows`, `cols`: grid size; `rowLabel(r)`: label of row r or "" (drawn when there is room);
  *   `rowBand(r)`: 0/1 background band (e.g. server parity); `colUnit`: "slot" | "category".
  * - `paint(raster)`: fills the bucket raster (see `Raster`); `detail(ctx, vp, vis)` (optional):
- *   vector drawing used instead when cells are large enough (`detailPx`).
+ *   vector drawing used instead when cells are large enough (`detailPx`); `overlay(ctx, vp, vis)`
+ *   (optional): marks drawn over either at every zoom (a run's down intervals, cancellations).
  * - `tip(row, col, span)`: tooltip text for the cell under the pointer (span = the rows and
  *   columns one device pixel covers there), or null.
  * - `height`: CSS height of the plot area cap; `left`, `top`: margins for the axes.
@@ -236,6 +237,8 @@ export class GridView {
     const detail = s.detail && vp.kx >= s.detailPx / 2 && vp.ky >= s.detailPx;
     if (detail) s.detail(ctx, vp, vis);
     else this.drawRaster(ctx, vis);
+    // Marks drawn over the cells at every zoom (open-world down intervals, cancellations).
+    if (s.overlay) s.overlay(ctx, vp, vis);
     this.drawCursor(ctx, vis);
     ctx.restore();
     this.drawAxes(ctx, vis);

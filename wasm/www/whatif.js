@@ -1,13 +1,11 @@
-// The what-if panel: edit the scenario (add a job, change a server's capacity), run the edited
-// scenario on the JS engine (`Engine` of the npm package: the module of the scenario's kind,
-// given by the page through `ctx().Engine`) event by event next to the base
-// scenario, and list the decisions that changed.
-//
-// The engine takes arrivals, slots and finishes as events, but a server's capacity is part of the
-// scenario it was built from: there is no "capacity changed" event, and a snapshot can only be
-// restored into an engine of the same scenario. So every what-if re-creates the engine from the
-// edited scenario and replays all the events from slot 0 (the base run is replayed the same way),
-// and the two decision streams are compared job by job.
+// The what-if panel: a change to the run shown (add a job, change a server's capacity) is one
+// more open-world event (`docs/open-world.md`: a `submit` or a `capacity` at the current slot)
+// for the same scenario: the JS engine (`Engine` of the npm package: the module of the
+// scenario's kind, given by the page through `ctx().Engine`) runs the scenario with the run's
+// events, and again with the what-if's event added, and the two decision streams are compared
+// job by job. The scenario is never edited or re-created: `mlsched run --events` of the same
+// events gives the same `log_hash` (the Chromium test checks it).
+import { driveEvents } from "./eventrun.js";
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -32,38 +30,10 @@ const PRICED = /cost|price|payoff|dual|lambda/i;
 /** True when a field difference is more than a price: admission, slots, servers, workers... */
 export const isOutcome = (d) => !PRICED.test(d.field);
 
-/**
- * Feeds the scenario's arrivals and wake-ups to a new engine slot by slot (the loop of the npm
- * README) with `Engine` (of the scenario's kind's module) and returns every decision per job
- * id, the decisions of no job, and the result.
- */
-export function driveEngine(Engine, scenarioJson, policy) {
-  const e = new Engine(scenarioJson, policy);
-  try {
-    const byJob = new Map(), general = [];
-    const take = (ds, slot) => {
-      for (const d of ds) {
-        const entry = { slot, record: d.record, data: d.data };
-        if (d.job == null) general.push(entry);
-        else {
-          const id = e.jobId(d.job);
-          if (!byJob.has(id)) byJob.set(id, []);
-          byJob.get(id).push(entry);
-        }
-      }
-    };
-    const order = e.arrivalOrder();
-    let next = 0, t = order[0]?.slot;
-    while (t !== undefined) {
-      for (; next < order.length && order[next].slot <= t; next++) take(e.arrive(order[next].job, t), t);
-      take(e.advance(t), t);
-      const w = e.nextWakeup, a = order[next]?.slot;
-      t = w === undefined ? a : a === undefined ? Math.max(w, t + 1) : Math.min(a, Math.max(w, t + 1));
-    }
-    return { byJob, general, result: JSON.parse(e.finish()) };
-  } finally {
-    e.free();
-  }
+/** The engine run of `scenarioJson` with `events` (`driveEvents`, eventrun.js): decisions per
+ *  job id, the decisions of no job, the result. Kept under this name for the tests. */
+export function driveEngine(Engine, scenarioJson, policy, events = []) {
+  return driveEvents(Engine, scenarioJson, policy, events);
 }
 
 /** Field-level differences of two decision lists of one job: [{at, field, base, whatIf}], `at`
@@ -88,48 +58,60 @@ export function decisionDiff(base = [], whatIf = []) {
   return out;
 }
 
-/** Sets server `server`'s capacity of resource `res` to `value` in the scenario document `doc`
- *  (indices as in `Simulation.timeline().servers`); returns the field changed. */
-export function setCapacity(doc, tl, server, res, value) {
-  const s = tl.servers[server];
-  if (!s) throw new Error(`what-if: no server ${server}`);
+/** The server ids of a scenario document as the engine names them (`Engine.serverIds`,
+ *  `docs/formats.md` "Server ids"): an explicit `id`, else the kind's positional name; route's
+ *  are its topology's nodes. Read from the document, so showing a result builds no engine. */
+export function serverIdsOf(doc) {
+  const named = (list, prefix) => (list ?? []).map((x, i) => (x && !Array.isArray(x) && typeof x.id === "string" ? x.id : `${prefix}${i}`));
   switch (doc.kind) {
-    case "oasis": {
-      const h = doc.worker_servers.length;
-      const [list, i] = server < h ? ["worker_servers", server] : ["ps_servers", server - h];
-      doc[list][i][res] = value;
-      return `${list}[${i}][${res}]`;
-    }
-    case "online":
-      doc.servers[server][res] = value;
-      return `servers[${server}][${res}]`;
-    case "preempt":
-      return setPreemptCapacity(doc, server, res, value);
-    case "route": {
-      const node = doc.topology.nodes.find((n) => n.id === s.id);
-      node.slots = value;
-      return `topology.nodes[${doc.topology.nodes.indexOf(node)}].slots`;
-    }
-    default:
-      throw new Error(`what-if: a ${doc.kind} scenario has no server capacities to change (its workers are the cluster)`);
+    case "oasis": return [...named(doc.worker_servers, "w"), ...named(doc.ps_servers, "ps")];
+    case "online": return named(doc.servers, "h");
+    case "placement": return named(doc.workers, "k");
+    case "preempt": return (doc.servers ?? []).map((s) => s.id);
+    case "route": return (doc.topology?.nodes ?? []).map((n) => n.id);
+    default: return [];
   }
 }
 
-/** Preempt: a server's workers (res 0) or parameter servers (res 1). Every job's per-worker rates
- *  and per-PS eligibility of that server are cut or extended (a new worker runs at the server's
- *  last worker's rate, a new PS is as eligible as its last) so that the scenario stays valid. */
-function setPreemptCapacity(doc, server, res, value) {
-  const resize = (list, n) => { const last = list[list.length - 1]; list.length = Math.min(list.length, n); while (list.length < n) list.push(last); };
-  const srv = doc.servers[server];
-  if (res === 0) {
-    if (srv.cloud) throw new Error(`what-if: server \`${srv.id}\` is the cloud: its workers are unbounded`);
-    srv.workers = value;
-    for (const j of doc.jobs) for (const f of ["rate", "rate_colocated"]) if (j[f]) resize(j[f][server], value);
-    return `servers[${server}].workers`;
+/** Server capacities of a scenario document as its `capacity` events take them (one entry per
+ *  resource of `capacityResources`), by position of the engine's `serverIds`; null for a server
+ *  whose capacity cannot change (preempt's cloud, placement's...). */
+export function capacityOf(doc, serverIds, server) {
+  const id = serverIds[server];
+  const vec = (x) => (Array.isArray(x) ? x : x?.capacity ?? null);
+  switch (doc.kind) {
+    case "oasis": {
+      const h = doc.worker_servers.length;
+      return vec(server < h ? doc.worker_servers[server] : doc.ps_servers[server - h]);
+    }
+    case "online":
+      return vec(doc.servers[server]);
+    case "preempt": {
+      const s = doc.servers.find((x) => x.id === id);
+      return s && !s.cloud ? [s.workers ?? 0, s.ps ?? 0] : null;
+    }
+    case "route": {
+      const n = doc.topology.nodes.find((x) => x.id === id);
+      return n && n.kind !== "switch" ? [n.slots ?? 0] : null;
+    }
+    case "placement":
+      return [1];
+    default:
+      return null;
   }
-  srv.ps = value;
-  for (const j of doc.jobs) resize(j.ps_eligible[server], value);
-  return `servers[${server}].ps`;
+}
+
+/** The names of a kind's capacity entries (`capacity` events, `docs/open-world.md`). */
+export function capacityResources(doc) {
+  return { oasis: doc.resources, online: doc.resources, preempt: ["workers", "ps"], route: ["slots"], placement: ["gpu"] }[doc.kind] ?? [];
+}
+
+/** The capacity of server `id` in force at `slot`: the scenario's, then the `capacity` events
+ *  at or before `slot`. */
+export function capacityAt(doc, serverIds, server, events, slot) {
+  let c = capacityOf(doc, serverIds, server);
+  for (const e of events) if (e.event === "capacity" && e.server === serverIds[server] && e.at <= slot) c = e.capacity;
+  return c && [...c];
 }
 
 /** A copy of job `template` of `doc` named `id` arriving at `slot` (kinds with arrivals). */
@@ -141,16 +123,21 @@ export function jobCopy(doc, template, id, slot) {
   return j;
 }
 
-/** The panel in `host`; `ctx()` gives {scenarioText, policy, tl, step, Engine}; `show(text, name)` loads
- *  a scenario into the visualiser. */
+/** The panel in `host`; `ctx()` gives {scenarioText, policy, tl, step, Engine, events} (`events`: the
+ *  open-world events of the run shown, [] for a closed-world run); `show(events, name)` shows the
+ *  run of the scenario with `events` in the visualiser. */
 export class WhatIf {
   constructor(host, ctx, show) {
     this.host = host; this.ctx = ctx; this.show = show;
     this.edited = null;
+    this.serverIds = [];
+    /** Engine runs of the what-if and scenario documents they were built from (tests: always
+     *  the scenario shown: a what-if is events, never an edited scenario). */
+    this.runs = [];
     host.innerHTML = "";
     this.template = el("input", { id: "wi-template", list: "wi-jobs", size: 14 });
     this.jobList = el("datalist", { id: "wi-jobs" });
-    this.jobText = el("textarea", { id: "wi-job", rows: 5, placeholder: "job JSON to add (Copy fills it in)" });
+    this.jobText = el("textarea", { id: "wi-job", rows: 5, placeholder: "job JSON to submit (Copy fills it in)" });
     this.server = el("select", { id: "wi-server" });
     this.resource = el("select", { id: "wi-resource" });
     this.capacity = el("input", { id: "wi-capacity", type: "number", min: 0, step: "any", size: 6 });
@@ -165,16 +152,16 @@ export class WhatIf {
     this.server.addEventListener("change", () => this.fillCapacity());
     this.resource.addEventListener("change", () => this.fillCapacity());
     host.append(
-      el("h3", { text: "Add a job: a copy of" }), el("div", { class: "wi-row" }, this.template, this.jobList, copy),
+      el("h3", { text: "Submit a job: a copy of" }), el("div", { class: "wi-row" }, this.template, this.jobList, copy),
       this.jobText,
-      el("h3", { text: "Change a capacity" }), el("div", { class: "wi-row" }, this.server, this.resource, this.capacity),
+      el("h3", { text: "Change a capacity (from the current slot)" }), el("div", { class: "wi-row" }, this.server, this.resource, this.capacity),
       el("div", { class: "wi-row" }, runB, this.showB), this.status, this.out,
-      el("p", { class: "hint", text: "The engine has no capacity event and restores snapshots only into the same scenario, so a what-if re-creates the engine from the edited scenario and replays every event from slot 0, next to a replay of the base scenario; the decisions are compared job by job." }));
+      el("p", { class: "hint", text: "A what-if is one more event at the current slot (a submit, a capacity change) for the same scenario: the engine runs the scenario with the run's events, and again with the what-if's added; the decisions are compared job by job." }));
   }
 
   /** Refills the pickers for a new result. */
   reset() {
-    const { tl } = this.ctx();
+    const { tl, scenarioText } = this.ctx();
     this.edited = null;
     this.showB.disabled = true;
     this.out.innerHTML = "";
@@ -183,66 +170,76 @@ export class WhatIf {
     this.jobList.innerHTML = "";
     for (const j of tl.jobs.slice(0, 500)) this.jobList.append(el("option", { value: j.id }));
     this.template.value = tl.jobs[0]?.id ?? "";
+    this.doc = JSON.parse(scenarioText);
+    this.serverIds = serverIdsOf(this.doc);
     this.server.innerHTML = "";
     this.server.append(el("option", { value: "", text: "(no change)" }));
-    tl.servers.forEach((s, i) => this.server.append(el("option", { value: String(i), text: s.id })));
+    this.serverIds.forEach((id, i) => { if (capacityOf(this.doc, this.serverIds, i)) this.server.append(el("option", { value: String(i), text: id })); });
     this.resource.innerHTML = "";
-    tl.resources.forEach((r, i) => this.resource.append(el("option", { value: String(i), text: r })));
+    capacityResources(this.doc).forEach((r, i) => this.resource.append(el("option", { value: String(i), text: r })));
     this.fillCapacity();
   }
 
   fillCapacity() {
-    const { tl } = this.ctx();
-    const s = tl.servers[Number(this.server.value)];
-    this.capacity.value = this.server.value === "" || !s ? "" : String(s.capacity[Number(this.resource.value)] ?? "");
+    const { events, step } = this.ctx();
+    const c = this.server.value === "" ? null : capacityAt(this.doc, this.serverIds, Number(this.server.value), events, step);
+    this.capacity.value = c ? String(c[Number(this.resource.value)] ?? "") : "";
   }
 
   copyJob() {
-    const { scenarioText, step } = this.ctx();
+    const { scenarioText, step, events } = this.ctx();
     const doc = JSON.parse(scenarioText);
-    const n = doc.jobs.filter((j) => j.id.startsWith("what-if-")).length + 1;
-    this.jobText.value = JSON.stringify(jobCopy(doc, this.template.value, `what-if-${n}`, step), null, 1);
+    const taken = new Set([...doc.jobs.map((j) => j.id), ...events.filter((e) => e.event === "submit").map((e) => e.job?.id)]);
+    let n = 1;
+    while (taken.has(`what-if-${n}`)) n++;
+    const pool = { jobs: [...doc.jobs, ...events.filter((e) => e.event === "submit").map((e) => e.job)] };
+    this.jobText.value = JSON.stringify(jobCopy(pool, this.template.value, `what-if-${n}`, step), null, 1);
   }
 
-  /** The edited scenario and a description of the edits. */
+  /** The what-if's events (at the current slot) and a description of each. */
   edit() {
-    const { scenarioText, tl } = this.ctx();
-    const doc = JSON.parse(scenarioText);
-    const edits = [];
+    const { step, events } = this.ctx();
+    const added = [], edits = [];
     if (this.jobText.value.trim()) {
       let job;
-      try { job = JSON.parse(this.jobText.value); } catch (e) { throw new Error(`what-if: the job to add is not JSON: ${e.message}`); }
-      doc.jobs.push(job);
-      edits.push(`job \`${job.id}\` added`);
+      try { job = JSON.parse(this.jobText.value); } catch (e) { throw new Error(`what-if: the job to submit is not JSON: ${e.message}`); }
+      added.push({ at: step, event: "submit", job });
+      edits.push(`job \`${job.id}\` submitted at ${step}`);
     }
     if (this.server.value !== "") {
       const value = Number(this.capacity.value);
       if (this.capacity.value === "" || !Number.isFinite(value)) throw new Error("what-if: capacity: enter a number");
-      const field = setCapacity(doc, tl, Number(this.server.value), Number(this.resource.value), value);
-      edits.push(`${field} = ${value}`);
+      const server = Number(this.server.value), res = Number(this.resource.value);
+      const capacity = capacityAt(this.doc, this.serverIds, server, events, step);
+      capacity[res] = value;
+      added.push({ at: step, event: "capacity", server: this.serverIds[server], capacity });
+      edits.push(`${this.serverIds[server]} ${capacityResources(this.doc)[res]} = ${value} from ${step}`);
     }
-    if (!edits.length) throw new Error("what-if: nothing to change (add a job or pick a server)");
-    return { text: JSON.stringify(doc), edits };
+    if (!added.length) throw new Error("what-if: nothing to change (submit a job or pick a server)");
+    // In slot order, as an events file: after the run's events up to the current slot.
+    return { events: [...events.filter((e) => e.at <= step), ...added, ...events.filter((e) => e.at > step)], added, edits };
   }
 
-  /** Runs base and edited scenario on the engine and shows what changed; returns the diff. */
+  /** Runs the scenario with the run's events and with the what-if's added; shows what changed;
+   *  returns the diff. */
   run() {
-    const { scenarioText, policy, Engine } = this.ctx();
+    const { scenarioText, policy, Engine, events } = this.ctx();
     this.out.innerHTML = "";
     this.showB.disabled = true;
     let edited, base, alt;
     const t0 = performance.now();
     try {
       edited = this.edit();
-      base = driveEngine(Engine, scenarioText, policy);
-      alt = driveEngine(Engine, edited.text, policy);
+      base = driveEvents(Engine, scenarioText, policy, events);
+      alt = driveEvents(Engine, scenarioText, policy, edited.events);
+      this.runs.push({ scenarioText, events: edited.events });
     } catch (e) {
       this.status.textContent = "";
       this.out.append(el("pre", { class: "error", id: "wi-error", text: e instanceof Error ? e.message : String(e) }));
       return null;
     }
     const ms = performance.now() - t0;
-    this.edited = edited.text;
+    this.edited = edited.events;
     this.showB.disabled = false;
     const changed = [];
     for (const id of new Set([...base.byJob.keys(), ...alt.byJob.keys()])) {
@@ -256,7 +253,7 @@ export class WhatIf {
       `${outcomes} with another outcome, ${changed.length - outcomes} only at other prices (${ms.toFixed(0)} ms for both engine runs)`;
     this.renderSummary(base.result, alt.result);
     this.renderChanges(changed);
-    return { edits: edited.edits, changed: changed.length, outcomes, logHash: [base.result.log_hash, alt.result.log_hash] };
+    return { edits: edited.edits, events: edited.added, allEvents: edited.events, changed: changed.length, outcomes, logHash: [base.result.log_hash, alt.result.log_hash] };
   }
 
   renderSummary(a, b) {
