@@ -4,13 +4,13 @@
 #![forbid(unsafe_code)]
 
 use mlsched_kernel::api::Event;
+use mlsched_kernel::logfile::LogFileWriter;
 use mlsched_lab::compare;
 use mlsched_lab::gen::{self, GenOptions};
 use mlsched_lab::import::{self, ImportOptions, Source};
-use mlsched_kernel::logfile::LogFileWriter;
 use mlsched_scenario::engine::Engine as Inner;
-use mlsched_scenario::replay;
 use mlsched_scenario::event::{self, Feeder, HostEvent};
+use mlsched_scenario::replay;
 use mlsched_scenario::run::{self, RunOptions};
 use mlsched_scenario::RunError;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -456,10 +456,9 @@ impl LoggedEngine {
         &mut self,
         py: Python<'py>,
     ) -> PyResult<(String, Bound<'py, PyBytes>, String)> {
-        let mut e = self
-            .inner
-            .take()
-            .ok_or_else(|| PyValueError::new_err("argument, field `event`: the run has finished"))?;
+        let mut e = self.inner.take().ok_or_else(|| {
+            PyValueError::new_err("argument, field `event`: the run has finished")
+        })?;
         let mut d = Vec::new();
         let result = e.run_to_end(&mut |x| d.push(x)).map_err(err)?;
         let decisions =

@@ -167,6 +167,29 @@ def test_live_submissions_and_a_lost_node(cluster):
           f"{rep.statuses[victim_job]}")
 
 
+def test_cancel_a_running_job_and_a_missing_server(cluster):
+    with pytest.raises(ValueError, match="mlsched_server_h4"):
+        mray.Controller(dict(TEMPLATE, servers=TEMPLATE["servers"] + [[4, 32, 10]]))
+    ctl = mray.Controller(TEMPLATE, slot_seconds=SLOT)
+    try:
+        small = job(7, 1200, 20, 8, 20)  # placed at slot 17 for 6 slots
+        ctl.submit(small, time.sleep, 120.0)
+        with pytest.raises(ValueError, match="already submitted"):
+            ctl.submit(small, time.sleep, 1.0)
+        until(lambda: "j7" in ctl.running(), "j7 running")
+        ctl.cancel("j7")
+        with pytest.raises(ValueError, match="already ended"):
+            ctl.cancel("j7")
+        rep = ctl.wait(timeout_s=60)
+    finally:
+        ctl.close()
+    assert [e["event"] for e in rep.events if e["event"] != "advance"] == ["submit", "cancel"]
+    assert rep.statuses == {"j7": "cancelled"}
+    assert rep.placements and all(p["outcome"] == "cancelled" for p in rep.placements)
+    assert rep.result == mlsched.run(TEMPLATE, events=rep.events)
+    assert mlsched.replay(rep.log)["log_hash"] == rep.result["log_hash"]
+
+
 def test_template_checks():
     with pytest.raises(ValueError, match="kind"):
         mray.Controller(dict(TEMPLATE, kind="oasis"))

@@ -220,7 +220,7 @@ class Controller:
 
     def cancel(self, job_id: str) -> None:
         """Cancels job ``job_id``: its Ray tasks at once, and a ``cancel`` event at the next
-        slot boundary."""
+        slot boundary (a job whose ``submit`` was not fed yet is dropped: no event)."""
         with self._lock:
             self._check_running()
             j = self._jobs.get(job_id)
@@ -228,8 +228,12 @@ class Controller:
                 raise ValueError(f"job, field `id`: no job `{job_id}` was submitted")
             if j.state == _DONE:
                 raise ValueError(f"job, field `id`: `{job_id}` has already ended")
-            self._stop_tasks(j, "cancelled")
             j.state = _DONE
+            queued = [k for k, x in enumerate(self._submits) if x["id"] == job_id]
+            if queued:  # not fed yet: the engine never hears of it
+                del self._submits[queued[0]]
+                return
+            self._stop_tasks(j, "cancelled")
             self._cancels.append(job_id)
 
     def status(self, job_id: str) -> Optional[str]:
