@@ -8,13 +8,16 @@ The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython
   its slot t), decisions out as dicts, ``next_wakeup``, ``now``, ``run_to_end()``, ``finish()``,
   ``snapshot()`` / ``Engine.restore(...)``; the open world (``docs/open-world.md``): ``event(obj)``
   (one host event, as a line of ``mlsched run --events``), ``submit``, ``cancel``,
-  ``server_down``, ``server_up``, ``set_capacity``; ``run(scenario, events=[...])``.
+  ``server_down``, ``server_up``, ``set_capacity``; ``run(scenario, events=[...])``;
+  ``LoggedEngine`` (events one at a time, keeping the decision log), ``record_events`` (the
+  result and log of ``mlsched run --events --log``), ``replay(log)`` (``mlsched replay``).
 - ``gen``, ``import_trace``: scenario documents (dicts); ``compare``: one flat dict per policy,
   ready for ``pandas.DataFrame(mlsched.compare(...))``.
 - ``sweep(source, seeds, ...)``: ``mlsched compare import:SOURCE --seeds A..B`` as one flat dict
   per (seed, policy) run, on a local pool or a Ray cluster (``backend="ray"``).
 - ``mlsched.ray.execute(scenario)`` (``import mlsched.ray``; needs ``ray``): a scenario's jobs
-  run on a live Ray cluster, mlsched deciding.
+  run on a live Ray cluster, mlsched deciding; ``mlsched.ray.Controller(template)``: jobs
+  submitted while it runs, Ray nodes lost and back (``docs/control-planes.md``, "Ray").
 
 Kinds and their papers: ``oasis`` (OASiS, Bao et al.: online admission with prices p_h^r(t),
 utility f_i of the completion slot), ``online`` (A_online, Zhou et al.: weighted completion
