@@ -26,7 +26,7 @@ SLOT = 0.5
 # Kind online, no jobs: 4 servers of 4 GPUs (one per Ray node), the types of
 # scenarios/online-ps-small.json.
 TEMPLATE = {
-    "kind": "online", "slots": 64, "architecture": "ps",
+    "kind": "online", "slots": 128, "architecture": "ps",
     "resources": ["gpu", "cpu", "bw_gbps"],
     "servers": [[4, 32, 10], [4, 32, 10], [4, 32, 10], [4, 32, 10]],
     "worker_types": [{"demand": [1, 4, 1], "bw": 1.0}, {"demand": [2, 8, 2], "bw": 2.0}],
