@@ -4,11 +4,13 @@
 #![forbid(unsafe_code)]
 
 use mlsched_kernel::api::Event;
+use mlsched_kernel::logfile::LogFileWriter;
 use mlsched_lab::compare;
 use mlsched_lab::gen::{self, GenOptions};
 use mlsched_lab::import::{self, ImportOptions, Source};
 use mlsched_scenario::engine::Engine as Inner;
 use mlsched_scenario::event::{self, Feeder, HostEvent};
+use mlsched_scenario::replay;
 use mlsched_scenario::run::{self, RunOptions};
 use mlsched_scenario::RunError;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -88,6 +90,37 @@ fn run_events_json(
         Ok(e.run_events(&evs, &mut |_| {})?.to_json())
     })
     .map_err(err)
+}
+
+/// record_events(scenario, events, policy=None, all_categories=False) -> (str, bytes): the
+/// result of `mlsched run --events` and the bytes of its `--log` (a host-driven log).
+#[pyfunction]
+#[pyo3(signature = (scenario, events, policy=None, all_categories=false))]
+fn record_events<'py>(
+    py: Python<'py>,
+    scenario: String,
+    events: Vec<String>,
+    policy: Option<String>,
+    all_categories: bool,
+) -> PyResult<(String, Bound<'py, PyBytes>)> {
+    let o = opts(policy, all_categories);
+    let (json, bytes) = py
+        .allow_threads(|| {
+            let evs = host_events(&events)?;
+            let (result, bytes) = replay::record_events(&scenario, &o, &evs, &mut |_| {})?;
+            Ok((result.to_json(), bytes))
+        })
+        .map_err(err)?;
+    Ok((json, PyBytes::new(py, &bytes)))
+}
+
+/// replay(log) -> (records, events, log_hash): `mlsched replay` of a decision log's bytes; a
+/// log that does not replay identically (or is damaged) raises `ValueError` saying where.
+#[pyfunction]
+fn replay_log(py: Python<'_>, log: Vec<u8>) -> PyResult<(u64, u64, String)> {
+    py.allow_threads(|| replay::replay(&log))
+        .map(|r| (r.records, r.events, r.log_hash))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// policies(kind) -> list[str]
@@ -352,6 +385,89 @@ impl Engine {
     }
 }
 
+/// An engine fed host events one at a time (as the service feeds it) that writes the
+/// host-driven decision log of `mlsched run --events --log` (`mlsched.LoggedEngine`).
+#[pyclass(module = "mlsched._native", unsendable)]
+struct LoggedEngine {
+    /// `None` once finished (the log's bytes were taken).
+    inner: Option<Inner<LogFileWriter>>,
+}
+
+impl LoggedEngine {
+    fn engine(&mut self) -> PyResult<&mut Inner<LogFileWriter>> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("argument, field `event`: the run has finished"))
+    }
+}
+
+#[pymethods]
+impl LoggedEngine {
+    #[new]
+    #[pyo3(signature = (scenario, policy=None, all_categories=false))]
+    fn new(scenario: String, policy: Option<String>, all_categories: bool) -> PyResult<Self> {
+        let o = opts(policy, all_categories);
+        let w = replay::host_log_writer(&scenario, &o).map_err(err)?;
+        let inner = Inner::with_sink(&scenario, &o, w).map_err(err)?;
+        Ok(LoggedEngine { inner: Some(inner) })
+    }
+
+    /// event(text) -> str: as `Engine.event`.
+    fn event(&mut self, text: &str) -> PyResult<String> {
+        let ev = event::parse(text).map_err(|e| err(e.into()))?;
+        let e = self.engine()?;
+        let mut d = Vec::new();
+        Feeder::new(e)
+            .apply(e, &ev, Some(&mut |x| d.push(x)))
+            .map_err(err)?;
+        serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    fn server_ids(&mut self) -> PyResult<Vec<String>> {
+        Ok(self.engine()?.server_ids().to_vec())
+    }
+
+    fn job_ids(&mut self) -> PyResult<Vec<String>> {
+        let e = self.engine()?;
+        Ok((0..e.jobs())
+            .filter_map(|j| e.job_id(j).map(str::to_string))
+            .collect())
+    }
+
+    fn status(&mut self, job: &str) -> PyResult<Option<String>> {
+        let e = self.engine()?;
+        let j = e.job_index(job).ok_or_else(|| {
+            PyValueError::new_err(format!("argument, field `job`: no job `{job}`"))
+        })?;
+        Ok(e.status(j).map(|s| s.name().to_string()))
+    }
+
+    fn next_wakeup(&mut self) -> PyResult<Option<u32>> {
+        Ok(self.engine()?.next_wakeup())
+    }
+
+    fn now(&mut self) -> PyResult<Option<u32>> {
+        Ok(self.engine()?.now())
+    }
+
+    /// run_to_end() -> (str, bytes, str): every wake-up left, then the end of the run: the
+    /// result JSON, the log's bytes and the decisions of the wake-ups (JSON array).
+    fn run_to_end<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<(String, Bound<'py, PyBytes>, String)> {
+        let mut e = self.inner.take().ok_or_else(|| {
+            PyValueError::new_err("argument, field `event`: the run has finished")
+        })?;
+        let mut d = Vec::new();
+        let result = e.run_to_end(&mut |x| d.push(x)).map_err(err)?;
+        let decisions =
+            serde_json::to_string(&d).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let bytes = e.into_sink().finish();
+        Ok((result.to_json(), PyBytes::new(py, &bytes), decisions))
+    }
+}
+
 /// The native module of `mlsched`.
 /// As the `mlsched` CLI: large arrays (the OASiS slot trees of a big cluster) on transparent
 /// huge pages, the same decisions with fewer TLB misses (`MLSCHED_HUGEPAGES=0` turns it off).
@@ -368,7 +484,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gen_json, m)?)?;
     m.add_function(wrap_pyfunction!(import_json, m)?)?;
     m.add_function(wrap_pyfunction!(compare_json, m)?)?;
+    m.add_function(wrap_pyfunction!(record_events, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_log, m)?)?;
     m.add_class::<Engine>()?;
+    m.add_class::<LoggedEngine>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -181,3 +181,45 @@ def test_run_events_is_the_cli_bytes():
     assert p.returncode == 0, p.stderr
     mine = mlsched.run_events_json(SCENARIO, EVENTS)
     assert p.stdout.decode().rstrip("\n") == mine.rstrip("\n")
+
+
+def test_logged_engine_is_the_offline_run_and_its_log():
+    """A run fed one event at a time (as the Ray controller feeds it) keeps the log that
+    `mlsched run --events --log` writes for the same events, and the log replays."""
+    template = dict(json.loads(SCENARIO), jobs=[])
+    events = [
+        {"at": 0, "event": "submit", "job": NEW_JOB},
+        {"at": 0, "event": "advance"},
+        {"at": 3, "event": "submit", "job": dict(NEW_JOB, id="new-2", weight=300)},
+        {"at": 3, "event": "advance"},
+        {"at": 5, "event": "server_down", "server": "h1"},
+        {"at": 5, "event": "advance"},
+        {"at": 9, "event": "server_up", "server": "h1"},
+        {"at": 9, "event": "advance"},
+    ]
+    e = mlsched.LoggedEngine(template)
+    assert e.server_ids == ["h0", "h1", "h2"]
+    decisions = []
+    for ev in events:
+        decisions += e.event(ev)
+    assert e.job_ids == ["new-1", "new-2"] and e.now == 9
+    result, log, rest = e.run_to_end()
+    with pytest.raises(ValueError):
+        e.event({"at": 10, "event": "advance"})
+    offline, offline_log = mlsched.record_events(template, events)
+    assert result == offline == mlsched.run(template, events=events)
+    assert log == offline_log
+    r = mlsched.replay(log)
+    assert r["log_hash"] == result["log_hash"] and r["events"] > 0
+    assert r["records"] == len(decisions) + len(rest)
+
+
+def test_replay_refuses_a_damaged_log():
+    template = dict(json.loads(SCENARIO), jobs=[])
+    _, log = mlsched.record_events(template, [{"at": 0, "event": "submit", "job": NEW_JOB}])
+    with pytest.raises(ValueError):
+        mlsched.replay(log[:-7])
+    bad = bytearray(log)
+    bad[len(bad) // 2] ^= 0xFF
+    with pytest.raises(ValueError):
+        mlsched.replay(bytes(bad))

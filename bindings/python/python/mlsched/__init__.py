@@ -8,13 +8,16 @@ The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython
   its slot t), decisions out as dicts, ``next_wakeup``, ``now``, ``run_to_end()``, ``finish()``,
   ``snapshot()`` / ``Engine.restore(...)``; the open world (``docs/open-world.md``): ``event(obj)``
   (one host event, as a line of ``mlsched run --events``), ``submit``, ``cancel``,
-  ``server_down``, ``server_up``, ``set_capacity``; ``run(scenario, events=[...])``.
+  ``server_down``, ``server_up``, ``set_capacity``; ``run(scenario, events=[...])``;
+  ``LoggedEngine`` (events one at a time, keeping the decision log), ``record_events`` (the
+  result and log of ``mlsched run --events --log``), ``replay(log)`` (``mlsched replay``).
 - ``gen``, ``import_trace``: scenario documents (dicts); ``compare``: one flat dict per policy,
   ready for ``pandas.DataFrame(mlsched.compare(...))``.
 - ``sweep(source, seeds, ...)``: ``mlsched compare import:SOURCE --seeds A..B`` as one flat dict
   per (seed, policy) run, on a local pool or a Ray cluster (``backend="ray"``).
 - ``mlsched.ray.execute(scenario)`` (``import mlsched.ray``; needs ``ray``): a scenario's jobs
-  run on a live Ray cluster, mlsched deciding.
+  run on a live Ray cluster, mlsched deciding; ``mlsched.ray.Controller(template)``: jobs
+  submitted while it runs, Ray nodes lost and back (``docs/control-planes.md``, "Ray").
 
 Kinds and their papers: ``oasis`` (OASiS, Bao et al.: online admission with prices p_h^r(t),
 utility f_i of the completion slot), ``online`` (A_online, Zhou et al.: weighted completion
@@ -28,7 +31,7 @@ at run time raises ``RuntimeError``. Long runs release the GIL.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
 
@@ -38,7 +41,10 @@ __all__ = [
     "run_json",
     "run",
     "run_events_json",
+    "record_events",
+    "replay",
     "Engine",
+    "LoggedEngine",
     "policies",
     "scenarios",
     "gen",
@@ -104,6 +110,23 @@ def run_events_json(scenario: Scenario, events: Iterable[Event], policy: Optiona
     (dicts or JSON texts) as ``str``."""
     texts = [_event_text(e) for e in events]
     return _native.run_events_json(_text(scenario), texts, policy, all_categories)
+
+
+def record_events(scenario: Scenario, events: Iterable[Event], policy: Optional[str] = None,
+                  all_categories: bool = False) -> Tuple[Dict[str, Any], bytes]:
+    """``mlsched run SCENARIO --events FILE --log LOG``: the result (as ``run(..., events=...)``)
+    and the bytes of the host-driven decision log (``replay`` checks it)."""
+    texts = [_event_text(e) for e in events]
+    text, log = _native.record_events(_text(scenario), texts, policy, all_categories)
+    return json.loads(text), bytes(log)
+
+
+def replay(log: bytes) -> Dict[str, Any]:
+    """``mlsched replay``: re-runs the inputs a decision log holds and compares every record;
+    returns ``{"records", "events", "log_hash"}``. A damaged log or one whose re-run differs
+    raises ``ValueError`` saying where (``record K differs: ...``)."""
+    records, events, log_hash = _native.replay_log(bytes(log))
+    return {"records": records, "events": events, "log_hash": log_hash}
 
 
 def policies(kind: str) -> List[str]:
@@ -248,6 +271,48 @@ class Engine:
     def snapshot(self) -> bytes:
         """The engine's state (the events fed so far) for ``Engine.restore``."""
         return self._e.snapshot()
+
+
+class LoggedEngine:
+    """An engine fed host events one at a time, as the service feeds it (``Engine.event``),
+    that keeps the run's decision log: its ``run_to_end()`` returns the result and the bytes
+    ``mlsched run SCENARIO --events FILE --log LOG`` writes for the same events (with every
+    ``advance`` kept as an event), so ``replay`` checks a live run. ``mlsched.ray.Controller``
+    drives one."""
+
+    def __init__(self, scenario: Scenario, policy: Optional[str] = None,
+                 all_categories: bool = False) -> None:
+        self._e = _native.LoggedEngine(_text(scenario), policy, all_categories)
+
+    def event(self, event: Event) -> List[Dict[str, Any]]:
+        """As ``Engine.event``: one host event; the decisions it caused."""
+        return json.loads(self._e.event(_event_text(event)))
+
+    @property
+    def server_ids(self) -> List[str]:
+        return self._e.server_ids()
+
+    @property
+    def job_ids(self) -> List[str]:
+        return self._e.job_ids()
+
+    def status(self, job_id: str) -> Optional[str]:
+        """As ``Engine.status``."""
+        return self._e.status(job_id)
+
+    @property
+    def next_wakeup(self) -> Optional[int]:
+        return self._e.next_wakeup()
+
+    @property
+    def now(self) -> Optional[int]:
+        return self._e.now()
+
+    def run_to_end(self) -> Tuple[Dict[str, Any], bytes, List[Dict[str, Any]]]:
+        """Every wake-up left, then the end of the run: ``(result, log bytes, decisions of the
+        wake-ups)``; later calls raise ``ValueError``."""
+        text, log, decisions = self._e.run_to_end()
+        return json.loads(text), bytes(log), json.loads(decisions)
 
 
 def gen_json(kind: str, seed: int = 1, jobs: Optional[int] = None, nodes: Optional[int] = None,

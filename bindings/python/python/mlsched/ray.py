@@ -32,6 +32,10 @@ Model
   (``report.failures``: job, slot, server, error); the job's later slots are not started; other
   jobs go on.
 
+Live submissions and node failures: ``Controller`` (module ``mlsched.ray_live``, re-exported
+here) takes jobs while it runs, starts them where the engine decides and feeds back what Ray's
+node table says.
+
 Kinds ``oasis`` and ``online`` with their own algorithms (``policy=None``). Not implemented:
 the baselines (their ``baseline.*`` records would map the same way, one group per server and
 slot), kind ``placement`` (a static assignment: one long-running group per job and server, no
@@ -48,7 +52,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import Engine, _text
 
-__all__ = ["execute", "node_resources", "servers", "Report"]
+__all__ = ["execute", "node_resources", "servers", "Report", "Controller", "LiveReport"]
 
 
 @dataclass
@@ -310,3 +314,7 @@ def execute(scenario: Any, *, slot_seconds: float = 0.1, address: Optional[str] 
     finally:
         if started:
             ray.shutdown()
+
+
+# The live controller (submissions over time, node failures) lives in its own module.
+from .ray_live import Controller, LiveReport  # noqa: E402
