@@ -4,7 +4,9 @@
 //!
 //! All entries live in one arena; a job's entries are one contiguous span, in the schedule's
 //! slot order. A re-planned job gets a new span at the arena's end (its history, then the new
-//! schedule); the old span is left as garbage (an event's cost, never an arrival's).
+//! schedule); the old span is left as garbage, and so is the tail a cut leaves. Once most of
+//! the arena is garbage an event rewrites it ([`Ledger::compact`]: an event's cost, never an
+//! arrival's), so that a long run of events keeps the ledger within twice its live entries.
 use super::fast::Schedule;
 use alloc::vec::Vec;
 
@@ -34,6 +36,8 @@ pub(super) struct Ledger {
     arena: Vec<Hold>,
     /// Per job, `(from, len)` in the arena.
     span: Vec<(u32, u32)>,
+    /// Entries in the spans (the sum of their lengths): the rest of the arena is garbage.
+    live: usize,
 }
 
 impl Ledger {
@@ -42,6 +46,7 @@ impl Ledger {
         Ledger {
             arena: Vec::new(),
             span: alloc::vec![(0, 0); jobs],
+            live: 0,
         }
     }
 
@@ -94,8 +99,30 @@ impl Ledger {
         }
         let len = (self.arena.len() - from) as u32;
         if let Some(sp) = self.span.get_mut(job as usize) {
+            self.live = self.live + len as usize - sp.1 as usize;
             *sp = (from as u32, len);
         }
+    }
+
+    /// Rewrites the arena with the spans only (job order) when garbage is most of it: left by
+    /// re-plans and cuts, so only events call this. O(arena); allocates the new arena.
+    pub(super) fn compact(&mut self) {
+        debug_assert_eq!(
+            self.live,
+            self.span.iter().map(|s| s.1 as usize).sum::<usize>(),
+            "live counts the spans"
+        );
+        if self.arena.len() <= 2 * self.live + 4096 {
+            return;
+        }
+        let mut arena = Vec::with_capacity(self.live);
+        for sp in self.span.iter_mut() {
+            let (f, l) = (sp.0 as usize, sp.1 as usize);
+            let from = arena.len() as u32;
+            arena.extend_from_slice(self.arena.get(f..f + l).unwrap_or(&[]));
+            *sp = (from, l as u32);
+        }
+        self.arena = arena;
     }
 
     /// Drops job `job`'s entries at slots `>= t` (the caller released them from the market
@@ -115,6 +142,7 @@ impl Ledger {
             }
         }
         if let Some(sp) = self.span.get_mut(job as usize) {
+            self.live -= l - keep;
             sp.1 = keep as u32;
         }
     }
@@ -129,9 +157,14 @@ impl Ledger {
     }
 
     /// Does job `job` hold anything at slots `>= t` (on `server`, or anywhere when `None`)?
+    /// A job's entries are in slot order: the ones before `t` are skipped by a bisection.
     pub(super) fn holds_from(&self, job: u32, t: u32, server: Option<u32>) -> bool {
-        self.holds(job)
+        let all = self.holds(job);
+        debug_assert!(all.windows(2).all(|w| w[0].slot <= w[1].slot), "slot order");
+        let from = all.partition_point(|e| e.slot < t);
+        all.get(from..)
+            .unwrap_or(&[])
             .iter()
-            .any(|e| e.is_cell() && e.slot >= t && server.is_none_or(|s| s == e.server))
+            .any(|e| e.is_cell() && server.is_none_or(|s| s == e.server))
     }
 }

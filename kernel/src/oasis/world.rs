@@ -68,6 +68,11 @@ pub(super) struct World {
     pub(super) set: Vec<ResourceVec>,
     /// Per kernel server: down?
     pub(super) down: Vec<bool>,
+    /// The jobs admitted so far (arrival order) that may still hold a cell: pruned of the
+    /// ended, lost and cancelled ones by each event that looks for holders, so that an event
+    /// reads the live schedules, never every job (`holders`). Room for every job is kept
+    /// (each is pushed once, at its admission), so a decision never allocates here.
+    pub(super) live: Vec<u32>,
     /// `finish` was called: statuses are final.
     pub(super) finished: bool,
     pub(super) bounds: BoundsFrom,
@@ -81,6 +86,7 @@ impl World {
             end: vec![0; jobs],
             since: vec![0; jobs],
             down: vec![false; caps.len()],
+            live: Vec::with_capacity(jobs),
             set: caps,
             finished: false,
             bounds,
@@ -96,6 +102,8 @@ impl World {
             self.since.get_mut(i),
         ) {
             *f = if d.admitted {
+                debug_assert!(self.live.len() < self.live.capacity(), "room kept per job");
+                self.live.push(d.job);
                 Fate::Admitted
             } else {
                 Fate::Rejected
@@ -167,6 +175,9 @@ impl OasisScheduler {
         self.ow.fate.push(Fate::Waiting);
         self.ow.end.push(0);
         self.ow.since.push(0);
+        // room for every job's admission (decisions never allocate)
+        let room = self.ow.fate.len().saturating_sub(self.ow.live.len());
+        self.ow.live.reserve(room);
         Ok(idx)
     }
 
@@ -271,6 +282,8 @@ impl OasisScheduler {
             }
             _ => return Ok(()),
         }
+        // the spans this event's cuts and re-plans left behind, once they are most of it
+        self.ledger.compact();
         self.now = now;
         Ok(())
     }
@@ -374,15 +387,26 @@ impl OasisScheduler {
         }
     }
 
-    /// The admitted jobs holding server `h` (or anything, `None`) at slots >= `t`, by index.
-    fn holders(&self, t: u32, h: u32) -> Vec<u32> {
-        (0..self.ow.fate.len() as u32)
-            .filter(|&j| {
-                self.ow.fate.get(j as usize) == Some(&Fate::Admitted)
-                    && self.ow.end.get(j as usize).is_some_and(|&e| e >= t)
-                    && self.ledger.holds_from(j, t, Some(h))
-            })
-            .collect()
+    /// The admitted jobs holding server `h` at slots >= `t`, by index. Reads the live list
+    /// only, pruned first of the jobs that can hold nothing at `t` or later (events come in
+    /// slot order, so a job ended before `t` never holds again; lost and cancelled are final).
+    /// Cost: O(live jobs + their reservations from `t` on).
+    fn holders(&mut self, t: u32, h: u32) -> Vec<u32> {
+        let (fate, end) = (&self.ow.fate, &self.ow.end);
+        self.ow.live.retain(|&j| {
+            fate.get(j as usize) == Some(&Fate::Admitted)
+                && end.get(j as usize).is_some_and(|&e| e >= t)
+        });
+        let mut out: Vec<u32> = self
+            .ow
+            .live
+            .iter()
+            .copied()
+            .filter(|&j| self.ledger.holds_from(j, t, Some(h)))
+            .collect();
+        out.sort_unstable();
+        debug_assert!(out.windows(2).all(|w| w[0] < w[1]), "a job is live once");
+        out
     }
 
     /// `ServerDown(h)` at T: every job holding h from T on is interrupted (released from T

@@ -13,6 +13,7 @@ use crate::limits::{
     SLOTS_MAX, USAGE_RESERVATIONS_MAX,
 };
 use crate::model::online::{Architecture, OnlineScenario};
+use crate::resources::ResourceVec;
 use crate::Slot;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -147,35 +148,81 @@ pub(super) struct Tables {
     pub(super) fast: FastScratch,
 }
 
+/// What the capacities decide of [`Tables`]: Phi_max, and the ring worker counts and options
+/// the scratch is sized for.
+pub(super) struct Dims {
+    pub(super) phi_max: Vec<u32>,
+    pub(super) phis: usize,
+    pub(super) ring_cap: usize,
+}
+
+/// [`Dims`] for `scn` (O(H M), plus O(jobs M) for a ring), checked against the limits.
+pub(super) fn dims(scn: &OnlineScenario, dmax: u32, ring_min: usize) -> Result<Dims, OnlineError> {
+    let wcap = window_cap(scn.horizon(), scn.alpha);
+    let phi_max = phi_max_of(scn, None);
+    let phis = ring_phis(scn, &phi_max, dmax)?;
+    let ring_cap = if phis > 0 {
+        fast::ring_options_max(scn, &phi_max, wcap as u32, phis as u32).max(ring_min)
+    } else {
+        0
+    };
+    Ok(Dims {
+        phi_max,
+        phis,
+        ring_cap,
+    })
+}
+
 /// Builds [`Tables`] for `scn` (O(H M + the scratch size); allocates: build and event paths).
 pub(super) fn tables(
     scn: &OnlineScenario,
     dmax: u32,
     ring_min: usize,
 ) -> Result<Tables, OnlineError> {
+    Ok(tables_of(scn, dims(scn, dmax, ring_min)?, dmax))
+}
+
+/// [`Tables`] of `scn` with its [`Dims`] `d`: a new scratch (allocates).
+pub(super) fn tables_of(scn: &OnlineScenario, d: Dims, dmax: u32) -> Tables {
     let (h, r) = (scn.servers.len(), scn.resources as usize);
     let (mm, pp) = (scn.worker_types.len(), scn.ps_types.len());
     let wcap = window_cap(scn.horizon(), scn.alpha);
-    let phi_max = phi_max_of(scn);
+    let mut f = FastScratch::new(h, r, mm, pp, wcap, d.phis, d.ring_cap);
+    f.init_shapes(scn, dmax);
+    Tables {
+        phi_max: d.phi_max,
+        dmax,
+        ring_cap: d.ring_cap,
+        fast: f,
+    }
+}
+
+/// The ring worker counts the scratch holds for max D_j = `dmax` (0 for a PS scenario),
+/// checked against the ledger limit: the one limit [`tables`] can refuse.
+fn ring_phis(scn: &OnlineScenario, phi_max: &[u32], dmax: u32) -> Result<usize, OnlineError> {
     let phis = if scn.architecture == Architecture::Ring {
         dmax.min(phi_max.iter().copied().max().unwrap_or(0)) as usize
     } else {
         0
     };
-    check(Limit::LedgerCells, mm * phis, LEDGER_CELLS_MAX)?;
-    let ring_cap = if phis > 0 {
-        fast::ring_options_max(scn, &phi_max, wcap as u32, phis as u32).max(ring_min)
-    } else {
-        0
-    };
-    let mut f = FastScratch::new(h, r, mm, pp, wcap, phis, ring_cap);
-    f.init_shapes(scn, dmax);
-    Ok(Tables {
-        phi_max,
-        dmax,
-        ring_cap,
-        fast: f,
-    })
+    check(
+        Limit::LedgerCells,
+        scn.worker_types.len() * phis,
+        LEDGER_CELLS_MAX,
+    )?;
+    Ok(phis)
+}
+
+/// Would [`tables`] pass its limits with server `h`'s capacity `c` (the others as in `scn`)?
+/// The check of an open-world event before anything changes, without copying the scenario or
+/// building the tables: O(H M) (an event path).
+pub(super) fn check_tables_with(
+    scn: &OnlineScenario,
+    h: usize,
+    c: &ResourceVec,
+    dmax: u32,
+) -> Result<(), OnlineError> {
+    ring_phis(scn, &phi_max_of(scn, Some((h, c))), dmax).map(|_| ())
 }
 
 /// Largest A_dual window any round can use: max over i of min(tau_i, T' - alpha tau_i), where
@@ -243,16 +290,22 @@ fn validate(scn: &OnlineScenario) -> Result<(), OnlineError> {
 /// Phi_max of every worker type: sum over servers of fit(C_h, e_m). Servers come in a few
 /// shapes, so a server whose capacities have the same bits as one of the first distinct shapes
 /// reuses that shape's fit counts (the same inputs give the same counts).
-fn phi_max_of(scn: &OnlineScenario) -> Vec<u32> {
+/// With `over` = Some((h, c)), server h counts with capacity c instead of its own.
+fn phi_max_of(scn: &OnlineScenario, over: Option<(usize, &ResourceVec)>) -> Vec<u32> {
     const SHAPES: usize = 16;
     let mm = scn.worker_types.len();
     let mut sums = vec![0u64; mm];
+    let cap = |h: usize| match over {
+        Some((o, c)) if o == h => c,
+        _ => &scn.servers[h],
+    };
     // (server holding the shape, its fit counts at `fits[i * M..(i + 1) * M]`).
     let mut shapes: Vec<usize> = Vec::with_capacity(SHAPES);
     let mut fits: Vec<u32> = Vec::with_capacity(SHAPES * mm);
-    for (h, c) in scn.servers.iter().enumerate() {
+    for h in 0..scn.servers.len() {
+        let c = cap(h);
         let same = |&k: &usize| {
-            let d = &scn.servers[k];
+            let d = cap(k);
             d.len() == c.len() && (0..c.len()).all(|r| d.get(r).to_bits() == c.get(r).to_bits())
         };
         if let Some(i) = shapes.iter().position(same) {

@@ -12,7 +12,7 @@
 //!   batch of the first round after T), priced at that round's prices against its original
 //!   weight w_j. Re-admitted by a later round it is recovered; never re-admitted it is lost.
 use super::records::{InterruptRec, OnlineDecision, CAUSE_CANCEL, CAUSE_CAPACITY, CAUSE_DOWN};
-use super::scheduler::{tables, OnlineScheduler};
+use super::scheduler::{check_tables_with, dims, tables, tables_of, OnlineScheduler};
 use super::usage::Resv;
 use super::OnlineError;
 use crate::api::Event;
@@ -229,6 +229,27 @@ impl OnlineScheduler<'_> {
         self.win.invalidate();
     }
 
+    /// Server h's capacity changed: the search tables follow it. Sized as before (the same
+    /// ring worker counts and options), the scratch is kept and told which server changed
+    /// ([`super::fast::FastScratch::recapacity`]: O(H log H)); else it is built again
+    /// (O(H M + jobs M + scratch), allocating; the scratch was most of an event's cost).
+    /// Built from the jobs as they are now: an interrupted job's remaining work can have more
+    /// ring options (smaller Phi fit a window) than the old scratch holds. The same capacities
+    /// and D_j passed the limits in the event's check, so this cannot fail on them; a failure
+    /// would be reported, not hidden.
+    fn retable(&mut self, h: usize) -> Result<(), OnlineError> {
+        let d = dims(&self.scn, self.world.dmax, self.world.ring_cap)?;
+        if self.fast.sized_for(d.phis, d.ring_cap) {
+            self.phi_max = d.phi_max;
+            self.fast.recapacity(&self.scn, h, self.world.dmax);
+            self.win.invalidate();
+        } else {
+            let t = tables_of(&self.scn, d, self.world.dmax);
+            self.install(t);
+        }
+        Ok(())
+    }
+
     /// `JobCancelled`, `ServerDown`, `ServerUp`, `Capacity` at `now`: checked completely (a
     /// refused event changes nothing), then the rounds due run (as for every event), then the
     /// rule applies. Cost: O(reservations) to find and cut the jobs concerned (a capacity cut:
@@ -267,12 +288,7 @@ impl OnlineScheduler<'_> {
         }
         if let Some((h, c)) = cap {
             self.scn.to_mut().servers[h] = c;
-            // Built from the jobs as they are now: an interrupted job's remaining work can have
-            // more ring options (smaller Phi fit a window) than the old scratch holds. The same
-            // capacities and D_j passed the limits in the check above, so this cannot fail on
-            // them; a failure would be reported, not hidden.
-            let t = tables(&self.scn, self.world.dmax, self.world.ring_cap)?;
-            self.install(t);
+            self.retable(h)?;
         }
         self.fast.invalidate();
         self.win.invalidate();
@@ -321,10 +337,9 @@ impl OnlineScheduler<'_> {
             _ => return Ok(None),
         }
         if let Some((h, c)) = &cap {
-            // The limits the new capacity's tables must pass, checked before any change.
-            let mut with = (*self.scn).clone();
-            with.servers[*h] = *c;
-            tables(&with, self.world.dmax, self.world.ring_cap)?;
+            // The limits the new capacity's tables must pass, checked before any change
+            // (without copying the scenario: that copy of every job was most of an event's cost).
+            check_tables_with(&self.scn, *h, c, self.world.dmax)?;
         }
         Ok(cap)
     }

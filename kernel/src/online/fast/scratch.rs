@@ -217,6 +217,27 @@ impl FastScratch {
         self.cached = None;
     }
 
+    /// Was this scratch built for `phis` ring worker counts and `ring_cap` ring options (the
+    /// only sizes a capacity change can move; H, R, M, P and the window cap cannot)?
+    pub fn sized_for(&self, phis: usize, ring_cap: usize) -> bool {
+        self.ring.phis == phis && self.ring.ents.len() == ring_cap
+    }
+
+    /// Real server `h`'s capacity changed in `scn` (an open-world event; `nmax` = max D_j):
+    /// what the scratch derived from capacities follows, so that it searches as a scratch
+    /// built anew on `scn`. Two things are derived from them: the price of an empty cell of
+    /// `h` (cached per cell, `price0`), forgotten, and the shapes of the virtual server set,
+    /// grouped again ([`Self::init_shapes`]). Everything else is rebuilt from the capacities
+    /// when a window is prepared, and the cached window is forgotten here. O(H log H).
+    pub fn recapacity(&mut self, scn: &crate::model::online::OnlineScenario, h: usize, nmax: u32) {
+        let r = self.r;
+        if let Some(p) = self.prices.price0.get_mut(h * r..(h + 1) * r) {
+            p.iter_mut().for_each(|x| *x = None);
+        }
+        self.init_shapes(scn, nmax);
+        self.invalidate();
+    }
+
     /// Makes the scratch describe window `w` (full rebuild when the window changed).
     pub(super) fn prepare(&mut self, cx: &Ctx, w: &Window) {
         self.minima.wmin_key = None;
