@@ -21,7 +21,7 @@ if ! [ -x "$cli" ]; then
 fi
 serve="${MLSCHED_SERVE_BIN:-}"
 if [ -z "$serve" ]; then
-    cargo build -p mlsched-serve --bin mlsched-serve
+    cargo build --profile test -p mlsched-serve --bin mlsched-serve
     serve="$root/target/debug/mlsched-serve"
 fi
 cd bindings/python
