@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Python package on a fresh venv: pinned maturin, pytest and wasmtime, `pip install
 # ./bindings/python` (release build in the workspace target dir), then the pytest suite against
-# the `mlsched` binary (target/debug/mlsched, built by the workspace tests, or built here).
+# the `mlsched` binary (target/debug/mlsched, built by the workspace tests, or built here) and
+# the service binary `mlsched-serve` (tests/test_client.py; built here unless MLSCHED_SERVE_BIN
+# names one).
 # pytest's exit code 5 (no test ran) is a failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -17,9 +19,14 @@ cli="${MLSCHED_CLI:-$root/target/debug/mlsched}"
 if ! [ -x "$cli" ]; then
     cargo build --profile test -p mlsched-cli --bin mlsched
 fi
+serve="${MLSCHED_SERVE_BIN:-}"
+if [ -z "$serve" ]; then
+    cargo build --profile test -p mlsched-serve --bin mlsched-serve
+    serve="$root/target/debug/mlsched-serve"
+fi
 cd bindings/python
 status=0
-MLSCHED_CLI="$cli" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests || status=$?
+MLSCHED_CLI="$cli" MLSCHED_SERVE_BIN="$serve" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests || status=$?
 if [ "$status" -eq 5 ]; then
     echo "pytest ran no test"
     exit 1

@@ -15,6 +15,11 @@ The same engine as the ``mlsched`` command line (a Rust extension, abi3, CPython
   ready for ``pandas.DataFrame(mlsched.compare(...))``.
 - ``sweep(source, seeds, ...)``: ``mlsched compare import:SOURCE --seeds A..B`` as one flat dict
   per (seed, policy) run, on a local pool or a Ray cluster (``backend="ray"``).
+- ``Client(url, token=None)``: a client of ``mlsched serve`` (``docs/serve.md``), standard
+  library only: ``Client.create(name, scenario, policy)`` / ``Client.cluster(name)`` give a
+  ``Cluster`` with ``submit``, ``cancel``, ``server_down``, ..., ``decisions``, ``stream``,
+  ``log``, ``finish``; the service's refusals raise ``ServeError`` (400: ``BadRequest``, a
+  ``ValueError`` naming the field).
 - ``mlsched.ray.execute(scenario)`` (``import mlsched.ray``; needs ``ray``): a scenario's jobs
   run on a live Ray cluster, mlsched deciding; ``mlsched.ray.Controller(template)``: jobs
   submitted while it runs, Ray nodes lost and back (``docs/control-planes.md``, "Ray").
@@ -34,6 +39,8 @@ import json
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
+from .client import (BadRequest, Client, Cluster, Conflict, NotFound, ServeError, Unauthorized,
+                     Unavailable, Unprocessable)
 
 __version__ = _native.__version__
 
@@ -53,6 +60,15 @@ __all__ = [
     "compare",
     "sweep",
     "KINDS",
+    "Client",
+    "Cluster",
+    "ServeError",
+    "BadRequest",
+    "Unauthorized",
+    "NotFound",
+    "Conflict",
+    "Unprocessable",
+    "Unavailable",
 ]
 
 KINDS = ("oasis", "online", "placement", "preempt", "route")
