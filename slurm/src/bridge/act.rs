@@ -17,6 +17,11 @@ use crate::runner::Runner;
 use mlsched_kernel::world::Status;
 use std::time::Instant;
 
+/// A released job back to pending without a hold: Slurm's own requeue (begin time ahead).
+fn requeued_by_slurm(job: &Job) -> bool {
+    job.state == JobState::Pending && job.reason == "BeginTime"
+}
+
 impl<R: Runner> Bridge<R> {
     pub(super) fn act(&mut self, t: u32, jobs: &[Job], seen: Instant) -> Result<(), SlurmError> {
         let ours: Vec<(u64, String)> = self.jobs.iter().map(|(k, v)| (*k, v.clone())).collect();
@@ -78,6 +83,8 @@ impl<R: Runner> Bridge<R> {
         if !job.held {
             if done < plan.number {
                 self.hold_again(job);
+            } else if requeued_by_slurm(job) {
+                self.requeued_after_its_run(t, job, index);
             }
             return Ok(());
         }
@@ -100,6 +107,21 @@ impl<R: Runner> Bridge<R> {
         );
         self.timed(seen, |c| c.start(sid, &nodes, gpus), what);
         Ok(())
+    }
+
+    /// Slurm requeued a started job by itself (its node failed) after the engine was done with
+    /// it: the engine's run of it is over (not interrupted), so Slurm must not run it again.
+    fn requeued_after_its_run(&mut self, t: u32, job: &Job, index: u32) {
+        if self.engine.status(index) != Some(Status::Finished) {
+            return;
+        }
+        let sid = job.id;
+        let why = "requeued by Slurm after a node failure; its mlsched run had ended";
+        self.timed(
+            Instant::now(),
+            |c| c.cancel(job, why),
+            format!("slot {t}: cancel Slurm job {sid}: {why}"),
+        );
     }
 
     /// GPUs one worker holds: the `gpu` entry of the template's first worker type (the
