@@ -78,6 +78,9 @@ enum Command {
     Gen(GenArgs),
     /// Serve clusters over HTTP/JSON with a durable write-ahead log (docs/serve.md).
     Serve(mlsched_serve::Args),
+    /// Put mlsched in front of a Slurm partition: write a template from the cluster, run the
+    /// bridge (docs/control-planes.md).
+    Slurm(cmd::slurm::SlurmArgs),
 }
 
 fn main_inner(cli: Cli) -> Result<(), RunError> {
@@ -91,6 +94,7 @@ fn main_inner(cli: Cli) -> Result<(), RunError> {
         Command::Merge(a) => cmd::merge::run(&a),
         Command::Gen(a) => cmd::gen::run(a, cli.quiet),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Slurm(a) => cmd::slurm::run(a, cli.quiet),
     }
 }
 

@@ -81,7 +81,8 @@ impl<R: Runner> Client<R> {
     }
 
     /// Starts held job `id` on exactly `nodes` with `gpus_per_node` GPUs on each: sets its node
-    /// list, node count and GPUs per node, then releases it.
+    /// list, node count and GPUs per node, and its start time to now (a job Slurm requeued after
+    /// a node failure has a begin time minutes ahead), then releases it.
     pub fn start(&self, id: u64, nodes: &[String], gpus_per_node: u32) -> Result<(), SlurmError> {
         if nodes.is_empty() {
             return Err(SlurmError::Request {
@@ -97,8 +98,22 @@ impl<R: Runner> Client<R> {
         } else {
             format!("TresPerNode=gres:gpu:{gpus_per_node}")
         };
-        self.run("scontrol", &["update", &jobid, &list, &count, &gres])?;
+        let now = "StartTime=now";
+        self.run("scontrol", &["update", &jobid, &list, &count, &gres, now])?;
         self.run("scontrol", &["release", &id.to_string()])?;
+        Ok(())
+    }
+
+    /// Holds pending job `id` (`scontrol hold`): Slurm will not start it until released.
+    pub fn hold(&self, id: u64) -> Result<(), SlurmError> {
+        self.run("scontrol", &["hold", &id.to_string()])?;
+        Ok(())
+    }
+
+    /// Stops running (or ended) batch job `id` and puts it back pending and held (`scontrol
+    /// requeuehold`), so it can be started again on other nodes.
+    pub fn requeue_hold(&self, id: u64) -> Result<(), SlurmError> {
+        self.run("scontrol", &["requeuehold", &id.to_string()])?;
         Ok(())
     }
 

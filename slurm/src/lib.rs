@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bridge;
 pub mod client;
 pub mod comment;
 pub mod error;
@@ -21,6 +22,7 @@ pub mod node;
 pub mod runner;
 pub mod template;
 
+pub use bridge::{Bridge, Options as BridgeOptions, Outcome};
 pub use client::{Client, HeldJob};
 pub use comment::MlschedComment;
 pub use error::SlurmError;

@@ -1,10 +1,10 @@
 //! Scenario templates from a running cluster, and the check of a template against it.
 //!
 //! A template is a scenario with no jobs whose servers are the cluster's nodes. Kind `online`
-//! only (issue 48; `oasis` needs a faithful execution of its elastic plans first). Until the
-//! open-world engine (issue 46) gives servers explicit ids, a template's server `h<i>` is the
-//! i-th node of the partition in Slurm's order (`sinfo --json`, which is `slurm.conf`'s);
-//! [`Template::server_ids`] lists those names. `docs/control-planes.md` documents the defaults.
+//! only (issue 48; `oasis` needs a faithful execution of its elastic plans first). Each server
+//! is written `{"id": <node name>, "capacity": [...]}`, in the partition's order (`sinfo
+//! --json`, which is `slurm.conf`'s), so the engine's server ids are the node names
+//! ([`Template::server_ids`]). `docs/control-planes.md` documents the defaults.
 use crate::error::SlurmError;
 use crate::node::Node;
 use serde_json::{json, Value};
@@ -72,7 +72,7 @@ pub fn write(kind: Kind, nodes: &[Node]) -> Result<Template, SlurmError> {
         .unwrap_or(0);
     let servers: Vec<Value> = nodes
         .iter()
-        .map(|n| json!([n.gpus, n.cpus, n.memory_mb]))
+        .map(|n| json!({ "id": n.name, "capacity": [n.gpus, n.cpus, n.memory_mb] }))
         .collect();
     let doc = json!({
         "kind": "online",
@@ -111,6 +111,13 @@ fn validate(text: &str) -> Result<(), SlurmError> {
     Ok(())
 }
 
+/// A server's capacity vector: the array itself, or the `capacity` of `{"id", "capacity"}`.
+fn capacity_of(server: &Value) -> Option<&Vec<Value>> {
+    server
+        .as_array()
+        .or_else(|| server.get("capacity").and_then(Value::as_array))
+}
+
 /// Checks template `text` against `nodes` (the partition's, in Slurm's order): a valid `online`
 /// scenario with one server per node, each with the node's GPUs exactly and no more CPUs
 /// (`cpu`) or memory (`mem_mb`) than the node has, when the template has those resources. A
@@ -140,17 +147,28 @@ pub fn check(text: &str, nodes: &[Node]) -> Result<(), SlurmError> {
         });
     }
     for (i, node) in nodes.iter().enumerate() {
-        let Some(cap) = servers.get(i).and_then(Value::as_array) else {
+        let server = servers.get(i);
+        let Some(cap) = server.and_then(capacity_of) else {
             return Err(SlurmError::Mismatch {
                 node: node.name.clone(),
                 message: format!("no server for it (the template has {})", servers.len()),
             });
         };
-        let at = |c: usize| cap.get(c).and_then(Value::as_f64).unwrap_or(0.0);
         let mismatch = |message: String| SlurmError::Mismatch {
             node: node.name.clone(),
-            message: format!("server h{i}: {message}"),
+            message: format!("server {i}: {message}"),
         };
+        match server.and_then(|s| s.get("id")).and_then(Value::as_str) {
+            Some(id) if id != node.name => {
+                return Err(mismatch(format!(
+                    "its id is `{id}`, the node at its place is `{}` (ids are node names, in \
+                     Slurm's order)",
+                    node.name
+                )))
+            }
+            _ => {}
+        }
+        let at = |c: usize| cap.get(c).and_then(Value::as_f64).unwrap_or(0.0);
         if at(gpu) != f64::from(node.gpus) {
             return Err(mismatch(format!(
                 "{} GPUs in the template, {} in Slurm (GRES)",

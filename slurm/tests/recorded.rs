@@ -182,8 +182,10 @@ fn actions_are_these_command_lines() {
     let plain = jobs.iter().find(|j| j.id == 2).unwrap().clone();
     let bad_json = jobs.iter().find(|j| j.id == 5).unwrap().clone();
     let r = Recorded::new()
-        .answer("scontrol update jobid=5 NodeList=n1,n3 NumNodes=2 TresPerNode=gres:gpu:4", "")
+        .answer("scontrol update jobid=5 NodeList=n1,n3 NumNodes=2 TresPerNode=gres:gpu:4 StartTime=now", "")
         .answer("scontrol release 5", "")
+        .answer("scontrol hold 6", "")
+        .answer("scontrol requeuehold 7", "")
         .answer("scontrol update jobid=11 Comment=mlsched:{\"id\":\"11\",\"weight\":5} mlsched-cancel:no room", "")
         .answer("scancel 11", "")
         .answer("scontrol update jobid=2 Comment=mlsched-cancel:no room", "")
@@ -198,6 +200,8 @@ fn actions_are_these_command_lines() {
         );
     let client = Client::new(r);
     client.start(5, &["n1".into(), "n3".into()], 4).unwrap();
+    client.hold(6).unwrap();
+    client.requeue_hold(7).unwrap();
     client.cancel(&job5_ok, "no room").unwrap();
     client.cancel(&plain, "no room").unwrap();
     client.cancel(&bad_json, "bad comment").unwrap();
@@ -211,7 +215,7 @@ fn actions_are_these_command_lines() {
         output: None,
     };
     assert_eq!(client.submit_held(&held).unwrap(), 17);
-    assert_eq!(client.runner().calls().len(), 11);
+    assert_eq!(client.runner().calls().len(), 13);
     assert!(matches!(
         client.start(5, &[], 1),
         Err(SlurmError::Request { .. })
@@ -234,7 +238,8 @@ fn template_from_an_idle_cluster_and_its_check() {
     );
     assert_eq!(
         doc["servers"],
-        serde_json::json!([[4, 8, 1000], [4, 8, 1000], [4, 8, 1000], [4, 8, 1000]])
+        serde_json::json!(["n1", "n2", "n3", "n4"]
+            .map(|n| serde_json::json!({"id": n, "capacity": [4, 8, 1000]})))
     );
     assert_eq!(
         doc["worker_types"][0]["demand"],
@@ -245,7 +250,7 @@ fn template_from_an_idle_cluster_and_its_check() {
 
     // One GPU less on n3: refused naming n3.
     let mut bad = doc.clone();
-    bad["servers"][2][0] = 3.into();
+    bad["servers"][2]["capacity"][0] = 3.into();
     let e = client
         .check_template(&bad.to_string(), Some("main"))
         .unwrap_err();
@@ -255,7 +260,7 @@ fn template_from_an_idle_cluster_and_its_check() {
     );
     // More CPUs than Slurm has on n2.
     let mut bad = doc.clone();
-    bad["servers"][1][1] = 9.into();
+    bad["servers"][1]["capacity"][1] = 9.into();
     let e = client.check_template(&bad.to_string(), None).unwrap_err();
     assert!(
         e.to_string().contains("node n2") && e.to_string().contains("cpu"),
@@ -276,6 +281,14 @@ fn template_from_an_idle_cluster_and_its_check() {
         .push(serde_json::json!([4, 8, 1000]));
     let e = client.check_template(&bad.to_string(), None).unwrap_err();
     assert!(e.to_string().contains("h4"), "{e}");
+    // Servers in another order than the nodes: refused naming the node at the place.
+    let mut bad = doc.clone();
+    bad["servers"].as_array_mut().unwrap().swap(0, 1);
+    let e = client.check_template(&bad.to_string(), None).unwrap_err();
+    assert!(
+        matches!(&e, SlurmError::Mismatch { node, .. } if node == "n1"),
+        "{e}"
+    );
     // Not a valid scenario; another kind; an unknown partition.
     let e = client
         .check_template("{\"kind\": \"online\"}", None)

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod replay;
 pub mod run;
 pub mod serve;
+pub mod slurm;
 
 /// Reads a scenario file ("-": standard input) within the scenario size limit.
 fn read(path: &Path) -> Result<String, RunError> {
