@@ -216,6 +216,30 @@ fn one_thirty_and_three_hundred_second_restarts_differ() {
     }
 }
 
+#[test]
+fn dorm_re_placements_are_restarts() {
+    // Dorm keeps its placement between events and re-places at an event: a job is charged a
+    // restart exactly when its servers change from one slot to the next, or it resumes after
+    // a pause (counted here from the result's placements, independently of the kernel).
+    let mut moved = 0u32;
+    for seed in 0..6u64 {
+        let v = with_restart(&philly(seed), 0.5);
+        let (r, _) = run(&v, "dorm");
+        for j in &r.jobs {
+            let mut want = 0u32;
+            for w in j.placements.windows(2) {
+                let changed = w[1].slot != w[0].slot + 1
+                    || w[1].workers != w[0].workers
+                    || w[1].ps != w[0].ps;
+                want += u32::from(changed);
+            }
+            assert_eq!(j.restarts, Some(want), "seed {seed} {}", j.id);
+            moved += want;
+        }
+    }
+    assert!(moved > 0, "no Dorm job was ever re-placed");
+}
+
 /// Capacity per slot and server, and no unit before the job's arrival.
 fn check_invariants(v: &Value, r: &OasisResult, what: &str) {
     let jobs = v["jobs"].as_array().unwrap();
