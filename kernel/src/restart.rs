@@ -13,7 +13,10 @@
 //! `restart_first`, written by `import pollux --workload`).
 //!
 //! A cost of 0 changes nothing: [`lost`] then returns 0 and every caller keeps its exact
-//! arithmetic (so every decision-log hash stays the same).
+//! arithmetic (so every decision-log hash stays the same). A cost above 0 makes progress
+//! fractional ([`Restarts::charges`]): each job carries the part of a chunk it processed
+//! into its next slot, so a restart costs exactly its time (a 30 s restart in a 60 s slot
+//! costs half the slot's chunks), not the whole chunk that rounding down would lose.
 //!
 //! Allocation-free and panic-free: [`Alloc`] is a fixed-size fingerprint, [`RestartState`] a
 //! few words per job.
@@ -216,6 +219,14 @@ impl Restarts {
     /// The scenario set a restart time (even 0): restarts are counted and reported.
     pub fn enabled(&self) -> bool {
         self.cost.is_some()
+    }
+
+    /// A restart costs time (the scenario set a restart time above 0): progress is then
+    /// counted in fractions of a chunk carried from slot to slot, so a restart of a fraction
+    /// of a slot loses that fraction of the slot's chunks, not a whole chunk. Off (and at a
+    /// cost of 0) callers keep their exact whole-chunk arithmetic.
+    pub fn charges(&self) -> bool {
+        self.cost.is_some_and(|c| !c.is_none())
     }
 
     /// A new slot: every job's allocation starts empty.

@@ -277,3 +277,39 @@ fn pollux_import_is_deterministic_and_linear_stays_linear() {
         serde_json::from_str(&import::import_json(Source::Philly, &o).unwrap()).unwrap();
     assert!(on["throughput"].is_object() && on["jobs"][0]["model"].is_string());
 }
+
+/// Issue 45: `import pollux --jobs 160 --servers 16 --seed 1` with the default horizon (200
+/// slots of about 11 s) leaves jobs that no policy can finish; the report names them in a
+/// warning (printed on stderr by `mlsched import`). The peer's workload, whose horizon is
+/// sized for every job, gets none.
+#[test]
+fn pollux_defaults_warn_naming_the_jobs_that_cannot_finish() {
+    let o = ImportOptions {
+        data_dir: data(),
+        jobs: 160,
+        servers: 16,
+        seed: 1,
+        ..ImportOptions::default()
+    };
+    let (v, report) = import::import_with_report(Source::Pollux, &o).unwrap();
+    assert!(!report.unfinishable.is_empty());
+    let text = report.to_string();
+    assert!(text.contains("WARNING:"), "{text}");
+    assert!(text.contains(&report.unfinishable[0]), "{text}");
+    // Each one named really cannot finish: even alone, at N_i linear workers.
+    let jobs = v["jobs"].as_array().unwrap();
+    let t = v["slots"].as_f64().unwrap();
+    for id in &report.unfinishable {
+        let j = jobs.iter().find(|j| j["id"] == json!(id)).unwrap();
+        let m = j["minibatch_time"].as_f64().unwrap() + 2.0 * j["comm_time"].as_f64().unwrap();
+        let need = j["epochs"].as_f64().unwrap() * j["minibatches_per_chunk"].as_f64().unwrap() * m;
+        assert!(j["arrival"].as_f64().unwrap() + need.ceil() > t, "{id}");
+    }
+    let peer = ImportOptions {
+        workload: Some(data().join("pollux-workloads/workload-6.csv")),
+        ..o
+    };
+    let (_, r) = import::import_with_report(Source::Pollux, &peer).unwrap();
+    assert!(r.unfinishable.is_empty(), "{:?}", r.unfinishable);
+    assert!(!r.to_string().contains("WARNING"));
+}

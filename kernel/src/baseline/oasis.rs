@@ -49,8 +49,8 @@ pub struct OasisJobState {
     /// all.
     #[serde(default)]
     fits_alone: bool,
-    /// Speed-up table only: the fraction of a chunk processed but not yet completed (carried
-    /// to the next slot the job runs in).
+    /// With a speed-up table or a restart cost: the fraction of a chunk processed but not yet
+    /// completed (carried to the next slot the job runs in).
     #[serde(default)]
     pub carry: f64,
 }
@@ -653,8 +653,11 @@ impl<'a> OasisBaseline<'a> {
             }
             self.held_at[j] = t;
             let job = &self.scn.jobs[j];
-            // usable = 1 exactly without a restart, so x * 1 / m keeps today's bits.
-            let can = chunks_in_slot(&self.scn, j, s, self.spans.take(j), usable);
+            // usable = 1 exactly without a restart, so x * 1 / m keeps today's bits; under a
+            // restart cost the fraction of a chunk is carried so a restart costs its time.
+            let fractional = self.restarts.charges();
+            let servers = self.spans.take(j);
+            let can = chunks_in_slot(&self.scn, j, s, servers, usable, fractional);
             let can = if can >= s.remaining as f64 {
                 s.remaining
             } else {
@@ -684,24 +687,31 @@ impl<'a> OasisBaseline<'a> {
 
 /// Chunks job `j` processes this slot: floor(x_i(t) / m_i) under the linear model; with a
 /// speed-up table, s(x_i(t), servers spanned) / m_i plus the carried fraction, whose remainder
-/// is carried on (so a sub-linear speed-up is not lost to rounding each slot).
+/// is carried on (so a sub-linear speed-up is not lost to rounding each slot). Under a restart
+/// cost (`fractional`) the linear model carries its fraction too: the `usable` part of the
+/// slot is what a restart costs, and rounding it down would cost a whole chunk instead.
 fn chunks_in_slot(
     scn: &OasisScenario,
     j: usize,
     s: &mut OasisJobState,
     servers: u32,
     usable: f64,
+    fractional: bool,
 ) -> f64 {
     let m = scn.jobs[j].chunk_time();
     match &scn.throughput {
-        None => floor_eps(s.workers as f64 * usable / m),
-        Some(t) => {
-            let x = s.carry + t.effective_workers(j, s.workers, servers) * usable / m;
-            let c = floor_eps(x);
-            s.carry = if x > c { x - c } else { 0.0 };
-            c
-        }
+        None if !fractional => floor_eps(s.workers as f64 * usable / m),
+        None => carried(s, s.workers as f64 * usable / m),
+        Some(t) => carried(s, t.effective_workers(j, s.workers, servers) * usable / m),
     }
+}
+
+/// Whole chunks of `s.carry + chunks`; the remainder is carried into the job's next slot.
+fn carried(s: &mut OasisJobState, chunks: f64) -> f64 {
+    let x = s.carry + chunks;
+    let c = floor_eps(x);
+    s.carry = if x > c { x - c } else { 0.0 };
+    c
 }
 
 /// The most units one slot can place (so the list of the last slot's units never grows in a

@@ -55,6 +55,7 @@ use std::path::{Path, PathBuf};
 pub mod binding;
 mod build;
 pub mod pollux;
+pub mod reach;
 mod read;
 pub mod workload;
 
@@ -269,6 +270,9 @@ pub struct ImportReport {
     pub capped: usize,
     /// The binding-resource check, when it ran (printed after the summary, on its own lines).
     pub binding: Option<binding::Binding>,
+    /// Kind "oasis": the jobs that cannot finish within the horizon even alone at their best
+    /// speed ([`reach`]); a warning line names them.
+    pub unfinishable: Vec<String>,
 }
 
 impl core::fmt::Display for ImportReport {
@@ -297,6 +301,10 @@ impl core::fmt::Display for ImportReport {
                 "; {} jobs' CPU or memory capped at the largest server's",
                 self.capped
             )?;
+        }
+        let h = &self.horizon;
+        if let Some(w) = reach::warning(&self.unfinishable, self.jobs, h.slots, h.slot_seconds) {
+            write!(f, "\n{w}")?;
         }
         match &self.binding {
             Some(b @ binding::Binding::Found(v)) if !v.is_empty() => write!(f, "\n{b}"),
@@ -333,8 +341,24 @@ pub fn import_value(source: Source, opts: &ImportOptions) -> Result<serde_json::
     import_with_report(source, opts).map(|(v, _)| v)
 }
 
-/// [`import_value`] and what the import took and chose.
+/// [`import_value`] and what the import took and chose, with the jobs that cannot finish
+/// within the horizon (kind "oasis", [`reach`]).
 pub fn import_with_report(
+    source: Source,
+    opts: &ImportOptions,
+) -> Result<(serde_json::Value, ImportReport), RunError> {
+    let (v, mut report) = import_mapped(source, opts)?;
+    if opts.kind == "oasis" {
+        // The value was just built from an OasisDoc: reading it back cannot fail.
+        if let Ok(doc) = serde_json::from_value(v.clone()) {
+            report.unfinishable = reach::unfinishable(&doc);
+        }
+    }
+    Ok((v, report))
+}
+
+/// The mapping itself (the module docs).
+fn import_mapped(
     source: Source,
     opts: &ImportOptions,
 ) -> Result<(serde_json::Value, ImportReport), RunError> {
@@ -450,6 +474,7 @@ pub fn import_with_report(
             .filter(|j| j.cpu > max_cpu || j.mem_gb > max_mem)
             .count(),
         horizon,
+        unfinishable: Vec::new(),
     };
     Ok((v, report))
 }

@@ -474,6 +474,7 @@ pub fn to_scenario(
         longest_job_slots: (longest * 100.0).round() / 100.0,
         capped: 0,
         binding: None,
+        unfinishable: Vec::new(),
     };
     Ok((doc, report))
 }

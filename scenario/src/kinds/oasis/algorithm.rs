@@ -387,9 +387,13 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
 }
 
 /// Executes one admitted plan under the restart cost ([`mlsched_kernel::restart`]): each
-/// planned slot's workers process floor(usable x / m_i) chunks, never more than the plan has
+/// planned slot's workers process usable x / m_i chunks, never more than the plan has
 /// scheduled up to that slot (slack later in the plan can catch up a loss, nothing runs ahead
-/// of it). Returns the slot of the last chunk (`None`: unfinished) and the restarts.
+/// of it). The fraction of a chunk left over is carried into the job's next planned slot, so a
+/// restart costs its time (a 30 s restart in a 60 s slot, half the slot's chunks), not the
+/// whole chunk that rounding down would lose; a slot capped by the plan carries nothing (that
+/// would be running ahead). Returns the slot of the last chunk (`None`: unfinished) and the
+/// restarts.
 pub(crate) fn execute_plan(
     plan: &[PlanSlot],
     chunk_time: f64,
@@ -398,6 +402,7 @@ pub(crate) fn execute_plan(
 ) -> (Option<u32>, u32) {
     let mut st = RestartState::default();
     let (mut planned, mut done) = (0u64, 0u64);
+    let mut carry = 0.0;
     let mut prev: Option<u32> = None;
     for &(t, chunks, x, a, restart) in plan {
         if restart || prev.is_some_and(|p| t > p + 1) {
@@ -407,10 +412,13 @@ pub(crate) fn execute_plan(
         prev = Some(t);
         let usable = st.step(a, cost);
         planned = planned.saturating_add(chunks);
-        let can = floor_eps(x as f64 * usable / chunk_time);
+        let progress = carry + x as f64 * usable / chunk_time;
+        let can = floor_eps(progress);
         let can = if can >= (planned - done) as f64 {
+            carry = 0.0;
             planned - done
         } else {
+            carry = if progress > can { progress - can } else { 0.0 };
             can as u64
         };
         done += can;
@@ -419,4 +427,53 @@ pub(crate) fn execute_plan(
         }
     }
     (None, st.restarts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One worker on `server` per slot of `servers`, `chunks` planned per slot.
+    fn plan(servers: &[u32], chunks: u64) -> Vec<PlanSlot> {
+        servers
+            .iter()
+            .enumerate()
+            .map(|(t, &h)| {
+                let mut a = Alloc::NONE;
+                a.add(0, h);
+                (t as u32, chunks, 1, a, false)
+            })
+            .collect()
+    }
+
+    fn cost(slots: f64) -> RestartCost {
+        RestartCost::slots(slots).unwrap()
+    }
+
+    #[test]
+    fn two_half_slot_restarts_cost_one_slot_not_two_chunks() {
+        // m = 1 slot per chunk, one worker: moved at slots 2 and 5. Each half-slot restart
+        // loses half a chunk: 0.5 in slot 2 (carried), 0.5 + 0.5 = 1 in slot 5, so the ten
+        // chunks end one slot late (slot 10); rounding each restart down to whole chunks
+        // would lose two (slot 11).
+        let p = plan(&[0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2], 1);
+        assert_eq!(execute_plan(&p, 1.0, 10, cost(0.5)), (Some(10), 2));
+        assert_eq!(execute_plan(&p, 1.0, 10, RestartCost::NONE), (Some(9), 2));
+        // A whole-slot restart does lose a whole chunk each time.
+        assert_eq!(execute_plan(&p, 1.0, 10, cost(1.0)), (Some(11), 2));
+    }
+
+    #[test]
+    fn plan_slack_catches_up_a_fractional_loss() {
+        // m = 0.8: one worker covers 1.25 chunks a slot, the plan asks 1. A half-slot restart
+        // at slot 3 processes 0.625 (carried), slot 4 1.875 (1 chunk), slot 5 2.125: back on
+        // the plan; the same at slot 6; the job ends with its plan (slot 9). A 1 s restart
+        // (1/60 slot) loses nothing whole; a 300 s one (5 slots) leaves it unfinished.
+        let p = plan(&[0, 0, 0, 1, 1, 1, 2, 2, 2, 2], 1);
+        assert_eq!(execute_plan(&p, 0.8, 10, cost(0.5)), (Some(9), 2));
+        assert_eq!(execute_plan(&p, 0.8, 10, cost(1.0 / 60.0)), (Some(9), 2));
+        assert_eq!(execute_plan(&p, 0.8, 10, cost(5.0)), (None, 2));
+        // Never ahead of the plan: with the same plan and no restart it ends where it ends.
+        assert_eq!(execute_plan(&p, 0.8, 10, RestartCost::NONE), (Some(9), 2));
+    }
 }

@@ -59,8 +59,10 @@ impl OasisBaseline<'_> {
         for _ in 0..x {
             if let Some(h) = self.workers.place_first(&job.worker_demand) {
                 self.jobs[j].workers += 1;
-                // As for the other baselines: the restart fingerprint counts units.
-                self.restarts.place(j, 0, 0);
+                // Unlike the round-robin baselines, Dorm keeps its placement between events
+                // and re-places jobs at an event (the Dorm paper's checkpoint-and-resume):
+                // the fingerprint is by server, so a re-placement is charged as a restart.
+                self.restarts.place(j, 0, h);
                 self.spans.mark(j, h);
                 out(&unit(false, h));
             }
@@ -68,7 +70,7 @@ impl OasisBaseline<'_> {
         for _ in 0..ps_for(job, x) {
             if let Some(k) = self.ps.place_first(&job.ps_demand) {
                 self.jobs[j].ps += 1;
-                self.restarts.place(j, 1, 0);
+                self.restarts.place(j, 1, k);
                 out(&unit(true, k));
             }
         }
