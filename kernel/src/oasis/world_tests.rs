@@ -79,6 +79,19 @@ fn held(s: &OasisScheduler, t: u32, h: u32) -> f64 {
 }
 
 #[test]
+fn a_clone_admits_without_growing_its_live_list() {
+    // Benchmarks time decisions on clones: a clone keeps room for every job's admission.
+    let s = OasisScheduler::new(&scn(vec![job(0, 4, 40.0), job(0, 4, 40.0)])).unwrap();
+    let mut c = s.clone();
+    assert!(c.ow.live.capacity() >= 2);
+    let d = feed(&mut c, 0, Event::JobArrived(0)).unwrap();
+    assert!(d[0].admitted);
+    let mut c2 = c.clone();
+    assert!(c2.ow.live.capacity() >= 2);
+    assert!(feed(&mut c2, 0, Event::JobArrived(1)).is_ok());
+}
+
+#[test]
 fn cancel_releases_from_its_slot_and_prices_follow() {
     let mut s = OasisScheduler::new(&scn(vec![job(0, 4, 40.0)])).unwrap();
     let d = feed(&mut s, 0, Event::JobArrived(0)).unwrap();
