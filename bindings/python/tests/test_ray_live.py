@@ -195,3 +195,87 @@ def test_template_checks():
         mray.Controller(dict(TEMPLATE, kind="oasis"))
     with pytest.raises(ValueError, match="jobs"):
         mray.Controller(dict(TEMPLATE, jobs=[dict(WAVES[0][0], arrival=0)]))
+    with pytest.raises(ValueError, match="policy"):
+        mray.Controller(TEMPLATE, policy="oasis-fifo")
+
+
+# A baseline's live run: kind online's FIFO (``baseline.*`` records) on the same servers; its
+# jobs take 4 workers each (8-11 slots in its model), spread over every server, two at a time.
+BASELINE_SLOT = 0.4
+BASELINE_WAVES = [
+    [job(11, 1200, 40, 4, 20), job(12, 800, 40, 4, 30)],
+    [job(13, 3000, 60, 4, 15), job(14, 500, 40, 4, 20)],
+]
+
+
+def test_baseline_live_submissions_and_a_lost_node(cluster):
+    c, nodes, res = cluster
+    template = dict(TEMPLATE, slots=64)
+    t = time.monotonic()
+    ctl = mray.Controller(template, policy="fifo", slot_seconds=BASELINE_SLOT)
+    try:
+        for k, wave in enumerate(BASELINE_WAVES):
+            for j in wave:
+                # A task trains for 4 slots, less than the job's model duration: it returns
+                # while the baseline still counts the job as running (``finished`` is a clock
+                # event for it).
+                ctl.submit(j, time.sleep, 4 * BASELINE_SLOT)
+            if k + 1 < len(BASELINE_WAVES):
+                time.sleep(3 * BASELINE_SLOT)
+        victim_job, victim = until(lambda: running_victim(ctl), "a job running off the head")
+        c.remove_node(nodes[victim])
+        until(lambda: any(e["event"] == "server_down" for e in ctl.events), "server_down")
+        c.add_node(node_ip_address=LOCAL, resources=res[int(victim[1:])], num_cpus=1)
+        until(lambda: any(e["event"] == "server_up" for e in ctl.events), "server_up")
+        rep = ctl.wait(timeout_s=90)
+    finally:
+        ctl.close()
+    wall = time.monotonic() - t
+
+    events = rep.events
+    down = [e for e in events if e["event"] == "server_down"]
+    up = [e for e in events if e["event"] == "server_up"]
+    assert [e["server"] for e in down] == [victim] and [e["server"] for e in up] == [victim]
+    submitted = [e["job"]["id"] for e in events if e["event"] == "submit"]
+    assert submitted == [j["id"] for w in BASELINE_WAVES for j in w]
+    assert not rep.refused and not rep.failures
+
+    # The live run is the offline run of the same events under the same policy.
+    offline = mlsched.run(template, policy="fifo", events=events)
+    assert rep.result == offline
+    result, log = mlsched.record_events(template, events, policy="fifo")
+    assert result == offline and log == rep.log
+    assert mlsched.replay(rep.log)["log_hash"] == rep.result["log_hash"]
+
+    # Only the baseline's records; the victim's run was interrupted at the down slot and the
+    # baseline started it again (a later ``baseline.placed``), afresh, on alive nodes.
+    records = {d["record"] for d in rep.decisions}
+    assert "baseline.start" in records and not any(r.startswith("online.") for r in records)
+    t_down = down[0]["at"]
+    ids = [r["id"] for r in rep.result["jobs"]]
+    cut = [d for d in rep.decisions if d["record"] == "baseline.interrupted"]
+    assert victim_job in {ids[int(d["data"]["job"])] for d in cut}
+    ran = [p for p in rep.placements if p["job_id"] == victim_job]
+    assert any(p["outcome"] in ("failed", "cancelled") and p["launched"] <= t_down for p in ran)
+    assert any(p["launched"] >= t_down and p["outcome"] == "returned" for p in ran)
+    assert rep.statuses[victim_job] == "finished"
+
+    # Each task group is one baseline.placed group, at its slot; the Ray-side types are the
+    # baseline's (the result rows name them).
+    placed = sorted((ids[int(d["data"]["job"])], int(d["data"]["slot"]), f"h{d['data']['server']}")
+                    for d in rep.decisions if d["record"] == "baseline.placed")
+    assert sorted({(p["job_id"], p["slot"], p["server"]) for p in rep.placements}) <= placed
+    rows = {r["id"]: r for r in rep.result["jobs"]}
+    for jid in submitted:
+        assert (ctl._jobs[jid].worker_type, ctl._jobs[jid].ps_type) == (
+            rows[jid]["worker_type"], rows[jid]["ps_type"])
+    for p in rep.placements:
+        if p["outcome"] == "returned":
+            assert p["node_id"] == p["expected_node_id"], p
+        if p["server"] == victim:
+            assert not (t_down <= p["launched"] < up[0]["at"]), p
+    assert set(rep.statuses) == set(submitted)
+    assert set(rep.statuses.values()) == {"finished"}
+    print(f"fifo live on 4 Ray nodes: {wall:.1f} s, {len(events)} events over {rep.slots} "
+          f"slots, {len(rep.placements)} tasks; {victim} lost at slot {t_down}: {victim_job} "
+          f"{rep.statuses[victim_job]}")

@@ -2,8 +2,8 @@
 runs each as Ray tasks where and when mlsched's engine decides, and feeds the engine what Ray
 reports (tasks done, nodes lost and back). Re-exported as ``mlsched.ray.Controller``.
 
-Model (kind ``online``, A_online)
----------------------------------
+Model (kind ``online``: A_online or a baseline)
+-----------------------------------------------
 - **Servers are Ray nodes**, as for ``mlsched.ray.execute``: server ``S`` of the template is
   hosted by the alive Ray node carrying the custom resource ``mlsched_server_S`` (``h0``,
   ``h1``, ...; ``mlsched.ray.node_resources(template, n)`` gives the resources of ``n`` such
@@ -17,21 +17,36 @@ Model (kind ``online``, A_online)
   scheduler asked to be woken by then). Every event fed is kept (``Controller.events``), so
   ``mlsched.run(template, events=controller.events)`` is the same run: the same decisions,
   placements and statuses, and ``mlsched.record_events`` gives the same log bytes.
-- **Decisions become Ray tasks**: an ``online.decision`` that schedules job j from slot
-  ``start`` with its ``online.placed`` records (workers and parameter servers per server) starts,
-  at slot ``start``, one Ray task per (server, role) group running ``fn(*args)`` with ``count x
-  demand`` of each Ray-side resource (the template's ``resources`` but the last, bandwidth),
-  pinned to the server's node (``NodeAffinitySchedulingStrategy(node, soft=False)``, no
-  retries). The job has finished when all its tasks returned.
+- **Policies**: ``policy=None`` (or ``"online"``) is A_online; any other name of
+  ``mlsched.policies("online")`` (``fifo``, ``drf``, ``las``, ``optimus``, ``antman``, ...) is
+  that baseline, which re-decides every slot (the controller then feeds ``advance`` at every
+  slot boundary up to the horizon).
+- **Decisions become Ray tasks**: a plan of job j from slot ``start`` is, for A_online, an
+  ``online.decision`` that schedules j with its ``online.placed`` records, and for a baseline
+  its ``baseline.placed`` records (written before the ``baseline.start`` of the same slot:
+  the first one opens the plan). Each ``*.placed`` gives j's workers and parameter servers on
+  one server. At slot ``start`` the controller starts one Ray task per (server, role) group
+  running ``fn(*args)`` with ``count x demand`` of each Ray-side resource (the template's
+  ``resources`` but the last, bandwidth), pinned to the server's node
+  (``NodeAffinitySchedulingStrategy(node, soft=False)``, no retries). A baseline's records
+  name no worker or PS type: the controller takes the baseline's own choice (the types with the
+  shortest time per mini-batch). The job has finished when all its tasks returned.
+- **A plan ends** with ``online.interrupted``, ``baseline.interrupted`` (a server it holds
+  went down or lost capacity), ``baseline.preempted`` (a baseline, e.g. AntMan, cut it to make
+  room) or ``baseline.cancelled``: the controller cancels the job's tasks still running
+  (``ray.cancel(force=True)``); unless the job is cancelled or A_online did not requeue it,
+  it waits, and the policy's next plan for it starts it afresh on its new servers
+  (``slurm/src/bridge/plans.rs`` reads the same records for the Slurm bridge).
 - **Failures**: a node that leaves Ray's node table (or is marked dead) is ``server_down`` for
   its server; the engine interrupts every job holding it (``online.interrupted``: the job stops
-  on every server, a gang cannot run with a member missing), the controller cancels the job's
-  other tasks (``ray.cancel(force=True)``), and the engine's open-world rule decides the rest
-  (A_online: the work left waits as a new arrival and a later round may place it again: the
-  controller then starts it afresh on its new servers; never placed again, its status is
-  ``lost``). A node carrying the resource again is ``server_up``. A task that raises while its
-  node is alive (``failure_grace_s`` after the error) fails its job: its other tasks are
-  cancelled and the engine is fed ``cancel`` (``LiveReport.failures``).
+  on every server, a gang cannot run with a member missing; a baseline writes
+  ``baseline.interrupted``), the controller cancels the job's other tasks, and the policy's
+  open-world rule decides the rest (A_online: the work left waits as a new arrival and a later
+  round may place it again; a baseline: the job is back in its queue with the work it has
+  done; the controller then starts it afresh on its new servers; never placed again, its
+  status is ``lost``). A node carrying the resource again is ``server_up``. A task that
+  raises while its node is alive (``failure_grace_s`` after the error) fails its job: its
+  other tasks are cancelled and the engine is fed ``cancel`` (``LiveReport.failures``).
 
 What the engine's model and Ray differ on (``docs/control-planes.md``, "Ray"): the engine's
 duration of a job is its model's, the task runs as long as ``fn`` does; a job running past its
@@ -48,11 +63,40 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import LoggedEngine, _text
+from . import LoggedEngine, _text, policies
 
 __all__ = ["Controller", "LiveReport"]
 
 _RUNNING, _WAITING, _DONE = "running", "waiting", "done"
+
+# The records that open, fill and end a job's plan (``slurm/src/bridge/plans.rs`` reads the
+# same): A_online's, and the online baselines' (``mlsched.policies("online")``).
+_PLAN_ENDS = ("online.interrupted", "baseline.interrupted", "baseline.preempted",
+              "baseline.cancelled")
+_PLAN_RECORDS = frozenset(("online.decision", "online.placed", "baseline.start",
+                           "baseline.placed") + _PLAN_ENDS)
+# Engine statuses after which a job is never placed again.
+_ENDED = ("finished", "cancelled", "lost", "rejected")
+
+
+def _baseline_types(d: Dict[str, Any], job: Dict[str, Any]) -> Tuple[int, Optional[int]]:
+    """The worker and PS types an online baseline runs ``job`` with (its records do not name
+    them): the pair minimising the time per mini-batch ``v_m + U_p + 2 pi / b_m``, ties to the
+    lower worker then PS type; ring has no PS type (``config`` in
+    ``kernel/src/baseline/online.rs``)."""
+    inf = float("inf")
+    v_of, u_of = job.get("minibatch_time", []), job.get("update_time", [])
+    best: Tuple[float, int, Optional[int]] = (inf, 0, None)
+    ring = d.get("architecture") == "ring"
+    for m, wt in enumerate(d.get("worker_types", [])):
+        v = float(v_of[m]) if m < len(v_of) else inf
+        comm = 2.0 * float(job.get("gradient_size", 0.0)) / float(wt["bw"])
+        for p in ([None] if ring else range(len(d.get("ps_types") or []))):
+            k = 0 if p is None else p
+            u = float(u_of[k]) if k < len(u_of) else (0.0 if p is None else inf)
+            if v + u + comm < best[0]:
+                best = (v + u + comm, m, p)
+    return best[1], best[2]
 
 
 @dataclass
@@ -111,6 +155,7 @@ class _Job:
     groups: List[Tuple[str, str, int]] = field(default_factory=list)
     refs: Dict[Any, Dict[str, Any]] = field(default_factory=dict)
     error: Optional[Tuple[float, str, str]] = None
+    spec: Dict[str, Any] = field(default_factory=dict)
 
 
 class Controller:
@@ -118,7 +163,8 @@ class Controller:
 
     ``scenario_template``: a scenario of kind ``online`` with no ``jobs`` (dict, JSON text or
     bytes): its servers, resources, types and horizon ``slots``. ``policy``: None or
-    ``"online"`` (A_online; the baselines' ``baseline.*`` records are not carried out yet).
+    ``"online"`` (A_online), or a baseline of ``mlsched.policies("online")`` (``"fifo"``,
+    ``"drf"``, ``"las"``, ...), the policy the offline run of ``events`` is then given.
     ``slot_seconds``: wall time of a slot. ``address``: ``None`` uses
     the Ray cluster this process is connected to, else starts a local Ray instance hosting every
     server (shut down by ``wait``/``close``); an address is passed to ``ray.init``.
@@ -137,8 +183,9 @@ class Controller:
         d = json.loads(self._text)
         if d.get("kind") != "online":
             raise ValueError(f"kind: the Ray controller runs kind online, not {d.get('kind')!r}")
-        if policy not in (None, "online"):
-            raise ValueError(f"policy: the Ray controller runs A_online, not {policy!r}")
+        if policy is not None and policy not in policies("online"):
+            raise ValueError(f"policy: {policy!r} is not one of kind online's "
+                             f"{policies('online')}")
         if d.get("jobs"):
             raise ValueError("jobs: a template lists no jobs (they are submitted)")
         if slot_seconds <= 0:
@@ -214,7 +261,7 @@ class Controller:
             self._check_running()
             if jid in self._jobs:
                 raise ValueError(f"job, field `id`: `{jid}` was already submitted")
-            self._jobs[jid] = _Job(jid, fn, tuple(args))
+            self._jobs[jid] = _Job(jid, fn, tuple(args), spec=dict(job))
             self._submits.append(dict(job))
         return jid
 
@@ -328,7 +375,9 @@ class Controller:
                 return False
             if any(j.state == _WAITING and j.start is not None for j in self._jobs.values()):
                 return False
-            waiting = any(j.state == _WAITING for j in self._jobs.values())
+            # A job the engine has ended (rejected, lost) is not waiting for a plan any more.
+            waiting = any(j.state == _WAITING and self._statuses.get(j.id) not in _ENDED
+                          for j in self._jobs.values())
             return not waiting or self._wake is None
 
     def _tick(self, t: int) -> None:
@@ -393,11 +442,12 @@ class Controller:
         return True
 
     def _take(self, decisions: List[Dict[str, Any]]) -> None:
-        """The engine's decisions: plans to start, interruptions to carry out."""
+        """The engine's decisions: plans to start, plans to end (``slurm/src/bridge/plans.rs``
+        reads the same records)."""
         self._report.decisions.extend(decisions)
         for dec in decisions:
             rec, data = dec["record"], dec["data"]
-            if rec not in ("online.decision", "online.placed", "online.interrupted"):
+            if rec not in _PLAN_RECORDS:
                 continue
             j = self._jobs.get(self._by_index[int(data["job"])])
             if j is None:
@@ -408,13 +458,33 @@ class Controller:
                 pt = data.get("ps_type")
                 j.ps_type = None if pt is None or int(pt) >= 2**32 - 1 else int(pt)
             elif rec == "online.placed" and j.start is not None:
-                for role, n in (("worker", data.get("workers", 0)), ("ps", data.get("ps", 0))):
-                    if int(n) > 0:
-                        j.groups.append((f"h{data['server']}", role, int(n)))
-            elif rec == "online.interrupted":
+                self._place(j, data)
+            elif rec in ("baseline.placed", "baseline.start"):
+                # A baseline writes a started job's placements before its start record: the
+                # first of them opens the plan (a plan's start is the slot it was decided in).
+                if j.start != int(data["slot"]):
+                    self._open_baseline_plan(j, int(data["slot"]))
+                if rec == "baseline.placed":
+                    self._place(j, data)
+            elif rec in _PLAN_ENDS:
+                # The plan ends on every server (a gang cannot run with a member missing).
                 self._stop_tasks(j, "cancelled")
                 j.start, j.groups = None, []
-                j.state = _WAITING if data.get("requeued") and j.state != _DONE else _DONE
+                again = rec != "baseline.cancelled" and (
+                    rec != "online.interrupted" or bool(data.get("requeued")))
+                j.state = _WAITING if again and j.state != _DONE else _DONE
+
+    def _place(self, j: _Job, data: Dict[str, Any]) -> None:
+        """One ``*.placed`` record: the plan's (server, role, count) groups on that server."""
+        for role, n in (("worker", data.get("workers", 0)), ("ps", data.get("ps", 0))):
+            if int(n) > 0:
+                j.groups.append((f"h{data['server']}", role, int(n)))
+
+    def _open_baseline_plan(self, j: _Job, start: int) -> None:
+        """A baseline's new plan for ``j`` from slot ``start``; its records name no task types,
+        so they are the baseline's choice (``_baseline_types``)."""
+        j.start, j.groups = start, []
+        j.worker_type, j.ps_type = _baseline_types(self._d, j.spec)
 
     def _launch(self, t: int) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # type: ignore
