@@ -279,3 +279,33 @@ def test_baseline_live_submissions_and_a_lost_node(cluster):
     print(f"fifo live on 4 Ray nodes: {wall:.1f} s, {len(events)} events over {rep.slots} "
           f"slots, {len(rep.placements)} tasks; {victim} lost at slot {t_down}: {victim_job} "
           f"{rep.statuses[victim_job]}")
+
+
+def test_antman_preempts_a_live_job(cluster):
+    """AntMan: j22 (light, opportunistic) runs beside j21; j23 (heavy, a resource guarantee)
+    arrives, does not fit, and cuts j22 (``baseline.preempted``): the controller cancels
+    j22's tasks and starts it afresh when AntMan places it again."""
+    template = dict(TEMPLATE, slots=48)
+    ctl = mray.Controller(template, policy="antman", slot_seconds=BASELINE_SLOT)
+    try:
+        ctl.submit(job(21, 3000, 40, 4, 20), time.sleep, 4 * BASELINE_SLOT)
+        ctl.submit(job(22, 100, 40, 4, 30), time.sleep, 6 * BASELINE_SLOT)
+        until(lambda: "j22" in ctl.running(), "j22 running")
+        ctl.submit(job(23, 5000, 40, 4, 15), time.sleep, 4 * BASELINE_SLOT)
+        rep = ctl.wait(timeout_s=60)
+    finally:
+        ctl.close()
+    assert not rep.refused and not rep.failures
+    offline = mlsched.run(template, policy="antman", events=rep.events)
+    assert rep.result == offline
+    assert mlsched.record_events(template, rep.events, policy="antman")[1] == rep.log
+    ids = [r["id"] for r in rep.result["jobs"]]
+    cuts = [d["data"] for d in rep.decisions if d["record"] == "baseline.preempted"]
+    assert [(ids[int(c["job"])], ids[int(c["by"])]) for c in cuts] == [("j22", "j23")]
+    t_cut = int(cuts[0]["slot"])
+    ran = [p for p in rep.placements if p["job_id"] == "j22"]
+    first = [p for p in ran if p["launched"] < t_cut]
+    again = [p for p in ran if p["launched"] > t_cut]
+    assert first and all(p["outcome"] == "cancelled" for p in first)
+    assert again and all(p["outcome"] == "returned" for p in again)
+    assert rep.statuses == {"j21": "finished", "j22": "finished", "j23": "finished"}
