@@ -2,7 +2,8 @@
 on 127.0.0.1, node k hosting server ``h<k>`` as the custom resource ``mlsched_server_h<k>``):
 jobs submitted over time, one node removed mid-run (its jobs interrupted and handled by
 A_online's open-world rule) and a replacement joining; the live run equals the offline run of
-the events it fed, and its decision log replays identical. Run by
+the events it fed, and its decision log replays identical; the same with the FIFO baseline
+(``baseline.*`` records, a node removed) and with AntMan cutting a running job. Run by
 ``bindings/python/run-ray-tests.sh``; skipped when ray is not installed."""
 import os
 import pathlib

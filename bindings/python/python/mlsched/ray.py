@@ -33,15 +33,16 @@ Model
   jobs go on.
 
 Live submissions and node failures: ``Controller`` (module ``mlsched.ray_live``, re-exported
-here) takes jobs while it runs, starts them where the engine decides and feeds back what Ray's
-node table says.
+here) takes jobs while it runs, starts them where the engine decides (kind ``online``: A_online
+or one of its baselines) and feeds back what Ray's node table says.
 
-Kinds ``oasis`` and ``online`` with their own algorithms (``policy=None``). Not implemented:
-the baselines (their ``baseline.*`` records would map the same way, one group per server and
-slot), kind ``placement`` (a static assignment: one long-running group per job and server, no
-slots), kind ``preempt`` (``preempt.dispatch`` to an edge node or the cloud, a preemption being
-a task cancelled with ``ray.cancel`` and restarted later) and kind ``route`` (``route.placed``:
-one group per pod on its server).
+Kinds ``oasis`` and ``online`` with their own algorithms (``policy=None``). Not implemented
+here: the baselines (the live ``Controller`` carries out kind online's; for a known scenario
+their ``baseline.*`` records would map the same way, one group per server and slot), kind
+``placement`` (a static assignment: one long-running group per job and server, no slots),
+kind ``preempt`` (``preempt.dispatch`` to an edge node or the cloud, a preemption being a task
+cancelled with ``ray.cancel`` and restarted later) and kind ``route`` (``route.placed``: one
+group per pod on its server).
 """
 from __future__ import annotations
 
