@@ -168,12 +168,13 @@ def test_live_submissions_and_a_lost_node(cluster):
           f"{rep.statuses[victim_job]}")
 
 
-def test_cancel_a_running_job_and_a_missing_server(cluster):
+@pytest.mark.parametrize("policy", [None, "fifo"])
+def test_cancel_a_running_job_and_a_missing_server(cluster, policy):
     with pytest.raises(ValueError, match="mlsched_server_h4"):
         mray.Controller(dict(TEMPLATE, servers=TEMPLATE["servers"] + [[4, 32, 10]]))
-    ctl = mray.Controller(TEMPLATE, slot_seconds=SLOT)
+    ctl = mray.Controller(TEMPLATE, policy=policy, slot_seconds=SLOT)
     try:
-        small = job(7, 1200, 20, 8, 20)  # placed at slot 17 for 6 slots
+        small = job(7, 1200, 20, 8, 20)  # A_online: placed at slot 17 for 6 slots; FIFO: at once
         ctl.submit(small, time.sleep, 120.0)
         with pytest.raises(ValueError, match="already submitted"):
             ctl.submit(small, time.sleep, 1.0)
@@ -187,8 +188,10 @@ def test_cancel_a_running_job_and_a_missing_server(cluster):
     assert [e["event"] for e in rep.events if e["event"] != "advance"] == ["submit", "cancel"]
     assert rep.statuses == {"j7": "cancelled"}
     assert rep.placements and all(p["outcome"] == "cancelled" for p in rep.placements)
-    assert rep.result == mlsched.run(TEMPLATE, events=rep.events)
+    assert rep.result == mlsched.run(TEMPLATE, policy=policy, events=rep.events)
     assert mlsched.replay(rep.log)["log_hash"] == rep.result["log_hash"]
+    ended = "baseline.cancelled" if policy else "online.interrupted"
+    assert [d["record"] for d in rep.decisions if d["record"] == ended] == [ended]
 
 
 def test_template_checks():
