@@ -362,8 +362,8 @@ impl<R: Runner> Bridge<R> {
                 Some(observe::NewJob::Refuse(why)) => self.refuse(job, &why),
                 Some(observe::NewJob::Submit(obj)) => {
                     let ev = HostEvent::Submit { at: t, job: obj };
-                    // The engine's error names the job, the field and the problem: the
-                    // user reads it in the job's comment.
+                    // The engine's error (its subject, field and problem) goes into the
+                    // job's comment, where the user reads why.
                     match self.feed(ev, Some(job.id))? {
                         Some(e) => self.refuse(job, &format!("refused by the engine: {e}")),
                         None => {
