@@ -63,6 +63,7 @@ pub struct Bridge<R: Runner> {
     meta: Meta,
     engine: Engine<LogFileWriter>,
     plans: Plans,
+    caps: observe::Capacities,
     journal: Journal,
     /// Slurm job id -> engine job id, for every job submitted to the engine.
     jobs: BTreeMap<u64, String>,
@@ -98,7 +99,15 @@ impl<R: Runner> Bridge<R> {
                 message: format!("--slot-seconds must be > 0, got {}", opts.slot_seconds),
             });
         }
-        client.check_template(&opts.scenario, opts.partition.as_deref())?;
+        // The journal first: a resumed run's nodes may have changed capacity since the
+        // template was written (fed as `capacity` events), so only its servers are checked.
+        let (journal, lines) = Journal::open(&opts.state)?;
+        if lines.is_empty() {
+            client.check_template(&opts.scenario, opts.partition.as_deref())?;
+        } else {
+            let nodes = client.partition_nodes(opts.partition.as_deref())?;
+            crate::template::check_servers(&opts.scenario, &nodes)?;
+        }
         let fresh = Meta {
             epoch_ms: now_ms(),
             slot_seconds: opts.slot_seconds,
@@ -106,7 +115,7 @@ impl<R: Runner> Bridge<R> {
             scenario: opts.scenario.clone(),
         };
         let meta = journal::meta(&opts.state, fresh)?;
-        let (journal, lines) = Journal::open(&opts.state)?;
+        let caps = observe::Capacities::from_template(&opts.scenario);
         let run = RunOptions {
             policy: opts.policy.clone(),
             all_categories: false,
@@ -120,6 +129,7 @@ impl<R: Runner> Bridge<R> {
             meta,
             engine,
             plans: Plans::default(),
+            caps,
             journal,
             jobs: BTreeMap::new(),
             started: HashMap::new(),
@@ -139,6 +149,15 @@ impl<R: Runner> Bridge<R> {
             match line {
                 Line::Start(id, plan) => {
                     self.started.insert(id, plan);
+                }
+                Line::Advances(from, to) => {
+                    for at in from..=to {
+                        self.apply(&HostEvent::Advance { at }).map_err(|e| {
+                            SlurmError::Request {
+                                message: format!("journal line {} does not re-feed: {e}", i + 1),
+                            }
+                        })?;
+                    }
                 }
                 Line::Event(v, slurm) => {
                     let ev = event::from_value(&v).map_err(|e| SlurmError::Request {
@@ -177,6 +196,12 @@ impl<R: Runner> Bridge<R> {
                 let name = job.get("id").and_then(|v| v.as_str()).unwrap_or("");
                 self.jobs.insert(id, name.to_string());
             }
+            (
+                HostEvent::Capacity {
+                    server, capacity, ..
+                },
+                _,
+            ) => self.caps.fed(server, capacity),
             (HostEvent::Finished { job, .. } | HostEvent::Cancel { job, .. }, _) => {
                 if let Some((&id, _)) = self.jobs.iter().find(|(_, j)| *j == job) {
                     self.ended.insert(id);
@@ -187,17 +212,17 @@ impl<R: Runner> Bridge<R> {
     }
 
     /// Feeds `ev` and queues it for the journal; an event the engine refuses is reported and
-    /// dropped (`Ok(false)`): a refused event leaves the engine as it was.
-    fn feed(&mut self, ev: HostEvent, slurm: Option<u64>) -> Result<bool, SlurmError> {
+    /// dropped (`Ok(Some(the engine's error))`): a refused event leaves the engine as it was.
+    fn feed(&mut self, ev: HostEvent, slurm: Option<u64>) -> Result<Option<String>, SlurmError> {
         match self.apply(&ev) {
             Ok(()) => {
                 self.remember(&ev, slurm);
                 self.pending.push(Line::Event(ev.to_value(), slurm));
-                Ok(true)
+                Ok(None)
             }
             Err(RunError::Input(e)) => {
                 self.say(format!("bridge: event {} refused: {e}", ev.to_json()));
-                Ok(false)
+                Ok(Some(e.to_string()))
             }
             Err(e) => Err(engine_err(e)),
         }
@@ -282,6 +307,9 @@ impl<R: Runner> Bridge<R> {
             if let Some(ev) = observe::node_event(t, node, down) {
                 self.feed(ev, None)?;
             }
+            if let Some(ev) = self.caps.event(t, node) {
+                self.feed(ev, None)?;
+            }
         }
         self.end_events(t, &jobs)?;
         self.submissions(t, &jobs, partition.as_deref())?;
@@ -334,11 +362,13 @@ impl<R: Runner> Bridge<R> {
                 Some(observe::NewJob::Refuse(why)) => self.refuse(job, &why),
                 Some(observe::NewJob::Submit(obj)) => {
                     let ev = HostEvent::Submit { at: t, job: obj };
-                    let before = self.pending.len();
-                    if !self.feed(ev, Some(job.id))? {
-                        self.refuse(job, "refused by the engine (see the bridge's output)");
-                    } else if self.pending.len() > before {
-                        self.say(format!("bridge: slot {t}: Slurm job {} submitted", job.id));
+                    // The engine's error (its subject, field and problem) goes into the
+                    // job's comment, where the user reads why.
+                    match self.feed(ev, Some(job.id))? {
+                        Some(e) => self.refuse(job, &format!("refused by the engine: {e}")),
+                        None => {
+                            self.say(format!("bridge: slot {t}: Slurm job {} submitted", job.id))
+                        }
                     }
                 }
             }
@@ -351,5 +381,160 @@ impl<R: Runner> Bridge<R> {
         if let Err(e) = self.client.cancel(job, why) {
             self.say(format!("bridge: cannot cancel Slurm job {}: {e}", job.id));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Recorded;
+    use crate::template::{self, Kind};
+    use std::path::Path;
+
+    const SINFO_IDLE: &str = include_str!("../../tests/fixtures/sinfo-idle.json");
+    const SQUEUE_ENDED: &str = include_str!("../../tests/fixtures/squeue-ended.json");
+    const SQUEUE_MIXED: &str = include_str!("../../tests/fixtures/squeue-mixed.json");
+
+    fn state(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("mlsched-bridge-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// A bridge on recorded `sinfo` and `squeue` output, its template the idle cluster's.
+    fn bridge(sinfo: &str, squeue: &str, state: &Path) -> Bridge<Recorded> {
+        let nodes = crate::node::parse_sinfo("sinfo --json", SINFO_IDLE).unwrap();
+        let runner = Recorded::new()
+            .answer("sinfo --json", sinfo)
+            .answer("squeue --json --states=all", squeue);
+        let opts = Options {
+            scenario: template::write(Kind::Online, &nodes).unwrap().json,
+            policy: None,
+            slot_seconds: 60.0,
+            state: state.to_path_buf(),
+            partition: None,
+            until_idle: None,
+            quiet: true,
+        };
+        Bridge::open(Client::new(runner), opts).unwrap()
+    }
+
+    fn capacity_lines(state: &Path) -> Vec<Value> {
+        let (_, lines) = Journal::open(state).unwrap();
+        lines
+            .into_iter()
+            .filter_map(|l| match l {
+                Line::Event(v, _) if v["event"] == "capacity" => Some(v),
+                _ => None,
+            })
+            .collect()
+    }
+
+    use serde_json::Value;
+
+    #[test]
+    fn a_gres_change_is_fed_once_and_not_again_after_a_restart() {
+        let dir = state("capacity");
+        let mut b = bridge(SINFO_IDLE, SQUEUE_ENDED, &dir);
+        b.tick(0).unwrap();
+        drop(b);
+        assert!(capacity_lines(&dir).is_empty());
+        // n2's GRES goes from gpu:4 to gpu:2 (the recorded output, that one field changed).
+        let at = SINFO_IDLE.find("\"name\": \"n2\"").unwrap();
+        let gres = SINFO_IDLE[..at].rfind("\"gres\": \"gpu:4\"").unwrap();
+        let changed = format!(
+            "{}\"gres\": \"gpu:2\"{}",
+            &SINFO_IDLE[..gres],
+            &SINFO_IDLE[gres + "\"gres\": \"gpu:4\"".len()..]
+        );
+        // The resumed bridge accepts the template (servers only) and feeds the change.
+        let mut b = bridge(&changed, SQUEUE_ENDED, &dir);
+        b.tick(1).unwrap();
+        drop(b);
+        let fed = capacity_lines(&dir);
+        assert_eq!(
+            fed,
+            [
+                serde_json::json!({"at": 1, "event": "capacity", "server": "n2", "capacity": [2.0, 8.0, 1000.0]})
+            ]
+        );
+        // Restarted again: the journal's capacity is the one in force, nothing is re-fed.
+        let mut b = bridge(&changed, SQUEUE_ENDED, &dir);
+        b.tick(2).unwrap();
+        drop(b);
+        assert_eq!(capacity_lines(&dir).len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_submission_the_engine_refuses_is_cancelled_with_its_error() {
+        let dir = state("refused");
+        // Job 5 is held with an `mlsched:` comment; make its JSON whole but without the
+        // fields a job of kind online needs.
+        let squeue = SQUEUE_MIXED.replace(
+            "\"comment\": \"mlsched:{\\\"weight\\\":\"",
+            "\"comment\": \"mlsched:{\\\"weight\\\": 2}\"",
+        );
+        assert_ne!(squeue, SQUEUE_MIXED);
+        let mut b = bridge(SINFO_IDLE, &squeue, &dir);
+        b.tick(0).unwrap();
+        let calls = b.client.runner().calls();
+        let update = calls
+            .iter()
+            .find(|c| c.starts_with("scontrol update jobid=5 Comment="))
+            .expect("job 5 cancelled");
+        let reason = update
+            .split_once(" mlsched-cancel:")
+            .map(|(_, r)| r)
+            .unwrap();
+        assert_eq!(
+            reason,
+            "refused by the engine: event, field `job`: missing field `epochs`"
+        );
+        assert!(update.contains("Comment=mlsched:{") && update.contains("\"weight\":2"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The engine a bridge on `state` rebuilds, finished: its result and its decision log.
+    fn rebuilt(state: &Path) -> (String, Vec<u8>) {
+        let mut b = bridge(SINFO_IDLE, SQUEUE_ENDED, state);
+        let result = b.engine.finish(&mut |_| {}).unwrap().to_json();
+        (result, b.engine.into_sink().finish())
+    }
+
+    #[test]
+    fn a_compacted_journal_rebuilds_the_same_engine() {
+        let dir = state("compacted");
+        // Job 5 held with a whole job JSON: a submission, a plan, starts (which fail: the
+        // recorded runner has no `scontrol` answers) among the advances.
+        let job = r#"mlsched:{"weight": 100, "epochs": 1, "chunks": 2, "minibatches_per_chunk": 1, "minibatch_time": [8], "update_time": [0], "gradient_size": 0}"#;
+        let squeue = SQUEUE_MIXED.replace(
+            r#""mlsched:{\"weight\":""#,
+            &serde_json::to_string(job).unwrap(),
+        );
+        assert_ne!(squeue, SQUEUE_MIXED);
+        let mut b = bridge(SINFO_IDLE, &squeue, &dir);
+        for t in (0..12).filter(|t| *t != 7) {
+            b.tick(t).unwrap();
+        }
+        drop(b);
+        let copy = state("compacted-copy");
+        std::fs::create_dir_all(&copy).unwrap();
+        for f in ["bridge.json", "journal.jsonl"] {
+            std::fs::copy(dir.join(f), copy.join(f)).unwrap();
+        }
+        let (mut j, lines) = Journal::open(&copy).unwrap();
+        assert!(lines
+            .iter()
+            .any(|l| matches!(l, Line::Event(v, Some(5)) if v["event"] == "submit")));
+        j.compact().unwrap();
+        drop(j);
+        let (_, compacted) = Journal::open(&copy).unwrap();
+        assert!(compacted.len() < lines.len(), "{compacted:?}");
+        assert!(compacted.contains(&Line::Advances(8, 11)), "{compacted:?}");
+        assert_eq!(rebuilt(&copy), rebuilt(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&copy);
     }
 }
