@@ -524,6 +524,21 @@ impl Feeder {
     }
 }
 
+impl Feeder {
+    /// Advances `engine` through every wake-up it has left (the slot it is at first, if not
+    /// advanced yet): what a host sends as `advance` events to take a run to its end.
+    pub fn advance_to_end<L: LogSink>(
+        &self,
+        engine: &mut Engine<L>,
+        mut out: Option<&mut dyn FnMut(Decision)>,
+    ) -> Result<(), RunError> {
+        while let Some(t) = pending_slot(engine) {
+            feed(engine, t, Event::SlotAdvanced, &mut out)?;
+        }
+        Ok(())
+    }
+}
+
 /// The next slot a whole run would advance before any new arrival: the current one if it has
 /// not been advanced, else the scheduler's next wake-up (after the current slot).
 fn pending_slot<L: LogSink>(e: &Engine<L>) -> Option<Slot> {

@@ -279,9 +279,11 @@ fn acknowledged_events_survive_sigkill() {
     };
     let mut e = Engine::new(&scenario, &fifo).unwrap();
     let f = Feeder::new(&e);
+    let mut events = Vec::new();
     for item in &h {
         let ev = event::from_value(&item["event"]).unwrap();
         f.apply(&mut e, &ev, None).unwrap();
+        events.push(ev);
     }
     // Then both to the end of the run: an `advance` at every wake-up left, sent to the service
     // as a host would, so that the served run is the whole run `mlsched run --events` makes.
@@ -291,12 +293,21 @@ fn acknowledged_events_survive_sigkill() {
         let r = c.post("/v1/clusters/c/events", &line).unwrap();
         assert_eq!(r.status, 200, "{line}: {}", r.text());
         f.apply(&mut e, &ev, None).unwrap();
+        events.push(ev);
     }
     let fin = c.post("/v1/clusters/c/finish", "").unwrap();
     assert_eq!(fin.status, 200, "{}", fin.text());
     let served = fin.json()["log_hash"].as_str().unwrap().to_string();
     let offline = e.finish(&mut |_| {}).unwrap();
     assert_eq!(offline.log_hash(), served);
+    // And `mlsched run SCENARIO --events ACKED` (its library call; the events hold `arrive`s,
+    // so the run is host-driven, applied as the service applied them): the same hash.
+    let (run, _log) = replay::record_events(&scenario, &fifo, &events, &mut |_| {}).unwrap();
+    assert_eq!(
+        run.log_hash(),
+        served,
+        "mlsched run --events on the acknowledged events"
+    );
     // Not `mlsched run SCENARIO --events ACKED`: that run arrives the scenario's listed jobs
     // itself at their `arrival`, while here the clients send those jobs' `arrive` events
     // (at or after it); the host-driven log the service keeps is replayed by `mlsched replay`

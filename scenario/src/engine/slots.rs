@@ -9,6 +9,13 @@
 //! jobs), then `SlotAdvanced`. The next slot is the earliest of the next arrival, the
 //! scheduler's next wake-up and the next host event; an `advance` event only makes its slot one
 //! the loop visits.
+//!
+//! **Host-driven runs.** When the events name listed jobs' arrivals (`arrive` events), the
+//! host drives the run as it drives the service (`docs/serve.md`): the scenario's own arrivals
+//! are not fed, every event is applied in the file's order exactly as the service applies it
+//! ([`crate::event::Feeder::apply`]: the wake-ups before its slot, then the event), and the run
+//! then goes through every wake-up left to its end. So a service cluster fed those events,
+//! then `advance`d to the end, finishes with the same `log_hash`.
 use super::{earliest, Engine, Out, RunProgress};
 use crate::error::RunError;
 use crate::event::HostEvent;
@@ -45,6 +52,9 @@ impl<L: LogSink> Engine<L> {
         observe: &mut dyn FnMut(RunProgress),
         events: &[HostEvent],
     ) -> Result<&ResultDoc, RunError> {
+        if events.iter().any(|e| matches!(e, HostEvent::Arrive { .. })) {
+            return self.run_host_driven(out, observe, events);
+        }
         let mut next = 0usize;
         let mut host = 0usize;
         let mut t = match self.now {
@@ -106,6 +116,37 @@ impl<L: LogSink> Engine<L> {
                 break;
             }
         }
+        self.finish_to(out)
+    }
+
+    /// A host-driven run (module docs): every event as the service applies it, then to the end.
+    fn run_host_driven(
+        &mut self,
+        out: &mut Out<'_>,
+        observe: &mut dyn FnMut(RunProgress),
+        events: &[HostEvent],
+    ) -> Result<&ResultDoc, RunError> {
+        let f = crate::event::Feeder::new(self);
+        let jobs = self.order.len() as u32;
+        let mut arrived = 0u32;
+        for (k, e) in events.iter().enumerate() {
+            let sink = out
+                .0
+                .as_mut()
+                .map(|g| &mut **g as &mut dyn FnMut(super::Decision));
+            f.apply(self, e, sink).map_err(|x| numbered(x, k))?;
+            arrived += u32::from(matches!(e, HostEvent::Arrive { .. }));
+            observe(RunProgress {
+                slot: e.at(),
+                arrived: arrived.min(jobs),
+                jobs,
+            });
+        }
+        let sink = out
+            .0
+            .as_mut()
+            .map(|g| &mut **g as &mut dyn FnMut(super::Decision));
+        f.advance_to_end(self, sink)?;
         self.finish_to(out)
     }
 
