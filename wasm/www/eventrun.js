@@ -47,6 +47,21 @@ export function driveEvents(Engine, scenarioJson, policy, events = []) {
       }
     };
     const evs = events.map((ev, i) => ({ ev, i })).sort((a, b) => a.ev.at - b.ev.at || a.i - b.i).map((x) => x.ev);
+    if (evs.some((ev) => ev.event === "arrive")) {
+      // Host-driven (docs/open-world.md, "A run with events"): the listed jobs arrive when the
+      // events say; each event applied in order as the service applies it, then every wake-up
+      // left (the current slot first, if it was not advanced), as `mlsched run --events` does.
+      for (const ev of evs) take(e.event(ev), ev.at, ev);
+      if (e.now !== undefined) {
+        try {
+          take(e.event({ at: e.now, event: "advance" }), e.now, null);
+        } catch (err) {
+          if (!/already advanced/.test(String(err.message))) throw err;
+        }
+      }
+      for (let w = e.nextWakeup; w !== undefined; w = e.nextWakeup) take(e.event({ at: w, event: "advance" }), w, null);
+      return { decisions: all, byJob, general, serverIds: e.serverIds, result: JSON.parse(e.finish()) };
+    }
     const order = e.arrivalOrder();
     let next = 0, host = 0;
     const nextEvent = () => evs[host]?.at;
