@@ -120,6 +120,12 @@ test("live mode: the page draws the decisions a client sends to a running servic
   assert.equal(live.decisions, decisions, "every acknowledged decision shown");
   assert.deepEqual(live.errors, []);
   // The decision list names the events and the jobs; the canvas shows the cells and h0's down interval.
+  // (Both are redrawn on the next animation frame after the events are taken: wait for it.)
+  await page.waitForFunction(
+    (n) => document.querySelectorAll("#decisions li[data-seq]").length === n,
+    events.length,
+    { timeout: 15000 },
+  );
   const items = await page.$$eval("#decisions li[data-seq]", (l) => l.map((x) => x.textContent));
   assert.equal(items.length, events.length);
   const text = items.join("\n");
@@ -144,7 +150,12 @@ test("live mode: the page draws the decisions a client sends to a running servic
   const r = await call("POST", "/v1/clusters/live/events", { at: 13, event: "submit", job: job(3, 13) });
   assert.equal(r.status, 200);
   await page.waitForFunction((n) => window.mlschedViz.live().seq === n, events.length + 1, { timeout: 15000 });
-  assert.match(await page.textContent("#decisions"), new RegExp(`submitted ${jobs[3].id}`));
+  // The list is redrawn on the next animation frame after the event is taken: wait for it.
+  await page.waitForFunction(
+    (id) => document.querySelector("#decisions").textContent.includes(`submitted ${id}`),
+    jobs[3].id,
+    { timeout: 15000 },
+  );
   assert.equal((await call("POST", "/v1/clusters/live/finish")).status, 200);
   await page.waitForFunction(() => window.mlschedViz.live().ended === "finished", null, { timeout: 15000 });
   await page.close();
