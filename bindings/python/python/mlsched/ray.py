@@ -53,7 +53,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import Engine, _text
 
-__all__ = ["execute", "node_resources", "servers", "Report", "Controller", "LiveReport"]
+__all__ = ["execute", "node_resources", "servers", "server_nodes", "Report", "Controller", "LiveReport"]
 
 
 @dataclass
@@ -189,6 +189,21 @@ class _Plan:
         return max((max(s) for s in self.slots.values() if s), default=-1)
 
 
+def server_nodes() -> Dict[str, str]:
+    """Server id -> id of the alive Ray node carrying ``mlsched_server_<server>`` (the first
+    such node in Ray's node table): where ``execute`` and ``Controller`` run a server's tasks."""
+    import ray  # type: ignore
+
+    out: Dict[str, str] = {}
+    for n in ray.nodes():
+        if not n.get("Alive"):
+            continue
+        for r in n.get("Resources", {}):
+            if r.startswith("mlsched_server_"):
+                out.setdefault(r[len("mlsched_server_"):], n["NodeID"])
+    return out
+
+
 def execute(scenario: Any, *, slot_seconds: float = 0.1, address: Optional[str] = None,
             policy: Optional[str] = None, fail_jobs: Tuple[int, ...] = (),
             timeout_s: float = 600.0) -> Report:
@@ -220,13 +235,7 @@ def execute(scenario: Any, *, slot_seconds: float = 0.1, address: Optional[str] 
             ray.init(address=address, log_to_driver=False)
         started = True
     try:
-        nodes: Dict[str, str] = {}
-        for n in ray.nodes():
-            if not n.get("Alive"):
-                continue
-            for r in n.get("Resources", {}):
-                if r.startswith("mlsched_server_"):
-                    nodes.setdefault(r[len("mlsched_server_"):], n["NodeID"])
+        nodes = server_nodes()
         for s in names:
             if s not in nodes:
                 raise ValueError(f"server {s}: no alive Ray node carries the resource mlsched_server_{s}")

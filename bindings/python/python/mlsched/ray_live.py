@@ -569,16 +569,9 @@ class Controller:
 
     def _node_table(self) -> Dict[str, str]:
         """Server -> id of the alive Ray node carrying ``mlsched_server_<server>``."""
-        import ray  # type: ignore
+        from .ray import server_nodes  # ray.py imports this module: import when called
 
-        out: Dict[str, str] = {}
-        for n in ray.nodes():
-            if not n.get("Alive"):
-                continue
-            for r in n.get("Resources", {}):
-                if r.startswith("mlsched_server_"):
-                    out.setdefault(r[len("mlsched_server_"):], n["NodeID"])
-        return out
+        return server_nodes()
 
     def _finish(self) -> LiveReport:
         self._finishing = True
