@@ -29,6 +29,8 @@ use mlsched_scenario::engine::Engine;
 use mlsched_scenario::error::RunError;
 use mlsched_scenario::event::{Feeder, HostEvent};
 use mlsched_scenario::run::RunOptions;
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Per mille of the servers in a batch.
@@ -100,6 +102,24 @@ fn main() {
             o.world_all().alone.at(0.99) / c.arrive.alone.at(0.99),
         );
     }
+    if let (Some(c), Some(o)) = (&closed, &open) {
+        println!(
+            "ratios (CPU, per decision): open p99 decision / closed p99 decision {:.2}x; \
+             decisions inside world events p99 / closed p99 decision {:.2}x",
+            o.decisions.all().at(0.99) / c.decisions.all().at(0.99),
+            o.decisions.in_world.at(0.99) / c.decisions.all().at(0.99),
+        );
+        println!(
+            "ratios (CPU, committed decisions): re-plans p99 (all) / closed admitted arrivals \
+             p99 {:.2}x; re-plans after the first of their call p99 / closed admitted p99 {:.2}x",
+            {
+                let mut v = o.decisions.recovered_first.0.clone();
+                v.extend(&o.decisions.recovered_next.0);
+                Quantiles(v).at(0.99)
+            } / c.decisions.admitted.at(0.99),
+            o.decisions.recovered_next.at(0.99) / c.decisions.admitted.at(0.99),
+        );
+    }
     println!("loadavg before: {load0}; after: {}", loadavg());
 }
 
@@ -168,6 +188,90 @@ impl Quantiles {
     }
 }
 
+/// The decision-log sink of the runs: the hash sink `mlsched run` uses, plus the thread's CPU
+/// time at each *decision* record (OASiS: an arrival's admission or rejection, and an
+/// open-world outcome: a recovered, lost or cancelled job; A_online: a job decided in a
+/// round). A call's decisions then cost the CPU time from the call's start (or the decision
+/// before) to their record: an arrival is one decision, a `server_down` of OASiS one per job
+/// it interrupts (its re-plans), so "per decision" compares like with like.
+#[derive(Clone)]
+struct DecisionClock {
+    hash: mlsched_kernel::log::HashSink,
+    stamps: Rc<RefCell<Vec<Stamp>>>,
+}
+
+/// A decision record's CPU time and whether slot records followed it (OASiS: the job was
+/// admitted or recovered, so its schedule was committed).
+type Stamp = (f64, bool);
+
+impl mlsched_kernel::log::LogSink for DecisionClock {
+    fn record<T: serde::Serialize + ?Sized>(
+        &mut self,
+        tag: u8,
+        rec: &T,
+    ) -> Result<(), mlsched_kernel::log::LogError> {
+        use mlsched_kernel::oasis::{TAG_OASIS_DECISION, TAG_OASIS_SLOT, TAG_OASIS_WORLD};
+        use mlsched_kernel::online::TAG_ONLINE_DECISION;
+        if matches!(
+            tag,
+            TAG_OASIS_DECISION | TAG_OASIS_WORLD | TAG_ONLINE_DECISION
+        ) {
+            self.stamps.borrow_mut().push((thread_cpu_ms(), false));
+        } else if tag == TAG_OASIS_SLOT {
+            if let Some(last) = self.stamps.borrow_mut().last_mut() {
+                last.1 = true;
+            }
+        }
+        self.hash.record(tag, rec)
+    }
+
+    fn hash(&self) -> mlsched_kernel::log::LogHash {
+        self.hash.hash()
+    }
+}
+
+/// Per-decision CPU times (ms): of the decisions made inside arrival calls, and inside world
+/// events' calls (`server_down`, `server_up`, `cancel`); and of the committed ones only (an
+/// admitted arrival; a recovered job's re-plan, apart from the first of its call, which also
+/// pays the event's own bookkeeping).
+#[derive(Clone, Default)]
+struct Decisions {
+    in_arrivals: Quantiles,
+    in_world: Quantiles,
+    admitted: Quantiles,
+    recovered_first: Quantiles,
+    recovered_next: Quantiles,
+}
+
+impl Decisions {
+    /// Splits one call (started at CPU time `c0`) into its decisions' times.
+    fn take(&mut self, stamps: &RefCell<Vec<Stamp>>, c0: f64, world: bool) {
+        let mut prev = c0;
+        for (k, &(s, committed)) in stamps.borrow().iter().enumerate() {
+            let dt = s - prev;
+            prev = s;
+            if world {
+                self.in_world.0.push(dt);
+            } else {
+                self.in_arrivals.0.push(dt);
+            }
+            match (committed, world, k) {
+                (false, _, _) => {}
+                (true, false, _) => self.admitted.0.push(dt),
+                (true, true, 0) => self.recovered_first.0.push(dt),
+                (true, true, _) => self.recovered_next.0.push(dt),
+            }
+        }
+        stamps.borrow_mut().clear();
+    }
+
+    fn all(&self) -> Quantiles {
+        let mut v = self.in_arrivals.0.clone();
+        v.extend(&self.in_world.0);
+        Quantiles(v)
+    }
+}
+
 /// One run's measurements.
 struct Run {
     name: &'static str,
@@ -184,6 +288,7 @@ struct Run {
     first_refusal: Option<String>,
     log_hash: String,
     statuses: String,
+    decisions: Decisions,
 }
 
 impl Run {
@@ -221,6 +326,26 @@ impl Run {
                 );
             }
         }
+        println!(
+            "  decisions (CPU from the call's start or the decision before): all n {}: {}; in \
+             arrival calls n {}: {}; in world-event calls n {}: {}",
+            self.decisions.all().0.len(),
+            self.decisions.all().show(),
+            self.decisions.in_arrivals.0.len(),
+            self.decisions.in_arrivals.show(),
+            self.decisions.in_world.0.len(),
+            self.decisions.in_world.show()
+        );
+        println!(
+            "  committed decisions: admitted arrivals n {}: {}; recovered re-plans, first of \
+             their call n {}: {}; the others n {}: {}",
+            self.decisions.admitted.0.len(),
+            self.decisions.admitted.show(),
+            self.decisions.recovered_first.0.len(),
+            self.decisions.recovered_first.show(),
+            self.decisions.recovered_next.0.len(),
+            self.decisions.recovered_next.show()
+        );
         if let Some(e) = &self.first_refusal {
             println!("  first refusal: {e}");
         }
@@ -307,7 +432,12 @@ fn plan<L: mlsched_kernel::log::LogSink>(e: &Engine<L>, world: Option<&World>) -
 }
 
 fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
-    let mut e = Engine::new(text, opts).expect("valid scenario");
+    let stamps = Rc::new(RefCell::new(Vec::new()));
+    let sink = DecisionClock {
+        hash: mlsched_kernel::log::HashSink::new(),
+        stamps: Rc::clone(&stamps),
+    };
+    let mut e = Engine::with_sink(text, opts, sink).expect("valid scenario");
     let events = plan(&e, world);
     let feeder = Feeder::new(&e);
     let mut r = Run {
@@ -324,10 +454,13 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
         first_refusal: None,
         log_hash: String::new(),
         statuses: String::new(),
+        decisions: Decisions::default(),
     };
     let (w0, c0) = (Instant::now(), thread_cpu_ms());
     for (n, (at, class, ev)) in events.iter().enumerate() {
         let alone = e.now() == Some(*at) && !e.advanced();
+        stamps.borrow_mut().clear();
+        let call0 = thread_cpu_ms();
         if *class == 3 {
             r.arrive
                 .time(alone, || feeder.apply(&mut e, ev, None))
@@ -349,6 +482,7 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
                 Err(other) => panic!("{} failed the run: {other}", ev.to_json()),
             }
         }
+        r.decisions.take(&stamps, call0, *class != 3);
         if n % 20_000 == 0 && n > 0 {
             // Progress on stderr, so a run stopped early still says how far it got.
             eprintln!(

@@ -26,6 +26,22 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Cases per policy of the open-world property tests (`tests/tests/open_world_<kind>.rs`): the
+/// CI-sized `ci` unless `MLSCHED_WORLD_CASES` says otherwise. The suite runs each policy at its
+/// CI size; the 1,000-per-policy campaign (`docs/open-world.md`, "Tests") sets
+/// `MLSCHED_WORLD_CASES=1000`. A value that is not a positive integer fails the test that asks,
+/// naming the variable (never silently the default).
+pub fn world_cases(ci: u32) -> u32 {
+    match std::env::var("MLSCHED_WORLD_CASES") {
+        Err(std::env::VarError::NotPresent) => ci,
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(n) if n > 0 => n,
+            _ => panic!("MLSCHED_WORLD_CASES must be a positive integer, got {v:?}"),
+        },
+        Err(e) => panic!("MLSCHED_WORLD_CASES: {e}"),
+    }
+}
+
 /// Runs scenario `v` with `policy` through the document layer and returns its result with the
 /// log's `records:hash` (the golden form the per-kind tests pin).
 pub fn run_policy(

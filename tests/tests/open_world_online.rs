@@ -429,7 +429,7 @@ fn check_case(seed: u64, cut: usize) {
 
 proptest! {
     // 6 policies a case: 2,400 runs of every check in all.
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(400), ..ProptestConfig::default() })]
     #[test]
     fn random_open_world_runs_stay_honest(seed in any::<u64>(), cut in 0usize..16) {
         check_case(seed, cut);

@@ -263,7 +263,7 @@ fn feed(e: &mut Engine<mlsched_kernel::log::HashSink>, events: &[HostEvent]) -> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(1000), ..ProptestConfig::default() })]
 
     /// (b) Random open-world event sequences over small scenarios, every policy.
     #[test]

@@ -335,7 +335,7 @@ fn check_result(g: &Gen, events: &[HostEvent], r: &Value) -> Result<(), TestCase
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 260, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(260), ..ProptestConfig::default() })]
 
     /// Random open-world sequences under every policy (4 x 260 cases).
     #[test]

@@ -378,11 +378,13 @@ fn job_gen() -> impl Strategy<Value = JobGen> {
 
 #[test]
 fn random_open_world_runs_cover_every_policy() {
-    // 6 policies x 170 cases (a fixed seed, a runner each): >= 1000 cases for the kind.
+    // 6 policies x 170 cases (a fixed seed, a runner each): >= 1000 cases for the kind;
+    // `MLSCHED_WORLD_CASES` per policy in the campaign (`mlsched_tests::world_cases`).
+    let per_policy = mlsched_tests::world_cases(170);
     for p in Route::policies() {
         let mut runner = proptest::test_runner::TestRunner::new_with_rng(
             ProptestConfig {
-                cases: 170,
+                cases: per_policy,
                 ..ProptestConfig::default()
             },
             proptest::test_runner::TestRng::deterministic_rng(
@@ -404,7 +406,11 @@ fn random_open_world_runs_cover_every_policy() {
             .unwrap();
     }
     let (n, cut) = (CASES.load(Ordering::Relaxed), CUT.load(Ordering::Relaxed));
-    assert!(n >= 1000 && cut >= 50, "{n} cases, {cut} with a cut run");
+    let want = u64::from(per_policy) * Route::policies().len() as u64;
+    assert!(
+        n as u64 >= want && cut >= 50,
+        "{n} cases, {cut} with a cut run"
+    );
 }
 
 #[test]
