@@ -51,6 +51,7 @@ pub mod log;
 pub mod logfile;
 pub mod num;
 pub mod order;
+pub mod record;
 pub mod resources;
 pub mod restart;
 pub mod rng;

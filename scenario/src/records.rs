@@ -1,18 +1,21 @@
-//! Decision-log records decoded for people: a record's name, the job it concerns and its
+//! Decision-log records decoded for people: a record's title, the job it concerns and its
 //! fields, from its tag and postcard body. `mlsched replay` uses it to say what differs
-//! (record kind, job id, field, expected against found) instead of raw bytes.
+//! (record kind, job id, field, expected against found) instead of raw bytes; `mlsched export`
+//! reads the fields it draws.
 //!
-//! Each record layout is mirrored here with the field names and types the kernel writes (the
-//! kernel's record types are write-only); `tests` decode every record of every bundled
-//! scenario under every policy and re-encode it to the same bytes, so a mirror that drifts
-//! from the kernel fails there.
-use mlsched_kernel::log::{
-    TAG_BASELINE, TAG_EVENT_ARRIVAL, TAG_EVENT_CANCEL, TAG_EVENT_CAPACITY, TAG_EVENT_FINISH,
-    TAG_EVENT_HOST, TAG_EVENT_JSON, TAG_EVENT_SERVER_DOWN, TAG_EVENT_SERVER_UP, TAG_EVENT_SLOT,
-    TAG_OASIS, TAG_ONLINE, TAG_PLACEMENT, TAG_PREEMPT, TAG_ROUTE,
+//! Nothing here restates a record: each [`RecordType`] is a kernel record type
+//! ([`mlsched_kernel::record::LogRecord`]) whose tag, title and serde layout the kernel states
+//! once, read back into that type and written out as JSON under its own field names. Which
+//! records a log may hold is the kind's ([`crate::engine::Kind::records`]) after the driver's
+//! event records ([`EVENTS`]). `tests` decode every record of every bundled scenario under
+//! every policy and re-encode it to the same bytes.
+use mlsched_kernel::record::event::{
+    ArrivalEvent, CancelEvent, CapacityEvent, FinishEvent, HostEvent, JsonEvent, ServerDownEvent,
+    ServerUpEvent, SlotEvent,
 };
+use mlsched_kernel::record::LogRecord;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// A record decoded.
@@ -26,179 +29,99 @@ pub struct Decoded {
     pub fields: Map<String, Value>,
 }
 
-macro_rules! mirrors {
-    ($($(#[$m:meta])* $name:ident { $($f:ident : $t:ty),* $(,)? })*) => {
-        $(
-            $(#[$m])*
-            #[derive(Serialize, Deserialize)]
-            struct $name { $($f: $t),* }
-        )*
-    };
+/// Decodes a record body to its fields, `None` unless it is exactly one record of the type.
+pub type Fields = fn(&[u8]) -> Option<Map<String, Value>>;
+
+/// One record type a log may hold: the tags it is written under, its title and how its body
+/// decodes, all from a kernel record type.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordType {
+    /// First tag.
+    tag: u8,
+    /// Consecutive tags from `tag`.
+    tags: u8,
+    /// [`LogRecord::TITLE`].
+    title: &'static str,
+    /// The body's fields.
+    fields: Fields,
 }
 
-mirrors! {
-    Arrival { slot: u32, job: u32 }
-    SlotEvent { slot: u32 }
-    HostMarker { version: u32 }
-    ServerEvent { slot: u32, server: u32 }
-    CapacityEvent { slot: u32, server: u32, capacity: Vec<f64> }
-    JsonEvent { json: String }
-    OasisDecision {
-        job: u32, arrival: u32, admitted: bool, reason: u8, completion_slot: u32,
-        utility: f64, cost: f64, payoff: f64,
+impl RecordType {
+    /// Kernel record type `R`, read back as `R` and written out as its JSON.
+    pub const fn of<R: LogRecord + Serialize + DeserializeOwned>() -> Self {
+        Self::with::<R>(exact::<R>)
     }
-    OasisSlot { job: u32, slot: u32, chunks: u64, workers: Vec<[u32; 2]>, ps: Vec<[u32; 2]>, cost: f64 }
-    OasisWorld {
-        slot: u32, job: u32, outcome: u8, server: u32, completion_slot: u32, utility: f64,
-        cost: f64, payoff: f64,
+
+    /// Kernel record type `R` with its own decoder (a record whose JSON names differ from its
+    /// serde names: `mlsched_kernel::preempt::InterruptRec`'s cause and outcome).
+    pub const fn with<R: LogRecord>(fields: Fields) -> Self {
+        RecordType {
+            tag: R::TAG,
+            tags: R::TAGS,
+            title: R::TITLE,
+            fields,
+        }
     }
-    OnlineJobDecision {
-        job: u32, round: u32, iota: u32, feasible: bool, scheduled: bool, colocated: bool,
-        worker_type: u32, ps_type: u32, start: u32, duration: u32, workers: u32, cost: f64,
-        utility: f64,
+
+    /// Is `tag` one of its tags?
+    fn holds(&self, tag: u8) -> bool {
+        tag.wrapping_sub(self.tag) < self.tags
     }
-    OnlinePlaced { job: u32, server: u32, workers: u32, ps: u32 }
-    Category { index: u64, rank: u64, avg_jct: f64, throughput: f64, rounds: u32, unit_rounds: u64, fallback: bool }
-    Greedy { step: u32, job: u32, worker: u32, key: f64 }
-    Choice { method: u8, rank: u64, avg_jct: f64, fairness: f64, examined: u64 }
-    Worker { worker: u32, job: u32, samples: f64 }
-    Jps { from: u64, count: u64, samples: u64 }
-    Exhaustive { number: u64, avg_jct: f64 }
-    PlacementInterrupt { at: u32, job: u32, server: u32, cause: u8, outcome: u8, epochs_left: f64 }
-    PlacementPlace { at: u32, job: u32, worker: u32, epochs: f64, finish: f64 }
-    PlacementBatch { at: u32, method: u8, jobs: u32, workers: u32, examined: u64, avg_jct: f64 }
-    Candidate { job: u32, server: u32, worker: u32, q: f64, t_star: u32 }
-    Dispatch {
-        job: u32, chunk: u32, server: u32, worker: u32, cloud: bool, zeta: bool, q: f64,
-        q_next: f64, start: u32, len: u32, preempted: u32,
-    }
-    Ps { slot: u32, job: u32, server: u32, ps: u32, kept: bool }
-    PsMiss { slot: u32, job: u32 }
-    Interrupt {
-        slot: u32, job: u32, chunk: u32, server: u32, worker: u32, cloud: bool,
-        cause: InterruptCause, outcome: InterruptOutcome,
-    }
-    RoutePlaced {
-        job: u32, policy: u8, start: u32, nodes: Vec<u32>, hops: u32, network_cost: f64,
-        deadline_met: bool, aggregation: u32,
-    }
-    Pso { job: u32, cost: f64, f_part: f64, network: f64, start: u32 }
-    Aggregation {
-        job: u32, node: u32, weight: f64, units_plain: u32, units_aggregated: u32,
-        network_plain: f64, network_aggregated: f64, applied: bool,
-    }
-    RouteSummary { rdv: f64, servers: u32, n_bar: f64, cost: f64 }
-    BaselineSlot { slot: u32, job: u32, workers: u32, ps: u32, chunks: u64, done: bool, policy: u8 }
-    BaselineStart { slot: u32, job: u32, workers: u32, ps: u32, duration: u32, policy: u8 }
-    BaselinePreempt { slot: u32, job: u32, by: u32, start: u32, policy: u8 }
-    RoutePreempt { job: u32, by: u32, start: u32, at: u32 }
-    OnlineInterrupted {
-        slot: u32, job: u32, server: u32, cause: u8, done_slots: u32, remaining: u32,
-        requeued: bool,
-    }
-    BaselineCancel { slot: u32, job: u32, running: bool, policy: u8 }
-    BaselineInterrupt { slot: u32, job: u32, server: u32, cause: u8, start: u32, policy: u8 }
-    RouteInterrupt { job: u32, at: u32, server: u32, start: u32, outcome: u8, remaining: u32 }
-    RouteServer { server: u32, at: u32, slots: u32, capacity: u32, down: bool, interrupted: u32 }
 }
 
-/// `mlsched_kernel::preempt::Cause`, variant for variant (postcard writes the index).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum InterruptCause {
-    Cancel,
-    ServerDown,
-    Capacity,
-    Arrival,
-}
-
-/// `mlsched_kernel::preempt::Outcome`, variant for variant.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum InterruptOutcome {
-    Recovered,
-    Lost,
-    Cancelled,
-    Rejected,
-}
+/// The event records every kind's log holds (`mlsched_kernel::driver`, the document layer's
+/// host marker and submissions).
+pub const EVENTS: &[RecordType] = &[
+    RecordType::of::<ArrivalEvent>(),
+    RecordType::of::<SlotEvent>(),
+    RecordType::of::<FinishEvent>(),
+    RecordType::of::<HostEvent>(),
+    RecordType::of::<CancelEvent>(),
+    RecordType::of::<ServerDownEvent>(),
+    RecordType::of::<ServerUpEvent>(),
+    RecordType::of::<CapacityEvent<Vec<f64>>>(),
+    RecordType::of::<JsonEvent<String>>(),
+];
 
 /// Decodes `body` as `T`, requiring every byte to be used and the value to re-encode to the
 /// same bytes.
-fn exact<T: Serialize + DeserializeOwned>(body: &[u8]) -> Option<Map<String, Value>> {
+pub fn exact_value<T: Serialize + DeserializeOwned>(body: &[u8]) -> Option<T> {
     let (v, rest) = postcard::take_from_bytes::<T>(body).ok()?;
     if !rest.is_empty() || postcard::to_allocvec(&v).ok()?.as_slice() != body {
         return None;
     }
-    match serde_json::to_value(&v).ok()? {
+    Some(v)
+}
+
+/// `v`'s fields as JSON (`None` unless it is an object).
+pub fn json_fields<T: Serialize>(v: &T) -> Option<Map<String, Value>> {
+    match serde_json::to_value(v).ok()? {
         Value::Object(m) => Some(m),
         _ => None,
     }
 }
 
-/// Decodes a record of a log of scenario kind `kind` (the baselines' tags are shared by kinds
-/// oasis and online), or `None` for a tag or body this build does not know.
+/// [`exact_value`] as JSON fields.
+fn exact<T: Serialize + DeserializeOwned>(body: &[u8]) -> Option<Map<String, Value>> {
+    json_fields(&exact_value::<T>(body)?)
+}
+
+/// Decodes a record of a log of scenario kind `kind`, or `None` for a kind, tag or body this
+/// build does not know.
 pub fn decode(kind: &str, tag: u8, body: &[u8]) -> Option<Decoded> {
-    let (name, fields) = match tag {
-        TAG_EVENT_ARRIVAL => ("event arrival", exact::<Arrival>(body)?),
-        TAG_EVENT_SLOT => ("event slot advanced", exact::<SlotEvent>(body)?),
-        TAG_EVENT_FINISH => ("event finish", exact::<Arrival>(body)?),
-        TAG_EVENT_HOST => ("event host-driven", exact::<HostMarker>(body)?),
-        TAG_EVENT_CANCEL => ("event cancel", exact::<Arrival>(body)?),
-        TAG_EVENT_SERVER_DOWN => ("event server down", exact::<ServerEvent>(body)?),
-        TAG_EVENT_SERVER_UP => ("event server up", exact::<ServerEvent>(body)?),
-        TAG_EVENT_CAPACITY => ("event capacity", exact::<CapacityEvent>(body)?),
-        TAG_EVENT_JSON => ("event submission", exact::<JsonEvent>(body)?),
-        t if t == TAG_OASIS => ("oasis decision", exact::<OasisDecision>(body)?),
-        t if t == TAG_OASIS + 1 => ("oasis slot", exact::<OasisSlot>(body)?),
-        t if t == TAG_OASIS + 2 => ("oasis world", exact::<OasisWorld>(body)?),
-        t if t == TAG_ONLINE + 1 => ("online decision", exact::<OnlineJobDecision>(body)?),
-        t if t == TAG_ONLINE + 2 => ("online placement", exact::<OnlinePlaced>(body)?),
-        t if t == TAG_ONLINE + 3 => ("online interruption", exact::<OnlineInterrupted>(body)?),
-        t if t == TAG_PLACEMENT => ("placement category", exact::<Category>(body)?),
-        t if t == TAG_PLACEMENT + 1 => ("placement greedy step", exact::<Greedy>(body)?),
-        t if t == TAG_PLACEMENT + 2 => ("placement choice", exact::<Choice>(body)?),
-        t if t == TAG_PLACEMENT + 3 => ("placement worker", exact::<Worker>(body)?),
-        t if t == TAG_PLACEMENT + 4 => ("placement JPS window", exact::<Jps>(body)?),
-        t if t == TAG_PLACEMENT + 5 => ("placement exhaustive step", exact::<Exhaustive>(body)?),
-        t if t == TAG_PLACEMENT + 6 => {
-            ("placement interruption", exact::<PlacementInterrupt>(body)?)
-        }
-        t if t == TAG_PLACEMENT + 7 => {
-            ("placement re-placed worker", exact::<PlacementPlace>(body)?)
-        }
-        t if t == TAG_PLACEMENT + 8 => (
-            "placement re-placement batch",
-            exact::<PlacementBatch>(body)?,
-        ),
-        t if t == TAG_PREEMPT => ("preempt candidate", exact::<Candidate>(body)?),
-        t if t == TAG_PREEMPT + 1 => ("preempt dispatch", exact::<Dispatch>(body)?),
-        t if t == TAG_PREEMPT + 2 => ("preempt PS", exact::<Ps>(body)?),
-        t if t == TAG_PREEMPT + 3 => ("preempt PS miss", exact::<PsMiss>(body)?),
-        t if t == TAG_PREEMPT + 4 => ("preempt interruption", exact::<Interrupt>(body)?),
-        t if t == TAG_ROUTE => ("route placement", exact::<RoutePlaced>(body)?),
-        t if t == TAG_ROUTE + 1 => ("route PSO result", exact::<Pso>(body)?),
-        t if t == TAG_ROUTE + 2 => ("route aggregation", exact::<Aggregation>(body)?),
-        t if t == TAG_ROUTE + 3 => ("route summary", exact::<RouteSummary>(body)?),
-        t if t == TAG_ROUTE + 4 => ("route preemption", exact::<RoutePreempt>(body)?),
-        t if t == TAG_BASELINE + 0x11 => ("baseline cancel", exact::<BaselineCancel>(body)?),
-        t if t == TAG_BASELINE + 0x12 => {
-            ("baseline interruption", exact::<BaselineInterrupt>(body)?)
-        }
-        t if t == TAG_ROUTE + 5 => ("route interruption", exact::<RouteInterrupt>(body)?),
-        t if t == TAG_ROUTE + 6 => ("route server event", exact::<RouteServer>(body)?),
-        t if t == TAG_BASELINE + 0x10 && kind == "online" => {
-            ("baseline preemption", exact::<BaselinePreempt>(body)?)
-        }
-        t if (TAG_BASELINE..TAG_BASELINE + 16).contains(&t) && kind == "oasis" => {
-            ("baseline slot", exact::<BaselineSlot>(body)?)
-        }
-        t if (TAG_BASELINE..TAG_BASELINE + 16).contains(&t) && kind == "online" => {
-            ("baseline start", exact::<BaselineStart>(body)?)
-        }
-        _ => return None,
-    };
+    decode_in(crate::run::records(kind)?, tag, body)
+}
+
+/// Decodes a record among the [`EVENTS`] and `records` (a kind's, [`crate::engine::Kind::records`]).
+pub fn decode_in(records: &[RecordType], tag: u8, body: &[u8]) -> Option<Decoded> {
+    let t = EVENTS.iter().chain(records).find(|r| r.holds(tag))?;
+    let fields = (t.fields)(body)?;
     let job = fields.get("job").and_then(Value::as_u64).map(|j| j as u32);
-    Some(Decoded { name, job, fields })
+    Some(Decoded {
+        name: t.title,
+        job,
+        fields,
+    })
 }
 
 /// `a` against `b` field by field: `field expected X, found Y` for each that differs.

@@ -129,13 +129,11 @@ pub fn unknown_policy(kind: &str, policy: &str, accepted: &[&str]) -> RunError {
 
 /// Policies accepted by `kind` (first = the kind's own algorithm), for `demo` and `compare`.
 pub fn policies(kind: &str) -> &'static [&'static str] {
-    use crate::engine::{Kind, Oasis, Online, Placement, Preempt, Route};
-    match kind {
-        Oasis::NAME => Oasis::policies(),
-        Online::NAME => Online::policies(),
-        Placement::NAME => Placement::policies(),
-        Preempt::NAME => Preempt::policies(),
-        Route::NAME => Route::policies(),
-        _ => &[],
-    }
+    crate::by_kind_name!(kind, K => K::policies()).unwrap_or(&[])
+}
+
+/// The decision records a log of `kind` holds besides the events ([`crate::engine::Kind::records`]),
+/// `None` for no kind.
+pub fn records(kind: &str) -> Option<&'static [crate::records::RecordType]> {
+    crate::by_kind_name!(kind, K => K::records())
 }

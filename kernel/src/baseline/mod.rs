@@ -56,6 +56,9 @@ mod world_tests;
 use crate::error::{CapacityError, LedgerError};
 use crate::log::LogError;
 pub use crate::log::TAG_BASELINE;
+/// Tags a baseline's slot or start record may take: [`TAG_BASELINE`] + its policy's code, one
+/// per policy (`TAG_BASELINE + 0x10` and after are the records every policy shares).
+pub const POLICY_TAGS: u8 = 16;
 use core::fmt;
 
 /// Fixed worker count of FIFO and LAS (the papers fix it "to a number within [1, 30]"); a job

@@ -70,7 +70,7 @@ pub struct Unit {
 
 /// Decision record (tag `TAG_BASELINE` + policy code): job i's allocation in slot t and the
 /// chunks it processed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlotRec {
     /// t.
     pub slot: u32,
@@ -92,6 +92,8 @@ pub struct SlotRec {
     pub world: Option<WorldRec>,
 }
 
+crate::record::log_record!(SlotRec, TAG_BASELINE, tags super::POLICY_TAGS, "baseline slot", "baseline.slot");
+
 /// What an [`OasisBaseline`] decides in a slot: each placed unit (the explanation of where;
 /// not a log record, as before the driver existed), then one [`SlotRec`] per running job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +110,7 @@ impl crate::api::Record for OasisBaselineDecision {
             OasisBaselineDecision::Unit(_) => Ok(()),
             OasisBaselineDecision::Slot(r) => match &r.world {
                 Some(w) => w.log(sink),
-                None => sink.record(TAG_BASELINE + r.policy, r),
+                None => sink.record(<SlotRec as crate::record::LogRecord>::TAG + r.policy, r),
             },
         }
     }

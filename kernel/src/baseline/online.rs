@@ -76,7 +76,7 @@ pub struct Placed {
 
 /// Decision record (tag `TAG_BASELINE` + policy code): job j starts at t with N workers and
 /// s PSs for L slots.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StartRec {
     /// t.
     pub slot: u32,
@@ -98,7 +98,7 @@ pub const TAG_BASELINE_PREEMPT: u8 = TAG_BASELINE + 0x10;
 /// Preemption record (tag [`TAG_BASELINE_PREEMPT`], AntMan only): guarantee job `by` cut
 /// opportunistic job `job`'s run started at `start`, at slot `slot`; the run's work is lost and
 /// the job waits again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreemptRec {
     /// The slot of the cut.
     pub slot: u32,
@@ -117,6 +117,14 @@ pub struct PreemptRec {
     pub world: Option<WorldRec>,
 }
 
+crate::record::log_record!(StartRec, TAG_BASELINE, tags super::POLICY_TAGS, "baseline start", "baseline.start");
+crate::record::log_record!(
+    PreemptRec,
+    TAG_BASELINE_PREEMPT,
+    "baseline preemption",
+    "baseline.preempted"
+);
+
 /// What an [`OnlineBaseline`] decides in a slot: per started job, its per-server placement
 /// (the explanation of where; not a log record, as before the driver existed), then its
 /// [`StartRec`]; AntMan's cuts before the start they make room for.
@@ -134,7 +142,9 @@ impl crate::api::Record for OnlineBaselineDecision {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), crate::log::LogError> {
         match self {
             OnlineBaselineDecision::Placed(_) => Ok(()),
-            OnlineBaselineDecision::Start(r) => sink.record(TAG_BASELINE + r.policy, r),
+            OnlineBaselineDecision::Start(r) => {
+                sink.record(<StartRec as crate::record::LogRecord>::TAG + r.policy, r)
+            }
             OnlineBaselineDecision::Preempted(r) => match &r.world {
                 Some(w) => w.log(sink),
                 None => sink.record(TAG_BASELINE_PREEMPT, r),

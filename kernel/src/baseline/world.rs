@@ -16,12 +16,13 @@
 use super::BaselineError;
 use crate::api::Event;
 use crate::log::{LogError, LogSink, TAG_BASELINE};
+use crate::record::log_record;
 use crate::resources::ResourceVec;
 use crate::world::{check_capacity, OpenWorldError};
 use crate::Slot;
 use alloc::vec;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Tag of a [`CancelRec`] (after [`super::online::TAG_BASELINE_PREEMPT`]).
 pub const TAG_BASELINE_CANCEL: u8 = TAG_BASELINE + 0x11;
@@ -34,7 +35,7 @@ pub const CAUSE_SERVER_DOWN: u8 = 0;
 pub const CAUSE_CAPACITY: u8 = 1;
 
 /// Job `job` was cancelled at `slot`: it holds nothing from `slot` on and leaves the queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CancelRec {
     /// The cancel slot T.
     pub slot: u32,
@@ -49,7 +50,7 @@ pub struct CancelRec {
 /// Job `job`, holding server `server`, was interrupted at `slot`: it holds nothing from
 /// `slot` on and is back in the queue with the work it has done (recovered: the policy places
 /// it again when it decides so, paying the restart cost of [`crate::restart`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InterruptRec {
     /// The event's slot T.
     pub slot: u32,
@@ -64,6 +65,19 @@ pub struct InterruptRec {
     /// The policy's code.
     pub policy: u8,
 }
+
+log_record!(
+    CancelRec,
+    TAG_BASELINE_CANCEL,
+    "baseline cancel",
+    "baseline.cancelled"
+);
+log_record!(
+    InterruptRec,
+    TAG_BASELINE_INTERRUPT,
+    "baseline interruption",
+    "baseline.interrupted"
+);
 
 /// An open-world record, carried by a kind's decision (`world` field of its record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,6 +21,36 @@ pub enum Method {
     Las,
 }
 
+impl Method {
+    /// Its code in log records ([`crate::placement::records::ChoiceRec::method`]): 0 has,
+    /// 1 jps, 2 exact, 3 exhaustive, 4 optimus, 5 optimus-lb, 6 las.
+    pub fn code(self) -> u8 {
+        match self {
+            Method::Has => 0,
+            Method::Jps => 1,
+            Method::Exact => 2,
+            Method::Exhaustive => 3,
+            Method::Optimus => 4,
+            Method::OptimusLb => 5,
+            Method::Las => 6,
+        }
+    }
+
+    /// The method a log record's code ([`Method::code`]) stands for, `None` for none.
+    pub fn from_code(code: u8) -> Option<Method> {
+        Some(match code {
+            0 => Method::Has,
+            1 => Method::Jps,
+            2 => Method::Exact,
+            3 => Method::Exhaustive,
+            4 => Method::Optimus,
+            5 => Method::OptimusLb,
+            6 => Method::Las,
+            _ => return None,
+        })
+    }
+}
+
 /// The per-category solver HAS and JPS use (scenario field `solver`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum CategorySolver {

@@ -62,8 +62,8 @@ pub use error::OasisError;
 pub use fast::{Schedule, SlotPlacement};
 pub use market::{JobParams, Market};
 pub use records::{
-    OasisDecision, OasisRecord, OasisSlotRecord, OasisWorldRecord, TAG_OASIS_DECISION,
-    TAG_OASIS_SLOT, TAG_OASIS_WORLD,
+    OasisDecision, OasisRecord, OasisSlotRecord, OasisSlotRecordOf, OasisWorldRecord,
+    TAG_OASIS_DECISION, TAG_OASIS_SLOT, TAG_OASIS_WORLD,
 };
 pub use scheduler::{commit, OasisScheduler};
 pub use snapshot::OasisState;
@@ -109,6 +109,21 @@ impl Reason {
             Reason::Recovered { .. } => 4,
             Reason::Lost { .. } => 5,
         }
+    }
+
+    /// The reason a log record's `code` ([`Reason::code`]) stands for; `server` is the event's
+    /// server, which [`Reason::Recovered`] and [`Reason::Lost`] carry (an [`OasisWorldRecord`]
+    /// logs it beside the code). `None` for a code no reason has.
+    pub fn from_code(code: u8, server: u32) -> Option<Reason> {
+        Some(match code {
+            0 => Reason::Admitted,
+            1 => Reason::NoFeasibleSchedule,
+            2 => Reason::NonPositivePayoff,
+            3 => Reason::Cancelled,
+            4 => Reason::Recovered { server },
+            5 => Reason::Lost { server },
+            _ => return None,
+        })
     }
 
     /// One-line human explanation.

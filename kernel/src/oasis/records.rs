@@ -4,7 +4,8 @@ use super::OasisJobDecision;
 use crate::api::Record;
 use crate::log::{LogError, LogSink, TAG_OASIS};
 use crate::num::canon;
-use serde::Serialize;
+use crate::record::{log_record, LogRecord};
+use serde::{Deserialize, Serialize};
 
 /// Tag of an OASiS decision record ([`OasisRecord`]).
 pub const TAG_OASIS_DECISION: u8 = TAG_OASIS;
@@ -15,7 +16,7 @@ pub const TAG_OASIS_SLOT: u8 = TAG_OASIS + 1;
 pub const TAG_OASIS_WORLD: u8 = TAG_OASIS + 2;
 
 /// The logged form of an [`OasisJobDecision`] (no `usize`, canonical floats).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OasisRecord {
     /// Job index.
     pub job: u32,
@@ -53,7 +54,7 @@ impl From<&OasisJobDecision> for OasisRecord {
 /// An open-world outcome as logged (tag [`TAG_OASIS_WORLD`]): the job cancelled, or interrupted
 /// by the event on `server` and recovered (its new schedule's slots follow, tag
 /// [`TAG_OASIS_SLOT`]) or lost.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OasisWorldRecord {
     /// The event's slot T.
     pub slot: u32,
@@ -88,9 +89,14 @@ impl From<&OasisJobDecision> for OasisWorldRecord {
     }
 }
 
-/// One slot of an admitted schedule as logged: y_ih(t) and z_ik(t) pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct OasisSlotRecord<'a> {
+/// One slot of an admitted schedule as logged: y_ih(t) and z_ik(t) pairs, as the scheduler
+/// writes it ([`OasisSlotRecordOf`] over borrowed pairs).
+pub type OasisSlotRecord<'a> = OasisSlotRecordOf<&'a [[u32; 2]]>;
+
+/// One slot of an admitted schedule, over any list `P` of `[server, count]` pairs: borrowed
+/// when written ([`OasisSlotRecord`]), owned when a log is read back (`Vec<[u32; 2]>`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OasisSlotRecordOf<P> {
     /// Job index.
     pub job: u32,
     /// t.
@@ -98,11 +104,33 @@ pub struct OasisSlotRecord<'a> {
     /// Chunks trained in t.
     pub chunks: u64,
     /// `[h, y]` pairs.
-    pub workers: &'a [[u32; 2]],
+    pub workers: P,
     /// `[k, z]` pairs.
-    pub ps: &'a [[u32; 2]],
+    pub ps: P,
     /// COST_t.
     pub cost: f64,
+}
+
+log_record!(
+    OasisRecord,
+    TAG_OASIS_DECISION,
+    "oasis decision",
+    "oasis.decision"
+);
+log_record!(
+    OasisWorldRecord,
+    TAG_OASIS_WORLD,
+    "oasis world",
+    "oasis.world"
+);
+
+impl<P> crate::record::LogRecord for OasisSlotRecordOf<P> {
+    const TAG: u8 = TAG_OASIS_SLOT;
+    const TITLE: &'static str = "oasis slot";
+}
+
+impl<P> crate::record::DecisionRecord for OasisSlotRecordOf<P> {
+    const NAME: &'static str = "oasis.slot";
 }
 
 /// One OASiS decision record: the admission decision of an arrival (tag 0x10), then, if
@@ -121,10 +149,10 @@ impl Record for OasisDecision<'_> {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
         match self {
             OasisDecision::Decision(d) if d.reason.is_world() => {
-                sink.record(TAG_OASIS_WORLD, &OasisWorldRecord::from(*d))
+                sink.record(OasisWorldRecord::TAG, &OasisWorldRecord::from(*d))
             }
-            OasisDecision::Decision(d) => sink.record(TAG_OASIS_DECISION, &OasisRecord::from(*d)),
-            OasisDecision::Slot(r) => sink.record(TAG_OASIS_SLOT, r),
+            OasisDecision::Decision(d) => sink.record(OasisRecord::TAG, &OasisRecord::from(*d)),
+            OasisDecision::Slot(r) => sink.record(OasisSlotRecord::TAG, r),
         }
     }
 }

@@ -4,6 +4,7 @@
 use super::OnlineJobDecision;
 use crate::log::{LogError, LogSink, TAG_ONLINE};
 use crate::num::canon;
+use crate::record::{log_record, LogRecord};
 use serde::{Deserialize, Serialize};
 
 /// Tag of a [`DecisionRec`].
@@ -88,6 +89,25 @@ pub struct PlacedRec {
     pub ps: u32,
 }
 
+log_record!(
+    DecisionRec,
+    TAG_ONLINE_DECISION,
+    "online decision",
+    "online.decision"
+);
+log_record!(
+    PlacedRec,
+    TAG_ONLINE_PLACED,
+    "online placement",
+    "online.placed"
+);
+log_record!(
+    InterruptRec,
+    TAG_ONLINE_INTERRUPTED,
+    "online interruption",
+    "online.interrupted"
+);
+
 /// One A_online decision record: an A_maxweight decision (tag [`TAG_ONLINE_DECISION`]), then,
 /// if scheduled, one record per server of its placement (tag [`TAG_ONLINE_PLACED`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -103,9 +123,9 @@ pub enum OnlineDecision<'a> {
 impl crate::api::Record for OnlineDecision<'_> {
     fn log<S: LogSink>(&self, sink: &mut S) -> Result<(), LogError> {
         match self {
-            OnlineDecision::Decision(d) => sink.record(TAG_ONLINE_DECISION, &DecisionRec::from(*d)),
-            OnlineDecision::Placed(p) => sink.record(TAG_ONLINE_PLACED, p),
-            OnlineDecision::Interrupted(x) => sink.record(TAG_ONLINE_INTERRUPTED, x),
+            OnlineDecision::Decision(d) => sink.record(DecisionRec::TAG, &DecisionRec::from(*d)),
+            OnlineDecision::Placed(p) => sink.record(PlacedRec::TAG, p),
+            OnlineDecision::Interrupted(x) => sink.record(InterruptRec::TAG, x),
         }
     }
 }

@@ -15,10 +15,11 @@ use super::{Assignment, Instance, MarketOutcome, PlacementError, RunSummary};
 use crate::log::{LogSink, TAG_PLACEMENT};
 use crate::model::placement::Method;
 use crate::num::canon;
-use serde::Serialize;
+use crate::record::{log_record, LogRecord};
+use serde::{Deserialize, Serialize};
 
 /// One evaluated category.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct CategoryRec {
     /// Index in the walked order.
     pub index: u64,
@@ -37,7 +38,7 @@ pub struct CategoryRec {
 }
 
 /// One greedy step of Optimus/Optimus-LB/LAS.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct GreedyRec {
     /// Step number.
     pub step: u32,
@@ -50,7 +51,7 @@ pub struct GreedyRec {
 }
 
 /// The final choice.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ChoiceRec {
     /// 0 has, 1 jps, 2 exact, 3 exhaustive, 4 optimus, 5 optimus-lb, 6 las.
     pub method: u8,
@@ -65,7 +66,7 @@ pub struct ChoiceRec {
 }
 
 /// One worker of the final choice.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct WorkerRec {
     /// k
     pub worker: u32,
@@ -76,7 +77,7 @@ pub struct WorkerRec {
 }
 
 /// JPS sampling window.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct JpsRec {
     /// floor(alpha abs(Psi)).
     pub from: u64,
@@ -87,7 +88,7 @@ pub struct JpsRec {
 }
 
 /// An improvement found by exhaustive search.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ExhaustiveRec {
     /// Assignment number (odometer order, worker 0 fastest).
     pub number: u64,
@@ -96,7 +97,7 @@ pub struct ExhaustiveRec {
 }
 
 /// Open world (`super::world`): a job stopped at `at` (seconds) and what became of it.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct InterruptRec {
     /// The event's time in seconds.
     pub at: u32,
@@ -113,7 +114,7 @@ pub struct InterruptRec {
 }
 
 /// Open world: one worker of a job placed by an open-world batch (global indices).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct PlaceRec {
     /// The batch's time in seconds: the job holds `worker` from here.
     pub at: u32,
@@ -129,7 +130,7 @@ pub struct PlaceRec {
 
 /// Open world: a batch the method placed on the free workers after (or instead of) the
 /// closed-world batch.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct BatchRec {
     /// The batch's time in seconds.
     pub at: u32,
@@ -145,17 +146,60 @@ pub struct BatchRec {
     pub avg_jct: f64,
 }
 
-pub(crate) fn method_code(m: Method) -> u8 {
-    match m {
-        Method::Has => 0,
-        Method::Jps => 1,
-        Method::Exact => 2,
-        Method::Exhaustive => 3,
-        Method::Optimus => 4,
-        Method::OptimusLb => 5,
-        Method::Las => 6,
-    }
-}
+log_record!(
+    CategoryRec,
+    TAG_PLACEMENT,
+    "placement category",
+    "placement.category"
+);
+log_record!(
+    GreedyRec,
+    TAG_PLACEMENT + 1,
+    "placement greedy step",
+    "placement.record"
+);
+log_record!(
+    ChoiceRec,
+    TAG_PLACEMENT + 2,
+    "placement choice",
+    "placement.record"
+);
+log_record!(
+    WorkerRec,
+    TAG_PLACEMENT + 3,
+    "placement worker",
+    "placement.record"
+);
+log_record!(
+    JpsRec,
+    TAG_PLACEMENT + 4,
+    "placement JPS window",
+    "placement.record"
+);
+log_record!(
+    ExhaustiveRec,
+    TAG_PLACEMENT + 5,
+    "placement exhaustive step",
+    "placement.record"
+);
+log_record!(
+    InterruptRec,
+    TAG_PLACEMENT + 6,
+    "placement interruption",
+    "placement.interruption"
+);
+log_record!(
+    PlaceRec,
+    TAG_PLACEMENT + 7,
+    "placement re-placed worker",
+    "placement.placed"
+);
+log_record!(
+    BatchRec,
+    TAG_PLACEMENT + 8,
+    "placement re-placement batch",
+    "placement.batch"
+);
 
 /// Records one evaluated category.
 pub fn category<L: LogSink>(
@@ -168,7 +212,7 @@ pub fn category<L: LogSink>(
 ) -> Result<(), PlacementError> {
     let m = m.unwrap_or_default();
     sink.record(
-        TAG_PLACEMENT,
+        CategoryRec::TAG,
         &CategoryRec {
             index,
             rank,
@@ -191,7 +235,7 @@ pub fn greedy<L: LogSink>(
     key: f64,
 ) -> Result<(), PlacementError> {
     sink.record(
-        TAG_PLACEMENT + 1,
+        GreedyRec::TAG,
         &GreedyRec {
             step,
             job,
@@ -210,9 +254,9 @@ pub fn choice<L: LogSink>(
     a: &Assignment,
 ) -> Result<(), PlacementError> {
     sink.record(
-        TAG_PLACEMENT + 2,
+        ChoiceRec::TAG,
         &ChoiceRec {
-            method: method_code(method),
+            method: method.code(),
             rank: s.best_rank.unwrap_or(u64::MAX),
             avg_jct: canon(a.avg_jct),
             fairness: canon(a.fairness),
@@ -238,7 +282,7 @@ pub fn workers<L: LogSink>(
             a.counts[iu],
         );
         sink.record(
-            TAG_PLACEMENT + 3,
+            WorkerRec::TAG,
             &WorkerRec {
                 worker: k as u32,
                 job: i,
@@ -257,7 +301,7 @@ pub fn jps<L: LogSink>(
     samples: u64,
 ) -> Result<(), PlacementError> {
     sink.record(
-        TAG_PLACEMENT + 4,
+        JpsRec::TAG,
         &JpsRec {
             from,
             count,
@@ -274,7 +318,7 @@ pub fn exhaustive<L: LogSink>(
     avg_jct: f64,
 ) -> Result<(), PlacementError> {
     sink.record(
-        TAG_PLACEMENT + 5,
+        ExhaustiveRec::TAG,
         &ExhaustiveRec {
             number,
             avg_jct: canon(avg_jct),

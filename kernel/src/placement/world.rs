@@ -26,14 +26,15 @@
 //! Cost: a check is O(1); an event that frees or takes a worker is O(S + K) plus, when a batch
 //! runs, one build and run of the method on the sub-instance (allocating, like a build: the
 //! batch is a new placement problem). The closed-world decision path allocates nothing new.
-use super::records::{self, BatchRec, InterruptRec, PlaceRec};
+use super::records::{BatchRec, InterruptRec, PlaceRec};
 use super::scheduler::{PlacementDecision, PlacementScheduler};
 use super::{Instance, PlacementError, Placer};
 use crate::index::NONE;
 use crate::limits::{self, PLACEMENT_JOBS_MAX, THROUGHPUT_MAX};
-use crate::log::{Encoded, ForwardSink, HashSink, LogSink, TAG_PLACEMENT};
+use crate::log::{Encoded, ForwardSink, HashSink, LogSink};
 use crate::model::placement::{PlacementJob, PlacementScenario, Worker};
 use crate::num::canon;
+use crate::record::LogRecord;
 use crate::resources::ResourceVec;
 use crate::world::{check_capacity, OpenWorldError, Status};
 use crate::{Limit, Slot};
@@ -270,14 +271,14 @@ struct Batch {
     avg_jct: f64,
 }
 
-/// Writes one open-world record as a decision.
-fn emit<F, T>(buf: &mut [u8], out: &mut F, tag: u8, rec: &T) -> Result<(), PlacementError>
+/// Writes one open-world record as a decision, under its type's tag.
+fn emit<F, T>(buf: &mut [u8], out: &mut F, rec: &T) -> Result<(), PlacementError>
 where
     F: FnMut(&PlacementDecision<'_>) + ?Sized,
-    T: serde::Serialize,
+    T: serde::Serialize + LogRecord,
 {
     let mut fwd = ForwardSink::new(buf, |e: Encoded<'_>| out(&PlacementDecision::Record(e)));
-    fwd.record(tag, rec)?;
+    fwd.record(T::TAG, rec)?;
     Ok(())
 }
 
@@ -498,7 +499,7 @@ impl PlacementScheduler {
                 outcome: if kept { 0 } else { 1 },
                 epochs_left: canon(self.world.jobs[job as usize].epochs),
             };
-            emit(&mut self.buf, out, TAG_PLACEMENT + 6, &rec)?;
+            emit(&mut self.buf, out, &rec)?;
         }
         for &j in &batch {
             let r = &mut self.world.jobs[j as usize];
@@ -524,13 +525,13 @@ impl PlacementScheduler {
         let t = f64::from(now);
         let rec = BatchRec {
             at: now,
-            method: records::method_code(self.method),
+            method: self.method.code(),
             jobs: jobs.len() as u32,
             workers: free.len() as u32,
             examined: b.examined,
             avg_jct: canon(b.avg_jct),
         };
-        emit(&mut self.buf, out, TAG_PLACEMENT + 8, &rec)?;
+        emit(&mut self.buf, out, &rec)?;
         for (n, &j) in jobs.iter().enumerate() {
             let r = &mut self.world.jobs[j as usize];
             r.phase = Phase::Running;
@@ -553,7 +554,7 @@ impl PlacementScheduler {
                 epochs: canon(r.epochs),
                 finish: canon(r.end),
             };
-            emit(&mut self.buf, out, TAG_PLACEMENT + 7, &rec)?;
+            emit(&mut self.buf, out, &rec)?;
         }
         Ok(())
     }
@@ -625,7 +626,7 @@ impl PlacementScheduler {
             outcome: 2,
             epochs_left: 0.0,
         };
-        emit(&mut self.buf, out, TAG_PLACEMENT + 6, &rec)?;
+        emit(&mut self.buf, out, &rec)?;
         if self.world.decided && was_running {
             self.reset(now, &[], out)?;
         }

@@ -2,6 +2,7 @@
 //! [`TAG_PS`], [`TAG_PS_MISS`], and for the open world [`TAG_INTERRUPT`]) and
 //! [`PreemptDecision`], every decision the scheduler makes.
 use crate::log::TAG_PREEMPT;
+use crate::record::log_record;
 use crate::Slot;
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,19 @@ pub enum Cause {
     Arrival,
 }
 
+impl Cause {
+    /// Its name in a decoded record (`mlsched replay`, `mlsched export`): `cancel`,
+    /// `server_down`, `capacity`, `arrival`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Cancel => "cancel",
+            Cause::ServerDown => "server_down",
+            Cause::Capacity => "capacity",
+            Cause::Arrival => "arrival",
+        }
+    }
+}
+
 /// How an open-world record ends for its job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
@@ -41,6 +55,18 @@ pub enum Outcome {
     Cancelled,
     /// The job is rejected on arrival.
     Rejected,
+}
+
+impl Outcome {
+    /// Its name in a decoded record: `recovered`, `lost`, `cancelled`, `rejected`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Recovered => "recovered",
+            Outcome::Lost => "lost",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Rejected => "rejected",
+        }
+    }
 }
 
 /// An open-world consequence for one chunk of `job` at `slot`: its planned slots from `slot` on
@@ -131,6 +157,27 @@ pub struct PsMissRec {
     /// Job index.
     pub job: u32,
 }
+
+log_record!(
+    CandidateRec,
+    TAG_CANDIDATE,
+    "preempt candidate",
+    "preempt.candidate"
+);
+log_record!(
+    DispatchRec,
+    TAG_DISPATCH,
+    "preempt dispatch",
+    "preempt.dispatch"
+);
+log_record!(PsRec, TAG_PS, "preempt PS", "preempt.ps");
+log_record!(PsMissRec, TAG_PS_MISS, "preempt PS miss", "preempt.ps_miss");
+log_record!(
+    InterruptRec,
+    TAG_INTERRUPT,
+    "preempt interruption",
+    "preempt.interrupt"
+);
 
 /// Every decision the scheduler makes, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

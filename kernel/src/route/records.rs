@@ -7,7 +7,8 @@ use super::{Policy, RouteScheduler, NONE};
 use crate::api::Scheduler;
 use crate::limits::ROUTE_WORKERS_MAX;
 use crate::log::{LogSink, TAG_ROUTE};
-use serde::Serialize;
+use crate::record::log_record;
+use serde::{Deserialize, Serialize};
 
 /// Tag of a placement decision record.
 pub const TAG_ROUTE_DECISION: u8 = TAG_ROUTE;
@@ -35,7 +36,7 @@ pub const OUTCOME_CANCELLED: u8 = 2;
 /// An open-world event stopped a job (tag [`TAG_ROUTE_INTERRUPT`], `docs/open-world.md`,
 /// "Kind route"): a cancel, a down server or a capacity cut. Its run from `start` (or its
 /// reservation) is cut at `at`, its lanes and link bandwidth are given back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InterruptRec {
     /// The job.
     pub job: u32,
@@ -54,7 +55,7 @@ pub struct InterruptRec {
 
 /// An open-world server event applied (tag [`TAG_ROUTE_SERVER`]): the node's compute slots
 /// in force from `at` on, whether it is down, and the jobs it interrupted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerRec {
     /// The node index.
     pub server: u32,
@@ -73,7 +74,7 @@ pub struct ServerRec {
 /// A running job stopped to make room (tag [`TAG_ROUTE_PREEMPT`]): its run from `start` is
 /// cut at `at`, its lanes and link bandwidth are given back and it queues again, to run again
 /// in full later (kill and restart, as YARN preempts containers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreemptRec {
     /// The preempted job.
     pub job: u32,
@@ -87,7 +88,7 @@ pub struct PreemptRec {
 
 /// A placement decision (tag [`TAG_ROUTE_DECISION`]): e^r, the compute node of each worker,
 /// the hops of its paths, N (eq. 4) and the aggregation node. Floats are canonical.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecisionRec {
     /// Job index.
     pub job: u32,
@@ -109,7 +110,7 @@ pub struct DecisionRec {
 
 /// The PSO's gbest for one job (tag [`TAG_ROUTE_PSO`]): eq. (11) and its parts (-1 when
 /// infeasible).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PsoRec {
     /// Job index.
     pub job: u32,
@@ -125,7 +126,7 @@ pub struct PsoRec {
 
 /// Algorithm 2 on one job (tag [`TAG_ROUTE_AGGREGATION`]): the aggregation node, bandwidth
 /// units and N with and without it, and whether it was applied.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AggRec {
     /// Job index.
     pub job: u32,
@@ -144,6 +145,44 @@ pub struct AggRec {
     /// Aggregation applied (no more units and no more N).
     pub applied: bool,
 }
+
+log_record!(
+    DecisionRec,
+    TAG_ROUTE_DECISION,
+    "route placement",
+    "route.placed"
+);
+log_record!(PsoRec, TAG_ROUTE_PSO, "route PSO result", "route.pso");
+log_record!(
+    AggRec,
+    TAG_ROUTE_AGGREGATION,
+    "route aggregation",
+    "route.aggregation"
+);
+log_record!(
+    SummaryRec,
+    TAG_ROUTE_SUMMARY,
+    "route summary",
+    "route.summary"
+);
+log_record!(
+    PreemptRec,
+    TAG_ROUTE_PREEMPT,
+    "route preemption",
+    "route.preempted"
+);
+log_record!(
+    InterruptRec,
+    TAG_ROUTE_INTERRUPT,
+    "route interruption",
+    "route.interrupted"
+);
+log_record!(
+    ServerRec,
+    TAG_ROUTE_SERVER,
+    "route server event",
+    "route.server"
+);
 
 /// Every decision record of a routing run, in order (what [`RouteScheduler`] passes to the callback
 /// of [`Scheduler::on_event`]).
@@ -203,7 +242,7 @@ impl crate::api::Record for RouteDecision {
 }
 
 /// The summary record (tag [`TAG_ROUTE_SUMMARY`]), floats canonical.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SummaryRec {
     /// Deadline violation rate.
     pub rdv: f64,

@@ -29,6 +29,7 @@
 //! holds the job's JCT), route's runs `deadline-preemptive` cut (not in the result), each
 //! placement record's own `args`.
 use mlsched_kernel::logfile::LogReader;
+use mlsched_scenario::engine::Kind;
 use mlsched_scenario::records::{decode, Decoded};
 use mlsched_scenario::{doc, InputError, RunError};
 use serde_json::{Map, Value};
@@ -234,22 +235,24 @@ pub fn chrome_trace(log: &[u8], opts: &Options) -> Result<String, RunError> {
             "seconds (placement has no slots: job completion times in seconds)",
         ),
     }
-    use doc::ScenarioDoc as S;
-    match &d {
-        S::Oasis(x) => oasis::export(x, &input, &mut b),
-        S::Online(x) => online::export(x, &input, &mut b),
-        S::Placement(x) => placement::export(x, &input, &mut b),
-        S::Preempt(x) => preempt::export(x, &input, &mut b),
-        S::Route(x) => route::export(x, &input, &mut b),
-    }?;
+    mlsched_scenario::dispatch!(&d, x, K => <K as Export>::export(x, &input, &mut b))?;
     Ok(b.finish())
 }
 
-/// The slot length: the option (positive and finite), else 1 s; `None` for placement.
+/// A kind's exporter (in the kind's file here): what it draws from its log's records.
+pub(crate) trait Export: Kind {
+    /// Its times are slots, so `--slot-seconds` applies (placement's are seconds already).
+    const SLOTS: bool = true;
+    /// Draws the run of `doc` its log's records `inp` hold.
+    fn export(doc: &Self::Doc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError>;
+}
+
+/// The slot length: the option (positive and finite), else 1 s; `None` for a kind without
+/// slots (placement).
 fn slot_seconds(d: &doc::ScenarioDoc, opts: &Options) -> Result<Option<f64>, RunError> {
-    let placement = matches!(d, doc::ScenarioDoc::Placement(_));
+    let no_slots = !mlsched_scenario::dispatch!(d, _x, K => <K as Export>::SLOTS);
     match opts.slot_seconds {
-        Some(_) if placement => Err(InputError::new(
+        Some(_) if no_slots => Err(InputError::new(
             "option",
             "slot-seconds",
             "a placement run has no slots (its times are seconds already): leave it out",
@@ -262,7 +265,7 @@ fn slot_seconds(d: &doc::ScenarioDoc, opts: &Options) -> Result<Option<f64>, Run
         )
         .into()),
         Some(s) => Ok(Some(s)),
-        None if placement => Ok(None),
+        None if no_slots => Ok(None),
         None => Ok(Some(1.0)),
     }
 }

@@ -5,8 +5,10 @@
 //! job and slot but not which server, so their slices sit on one `cluster` process.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, runs, Input, Rec};
-use mlsched_kernel::log::{TAG_BASELINE, TAG_OASIS};
-use mlsched_kernel::oasis::Reason;
+use mlsched_kernel::baseline::oasis::SlotRec;
+use mlsched_kernel::log::TAG_BASELINE;
+use mlsched_kernel::oasis::{OasisRecord, OasisSlotRecord, Reason};
+use mlsched_kernel::record::LogRecord;
 use mlsched_scenario::kinds::oasis::doc::OasisDoc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
@@ -14,20 +16,27 @@ use std::collections::BTreeMap;
 /// Process of the baselines' per-job slices.
 const CLUSTER_PID: u32 = 1;
 
+/// The explanation of an admission decision's reason code (an open-world code has no place
+/// in a decision record).
 fn reason(code: u64) -> &'static str {
-    match code {
-        0 => Reason::Admitted.text(),
-        1 => Reason::NoFeasibleSchedule.text(),
-        2 => Reason::NonPositivePayoff.text(),
-        _ => "unknown reason code",
-    }
+    u8::try_from(code)
+        .ok()
+        .and_then(|c| Reason::from_code(c, u32::MAX))
+        .filter(|r| !r.is_world())
+        .map_or("unknown reason code", Reason::text)
 }
 
 /// (pool, server, job) -> slots held with the unit count.
 type Usage = BTreeMap<(u32, usize, usize), Vec<(u64, u64)>>;
 
+impl super::Export for mlsched_scenario::engine::Oasis {
+    fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+        export(x, inp, b)
+    }
+}
+
 /// Exports an OASiS or baseline run of `x`.
-pub(super) fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let ids: Vec<&str> = x.jobs.iter().map(|j| j.id.as_str()).collect();
     let (h, k) = (x.worker_servers.len(), x.ps_servers.len());
     events(inp.recs, &ids, inp.clock, b)?;
@@ -35,8 +44,8 @@ pub(super) fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
     let mut baseline: BTreeMap<usize, Vec<(u64, u64)>> = BTreeMap::new();
     for r in inp.recs {
         match r.tag {
-            TAG_OASIS => decision(r, &ids, inp, b)?,
-            t if t == TAG_OASIS + 1 => {
+            OasisRecord::TAG => decision(r, &ids, inp, b)?,
+            OasisSlotRecord::TAG => {
                 let j = r.job(ids.len())?;
                 let slot = r.u("slot")?;
                 for (pool, n) in [("workers", h), ("ps", k)] {
@@ -46,7 +55,7 @@ pub(super) fn export(x: &OasisDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                     }
                 }
             }
-            t if (TAG_BASELINE..TAG_BASELINE + 16).contains(&t) => {
+            t if t.wrapping_sub(SlotRec::TAG) < SlotRec::TAGS => {
                 let j = r.job(ids.len())?;
                 baseline
                     .entry(j)

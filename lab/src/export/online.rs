@@ -4,7 +4,9 @@
 //! cost). The baselines log workers per job, not servers: their slices sit on `cluster`.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{events, Input, Rec};
-use mlsched_kernel::log::{TAG_BASELINE, TAG_ONLINE};
+use mlsched_kernel::baseline::online::StartRec;
+use mlsched_kernel::online::{DecisionRec, PlacedRec};
+use mlsched_kernel::record::LogRecord;
 use mlsched_scenario::kinds::online::doc::OnlineDoc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
@@ -14,8 +16,14 @@ const CLUSTER_PID: u32 = 1;
 /// First process id of the servers.
 const SERVER_PID: u32 = 2;
 
+impl super::Export for mlsched_scenario::engine::Online {
+    fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+        export(x, inp, b)
+    }
+}
+
 /// Exports an A_online or baseline run of `x`.
-pub(super) fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let ids: Vec<&str> = x.jobs.iter().map(|j| j.id.as_str()).collect();
     let servers = x.servers.len();
     events(inp.recs, &ids, inp.clock, b)?;
@@ -28,14 +36,14 @@ pub(super) fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result
     let mut fate: BTreeMap<usize, (f64, bool)> = BTreeMap::new();
     for r in inp.recs {
         match r.tag {
-            t if t == TAG_ONLINE + 1 => {
+            DecisionRec::TAG => {
                 let j = r.job(ids.len())?;
                 decision(r, ids[j], inp, b)?;
                 taken.insert(j, (r.u("start")?, r.u("duration")?));
                 let seen = fate.entry(j).or_insert((0.0, false));
                 *seen = (inp.when(r), seen.1 || r.b("scheduled")?);
             }
-            t if t == TAG_ONLINE + 2 => {
+            PlacedRec::TAG => {
                 let j = r.job(ids.len())?;
                 let s = r.index_below("server", servers, "servers")?;
                 let (start, dur) = *taken
@@ -52,7 +60,7 @@ pub(super) fn export(x: &OnlineDoc, inp: &Input, b: &mut TraceBuilder) -> Result
                     a,
                 );
             }
-            t if (TAG_BASELINE..TAG_BASELINE + 16).contains(&t) => baseline(r, &ids, inp, b)?,
+            t if t.wrapping_sub(StartRec::TAG) < StartRec::TAGS => baseline(r, &ids, inp, b)?,
             _ => {}
         }
     }

@@ -6,31 +6,34 @@
 //! greedy steps, JPS window and exhaustive improvements are instants on `search`.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, Input};
-use mlsched_kernel::log::TAG_PLACEMENT;
+use mlsched_kernel::model::placement::Method;
+use mlsched_kernel::placement::records::{
+    CategoryRec, ChoiceRec, ExhaustiveRec, GreedyRec, JpsRec, WorkerRec,
+};
+use mlsched_kernel::record::LogRecord;
 use mlsched_scenario::kinds::placement::doc::PlacementDoc;
+use mlsched_scenario::kinds::placement::exec::method_name;
 use mlsched_scenario::RunError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 fn method(code: u64) -> &'static str {
-    const NAMES: [&str; 7] = [
-        "has",
-        "jps",
-        "exact",
-        "exhaustive",
-        "optimus",
-        "optimus-lb",
-        "las",
-    ];
-    usize::try_from(code)
+    u8::try_from(code)
         .ok()
-        .and_then(|c| NAMES.get(c))
-        .copied()
-        .unwrap_or("unknown method code")
+        .and_then(Method::from_code)
+        .map_or("unknown method code", method_name)
+}
+
+impl super::Export for mlsched_scenario::engine::Placement {
+    const SLOTS: bool = false;
+
+    fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+        export(x, inp, b)
+    }
 }
 
 /// Exports a placement run of `x`.
-pub(super) fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let ids: Vec<&str> = x.jobs.iter().map(|j| j.id.as_str()).collect();
     let nodes: Vec<u64> = {
         let mut n: Vec<u64> = x.workers.iter().map(|w| w.node as u64).collect();
@@ -47,9 +50,9 @@ pub(super) fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Res
         let search = |name: String, b: &mut TraceBuilder| {
             b.instant(SchedThread::Search, name, 0.0, r.args())
         };
-        match r.tag.wrapping_sub(TAG_PLACEMENT) {
-            0 => search(format!("category rank {}", r.u("rank")?), b),
-            1 => {
+        match r.tag {
+            CategoryRec::TAG => search(format!("category rank {}", r.u("rank")?), b),
+            GreedyRec::TAG => {
                 let j = r.job(ids.len())?;
                 let mut a = r.args();
                 a.insert("job".into(), ids[j].into());
@@ -65,12 +68,12 @@ pub(super) fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Res
                     a,
                 );
             }
-            2 => {
+            ChoiceRec::TAG => {
                 let mut a = r.args();
                 a.insert("method".into(), method(r.u("method")?).into());
                 b.instant(SchedThread::Decisions, "choice".into(), 0.0, a);
             }
-            3 => {
+            WorkerRec::TAG => {
                 let j = r.job(ids.len())?;
                 let k = r.index_below("worker", x.workers.len(), "workers")?;
                 let job = &x.jobs[j];
@@ -102,8 +105,8 @@ pub(super) fn export(x: &PlacementDoc, inp: &Input, b: &mut TraceBuilder) -> Res
                     a,
                 );
             }
-            4 => search("JPS window".into(), b),
-            5 => search(format!("exhaustive improvement {}", r.u("number")?), b),
+            JpsRec::TAG => search("JPS window".into(), b),
+            ExhaustiveRec::TAG => search(format!("exhaustive improvement {}", r.u("number")?), b),
             _ => {}
         }
     }

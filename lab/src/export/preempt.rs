@@ -7,7 +7,9 @@
 //! come from the PS records; dispatches, candidates and PS misses are instants.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, runs, Input};
-use mlsched_kernel::log::{VecSink, TAG_PREEMPT};
+use mlsched_kernel::log::VecSink;
+use mlsched_kernel::preempt::{CandidateRec, DispatchRec, PsMissRec, PsRec};
+use mlsched_kernel::record::LogRecord;
 use mlsched_scenario::kinds::preempt::doc::PreemptDoc;
 use mlsched_scenario::run::{run_doc, ResultDoc};
 use mlsched_scenario::RunError;
@@ -16,8 +18,14 @@ use std::collections::BTreeMap;
 /// Thread order of the parameter servers, after every worker.
 const PS_ORDER: u32 = 1 << 20;
 
+impl super::Export for mlsched_scenario::engine::Preempt {
+    fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+        export(x, inp, b)
+    }
+}
+
 /// Exports a Wang et al. (or baseline) run of `x`.
-pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let ids: Vec<&str> = x.jobs.iter().map(|j| j.id.as_str()).collect();
     let servers = x.servers.len();
     events(inp.recs, &ids, inp.clock, b)?;
@@ -32,8 +40,8 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
     let mut ps: BTreeMap<(usize, u32, usize), Vec<(u64, ())>> = BTreeMap::new();
     let mut admitted = vec![false; ids.len()];
     for r in inp.recs {
-        match r.tag.wrapping_sub(TAG_PREEMPT) {
-            0 => {
+        match r.tag {
+            CandidateRec::TAG => {
                 let j = r.job(ids.len())?;
                 let s = r.index_below("server", servers, "servers")?;
                 let mut a = r.args();
@@ -50,7 +58,7 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
                     a,
                 );
             }
-            1 => {
+            DispatchRec::TAG => {
                 let j = r.job(ids.len())?;
                 let s = r.index_below("server", servers, "servers")?;
                 let mut a = r.args();
@@ -86,13 +94,13 @@ pub(super) fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Resul
                     a,
                 );
             }
-            2 => {
+            PsRec::TAG => {
                 let j = r.job(ids.len())?;
                 let s = r.index_below("server", servers, "servers")?;
                 let key = (s, r.u("ps")? as u32, j);
                 ps.entry(key).or_default().push((r.u("slot")?, ()));
             }
-            3 => {
+            PsMissRec::TAG => {
                 let j = r.job(ids.len())?;
                 b.instant(
                     SchedThread::Decisions,

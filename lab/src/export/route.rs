@@ -6,20 +6,27 @@
 //! instants too.
 use super::trace::{Group, SchedThread, TraceBuilder};
 use super::{args, events, Input};
-use mlsched_kernel::log::TAG_ROUTE;
+use mlsched_kernel::record::LogRecord;
+use mlsched_kernel::route::{AggRec, DecisionRec, PsoRec, SummaryRec};
 use mlsched_scenario::kinds::route::doc::RouteDoc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 
+impl super::Export for mlsched_scenario::engine::Route {
+    fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+        export(x, inp, b)
+    }
+}
+
 /// Exports a CSRP (or baseline) run of `x`.
-pub(super) fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
+fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let ids: Vec<&str> = x.jobs.iter().map(|j| j.id.as_str()).collect();
     let nodes: Vec<&str> = x.topology.nodes.iter().map(|n| n.id.as_str()).collect();
     let n = nodes.len();
     events(inp.recs, &ids, inp.clock, b)?;
     for r in inp.recs {
-        match r.tag.wrapping_sub(TAG_ROUTE) {
-            0 => {
+        match r.tag {
+            DecisionRec::TAG => {
                 let j = r.job(ids.len())?;
                 let job = &x.jobs[j];
                 let start = r.u("start")?;
@@ -96,9 +103,9 @@ pub(super) fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                     a,
                 );
             }
-            1 | 2 => {
+            PsoRec::TAG | AggRec::TAG => {
                 let j = r.job(ids.len())?;
-                let what = if r.tag == TAG_ROUTE + 1 {
+                let what = if r.tag == PsoRec::TAG {
                     "PSO result"
                 } else {
                     "aggregation"
@@ -112,7 +119,7 @@ pub(super) fn export(x: &RouteDoc, inp: &Input, b: &mut TraceBuilder) -> Result<
                     a,
                 );
             }
-            3 => b.instant(
+            SummaryRec::TAG => b.instant(
                 SchedThread::Decisions,
                 "summary".into(),
                 inp.when(r),

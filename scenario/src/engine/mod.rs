@@ -83,6 +83,11 @@ pub trait Kind {
     }
     /// Entries of a `capacity` event's vector.
     fn capacity_len(doc: &Self::Doc) -> usize;
+    /// The decision records its logs hold besides the driver's events ([`crate::records`]):
+    /// the kernel record types of its algorithm and its baselines. A kind not built has none.
+    fn records() -> &'static [crate::records::RecordType] {
+        &[]
+    }
     /// Sets every job row's `status` and the summary's counts (`crate::status`): `known` gives
     /// the status the engine or the scheduler keeps for a job, the kind derives the others.
     fn set_statuses(r: &mut Self::Result, known: &dyn Fn(u32) -> Option<crate::status::JobStatus>);
@@ -222,6 +227,38 @@ macro_rules! dispatch {
             }
         }
     };
+}
+
+/// Matches a kind's name once for every kind: `by_kind_name!(name, K => expr)` is `Some(expr)`
+/// with `K` the [`Kind`] whose [`Kind::NAME`] is `name`, `None` when no kind has that name.
+#[macro_export]
+macro_rules! by_kind_name {
+    ($name:expr, $k:ident => $body:expr) => {{
+        use $crate::engine::Kind as _;
+        match $name {
+            n if n == $crate::engine::Oasis::NAME => {
+                type $k = $crate::engine::Oasis;
+                Some($body)
+            }
+            n if n == $crate::engine::Online::NAME => {
+                type $k = $crate::engine::Online;
+                Some($body)
+            }
+            n if n == $crate::engine::Placement::NAME => {
+                type $k = $crate::engine::Placement;
+                Some($body)
+            }
+            n if n == $crate::engine::Preempt::NAME => {
+                type $k = $crate::engine::Preempt;
+                Some($body)
+            }
+            n if n == $crate::engine::Route::NAME => {
+                type $k = $crate::engine::Route;
+                Some($body)
+            }
+            _ => None,
+        }
+    }};
 }
 
 /// Matches a [`ResultDoc`] once for every kind: `dispatch_result!(res, r, K => expr)`.

@@ -12,7 +12,11 @@ use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
 use mlsched_kernel::num::floor_eps;
-use mlsched_kernel::oasis::{OasisDecision, OasisError, OasisScheduler, Reason};
+use mlsched_kernel::oasis::{
+    OasisDecision, OasisError, OasisRecord, OasisScheduler, OasisSlotRecord, OasisWorldRecord,
+    Reason,
+};
+use mlsched_kernel::record::DecisionRecord;
 use mlsched_kernel::restart::{Alloc, RestartCost, RestartState};
 use mlsched_kernel::Slot;
 
@@ -276,13 +280,15 @@ fn submit_error(e: OasisError, id: &str) -> RunError {
 
 fn oasis_decision(o: &OasisDecision<'_>) -> Decision {
     match o {
-        OasisDecision::Decision(d) if d.reason.is_world() => {
-            Decision::typed("oasis.world", Some(d.job), Data::OasisDecision(**d))
-        }
+        OasisDecision::Decision(d) if d.reason.is_world() => Decision::typed(
+            OasisWorldRecord::NAME,
+            Some(d.job),
+            Data::OasisDecision(**d),
+        ),
         OasisDecision::Decision(d) => {
-            Decision::typed("oasis.decision", Some(d.job), Data::OasisDecision(**d))
+            Decision::typed(OasisRecord::NAME, Some(d.job), Data::OasisDecision(**d))
         }
-        OasisDecision::Slot(sp) => Decision::of("oasis.slot", Some(sp.job), sp),
+        OasisDecision::Slot(sp) => Decision::of(OasisSlotRecord::NAME, Some(sp.job), sp),
     }
 }
 

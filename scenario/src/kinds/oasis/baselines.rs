@@ -11,11 +11,12 @@ use crate::run::ResultDoc;
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::baseline::oasis::dorm::DormStats;
 use mlsched_kernel::baseline::oasis::{OasisBaseline, OasisBaselineDecision, SlotRec};
-use mlsched_kernel::baseline::world::WorldRec;
+use mlsched_kernel::baseline::world::{CancelRec, InterruptRec, WorldRec};
 use mlsched_kernel::baseline::{BaselineError, Policy};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::{OasisJob, OasisScenario};
+use mlsched_kernel::record::DecisionRecord;
 use mlsched_kernel::Slot;
 use std::collections::BTreeMap;
 
@@ -145,7 +146,7 @@ fn baseline_decision(o: &OasisBaselineDecision) -> Decision {
         },
         OasisBaselineDecision::Slot(SlotRec { world: Some(w), .. }) => world_decision(w),
         OasisBaselineDecision::Slot(r) => {
-            Decision::typed("baseline.slot", Some(r.job), Data::BaselineSlot(*r))
+            Decision::typed(SlotRec::NAME, Some(r.job), Data::BaselineSlot(*r))
         }
     }
 }
@@ -154,8 +155,8 @@ fn baseline_decision(o: &OasisBaselineDecision) -> Decision {
 /// `baseline.cancelled` or `baseline.interrupted`, with the record's fields.
 fn world_decision(w: &WorldRec) -> Decision {
     let (record, job, data) = match w {
-        WorldRec::Cancelled(c) => ("baseline.cancelled", c.job, serde_json::to_value(c)),
-        WorldRec::Interrupted(i) => ("baseline.interrupted", i.job, serde_json::to_value(i)),
+        WorldRec::Cancelled(c) => (CancelRec::NAME, c.job, serde_json::to_value(c)),
+        WorldRec::Interrupted(i) => (InterruptRec::NAME, i.job, serde_json::to_value(i)),
     };
     Decision {
         record,

@@ -4,16 +4,32 @@ use crate::engine::{Built, Kind, KindEngine};
 use crate::error::RunError;
 use crate::kinds::baseline::{baseline_policy, OASIS_POLICIES};
 use crate::kinds::oasis::doc::{OasisDoc, OasisResult};
+use crate::records::RecordType;
 use crate::run::RunOptions;
 use mlsched_kernel::log::LogSink;
+use mlsched_kernel::{baseline, oasis};
 
 /// Kind `"oasis"`.
 pub struct Oasis;
+
+/// The records of an OASiS or baseline run ([`Kind::records`]).
+const RECORDS: &[RecordType] = &[
+    RecordType::of::<oasis::OasisRecord>(),
+    RecordType::of::<oasis::OasisSlotRecordOf<Vec<[u32; 2]>>>(),
+    RecordType::of::<oasis::OasisWorldRecord>(),
+    RecordType::of::<baseline::oasis::SlotRec>(),
+    RecordType::of::<baseline::world::CancelRec>(),
+    RecordType::of::<baseline::world::InterruptRec>(),
+];
 
 impl Kind for Oasis {
     const NAME: &'static str = "oasis";
     type Doc = OasisDoc;
     type Result = OasisResult;
+
+    fn records() -> &'static [RecordType] {
+        RECORDS
+    }
 
     fn policies() -> &'static [&'static str] {
         OASIS_POLICIES

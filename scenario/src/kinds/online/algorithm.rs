@@ -9,7 +9,10 @@ use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::{OnlineJob, OnlineScenario};
-use mlsched_kernel::online::{OnlineDecision, OnlineScheduler, Search};
+use mlsched_kernel::online::{
+    DecisionRec, InterruptRec, OnlineDecision, OnlineScheduler, PlacedRec, Search,
+};
+use mlsched_kernel::record::DecisionRecord;
 use mlsched_kernel::Slot;
 
 self_cell::self_cell!(
@@ -68,12 +71,12 @@ fn online_collect(o: &OnlineDecision<'_>, seen: &mut Vec<Seen>) {
 fn online_decision(o: &OnlineDecision<'_>) -> Decision {
     match o {
         OnlineDecision::Decision(d) => Decision::typed(
-            "online.decision",
+            DecisionRec::NAME,
             Some(d.job),
             Data::OnlineDecision((*d).clone()),
         ),
-        OnlineDecision::Placed(p) => Decision::of("online.placed", Some(p.job), p),
-        OnlineDecision::Interrupted(x) => Decision::of("online.interrupted", Some(x.job), x),
+        OnlineDecision::Placed(p) => Decision::of(PlacedRec::NAME, Some(p.job), p),
+        OnlineDecision::Interrupted(x) => Decision::of(InterruptRec::NAME, Some(x.job), x),
     }
 }
 

@@ -8,12 +8,15 @@ use crate::kinds::online::doc::{
 };
 use crate::run::ResultDoc;
 use mlsched_kernel::api::{Event, Scheduler};
-use mlsched_kernel::baseline::online::{OnlineBaseline, OnlineBaselineDecision};
-use mlsched_kernel::baseline::world::WorldRec;
+use mlsched_kernel::baseline::online::{
+    OnlineBaseline, OnlineBaselineDecision, PreemptRec, StartRec,
+};
+use mlsched_kernel::baseline::world::{CancelRec, InterruptRec, WorldRec};
 use mlsched_kernel::baseline::BaselineError;
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::online::{Architecture, OnlineScenario};
+use mlsched_kernel::record::DecisionRecord;
 use mlsched_kernel::Slot;
 
 self_cell::self_cell!(
@@ -113,13 +116,13 @@ fn baseline_decision(o: &OnlineBaselineDecision) -> Decision {
             })),
         },
         OnlineBaselineDecision::Start(r) => {
-            Decision::typed("baseline.start", Some(r.job), Data::BaselineStart(*r))
+            Decision::typed(StartRec::NAME, Some(r.job), Data::BaselineStart(*r))
         }
         OnlineBaselineDecision::Preempted(p) => match p.world {
-            Some(WorldRec::Cancelled(c)) => Decision::of("baseline.cancelled", Some(p.job), &c),
-            Some(WorldRec::Interrupted(x)) => Decision::of("baseline.interrupted", Some(p.job), &x),
+            Some(WorldRec::Cancelled(c)) => Decision::of(CancelRec::NAME, Some(p.job), &c),
+            Some(WorldRec::Interrupted(x)) => Decision::of(InterruptRec::NAME, Some(p.job), &x),
             None => Decision {
-                record: "baseline.preempted",
+                record: PreemptRec::NAME,
                 job: Some(p.job),
                 data: Data::Json(serde_json::json!({
                     "slot": p.slot, "job": p.job, "by": p.by, "start": p.start,

@@ -4,17 +4,34 @@ use crate::engine::{Built, Kind, KindEngine};
 use crate::error::RunError;
 use crate::kinds::baseline::{baseline_policy, ONLINE_POLICIES};
 use crate::kinds::online::doc::{OnlineDoc, OnlineResult};
+use crate::records::RecordType;
 use crate::run::RunOptions;
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::online::Search;
+use mlsched_kernel::{baseline, online};
 
 /// Kind `"online"`.
 pub struct Online;
+
+/// The records of an A_online or baseline run ([`Kind::records`]).
+const RECORDS: &[RecordType] = &[
+    RecordType::of::<online::DecisionRec>(),
+    RecordType::of::<online::PlacedRec>(),
+    RecordType::of::<online::InterruptRec>(),
+    RecordType::of::<baseline::online::StartRec>(),
+    RecordType::of::<baseline::online::PreemptRec>(),
+    RecordType::of::<baseline::world::CancelRec>(),
+    RecordType::of::<baseline::world::InterruptRec>(),
+];
 
 impl Kind for Online {
     const NAME: &'static str = "online";
     type Doc = OnlineDoc;
     type Result = OnlineResult;
+
+    fn records() -> &'static [RecordType] {
+        RECORDS
+    }
 
     fn policies() -> &'static [&'static str] {
         ONLINE_POLICIES

@@ -9,21 +9,41 @@ use crate::kinds::placement::doc::{
     PlacementTransferStats,
 };
 use crate::kinds::placement::exec::{best_doc, category_row, method_name, METHODS};
+use crate::records::RecordType;
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::Driver;
-use mlsched_kernel::log::{LogSink, TAG_PLACEMENT};
+use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::placement::Method;
+use mlsched_kernel::placement::records;
 use mlsched_kernel::placement::{PlacementDecision, PlacementScheduler, Placer};
+use mlsched_kernel::record::{DecisionRecord, LogRecord};
 use mlsched_kernel::Slot;
 
 /// Kind `"placement"`.
 pub struct Placement;
 
+/// The records of a placement run ([`Kind::records`]).
+const RECORDS: &[RecordType] = &[
+    RecordType::of::<records::CategoryRec>(),
+    RecordType::of::<records::GreedyRec>(),
+    RecordType::of::<records::ChoiceRec>(),
+    RecordType::of::<records::WorkerRec>(),
+    RecordType::of::<records::JpsRec>(),
+    RecordType::of::<records::ExhaustiveRec>(),
+    RecordType::of::<records::InterruptRec>(),
+    RecordType::of::<records::PlaceRec>(),
+    RecordType::of::<records::BatchRec>(),
+];
+
 impl Kind for Placement {
     const NAME: &'static str = "placement";
     type Doc = PlacementDoc;
     type Result = PlacementResult;
+
+    fn records() -> &'static [RecordType] {
+        RECORDS
+    }
 
     fn policies() -> &'static [&'static str] {
         crate::kinds::placement::exec::policies()
@@ -106,7 +126,7 @@ fn collect(
 fn decision(o: &PlacementDecision<'_>, ids: &[&str]) -> Decision {
     match o {
         PlacementDecision::Category(r) => Decision::typed(
-            "placement.category",
+            records::CategoryRec::NAME,
             None,
             Data::Category(category_row(ids, r)),
         ),
@@ -114,7 +134,7 @@ fn decision(o: &PlacementDecision<'_>, ids: &[&str]) -> Decision {
             // The open-world records are named and their fields decoded (they are few: one
             // per event that stops or places a job).
             Some(name) => {
-                let d = crate::records::decode("placement", e.tag, e.body);
+                let d = crate::records::decode_in(RECORDS, e.tag, e.body);
                 Decision {
                     record: name,
                     job: d.as_ref().and_then(|d| d.job),
@@ -122,7 +142,9 @@ fn decision(o: &PlacementDecision<'_>, ids: &[&str]) -> Decision {
                 }
             }
             None => Decision {
-                record: "placement.record",
+                // The method's records (greedy step, choice, worker, JPS window, exhaustive
+                // step) share one name.
+                record: records::GreedyRec::NAME,
                 job: None,
                 data: Data::Json(serde_json::json!({ "tag": e.tag, "body": e.body })),
             },
@@ -132,10 +154,10 @@ fn decision(o: &PlacementDecision<'_>, ids: &[&str]) -> Decision {
 
 /// The decision name of an open-world record (tags `0x36`..=`0x38`), `None` for the method's.
 fn world_record(tag: u8) -> Option<&'static str> {
-    match tag.wrapping_sub(TAG_PLACEMENT) {
-        6 => Some("placement.interruption"),
-        7 => Some("placement.placed"),
-        8 => Some("placement.batch"),
+    match tag {
+        records::InterruptRec::TAG => Some(records::InterruptRec::NAME),
+        records::PlaceRec::TAG => Some(records::PlaceRec::NAME),
+        records::BatchRec::TAG => Some(records::BatchRec::NAME),
         _ => None,
     }
 }

@@ -6,18 +6,40 @@ use crate::kinds::preempt::doc::{
     PreemptDoc, PreemptExplain, PreemptJobDoc, PreemptJobResult, PreemptResult, PreemptSummary,
 };
 use crate::kinds::preempt::exec::{collect, finish, kernel_error};
+use crate::records::{exact_value, json_fields, RecordType};
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::preempt::{
-    InterruptRec, Policy, PreemptDecision, PreemptError, PreemptScheduler,
+    CandidateRec, DispatchRec, InterruptRec, Policy, PreemptDecision, PreemptError,
+    PreemptScheduler, PsMissRec, PsRec,
 };
+use mlsched_kernel::record::DecisionRecord;
 use mlsched_kernel::world::Status;
 use mlsched_kernel::Slot;
+use serde_json::{Map, Value};
 
 /// Kind `"preempt"`.
 pub struct Preempt;
+
+/// The records of a preempt run ([`Kind::records`]).
+const RECORDS: &[RecordType] = &[
+    RecordType::of::<CandidateRec>(),
+    RecordType::of::<DispatchRec>(),
+    RecordType::of::<PsRec>(),
+    RecordType::of::<PsMissRec>(),
+    RecordType::with::<InterruptRec>(interrupt_fields),
+];
+
+/// An [`InterruptRec`]'s fields, its cause and outcome by name (`server_down`, `lost`).
+fn interrupt_fields(body: &[u8]) -> Option<Map<String, Value>> {
+    let r: InterruptRec = exact_value(body)?;
+    let mut m = json_fields(&r)?;
+    m.insert("cause".into(), r.cause.name().into());
+    m.insert("outcome".into(), r.outcome.name().into());
+    Some(m)
+}
 
 /// Policy names of kind "preempt" (the first is the kind's own algorithm).
 const POLICIES: &[(&str, Policy)] = &[
@@ -31,6 +53,10 @@ impl Kind for Preempt {
     const NAME: &'static str = "preempt";
     type Doc = PreemptDoc;
     type Result = PreemptResult;
+
+    fn records() -> &'static [RecordType] {
+        RECORDS
+    }
 
     fn policies() -> &'static [&'static str] {
         crate::kinds::preempt::exec::policies()
@@ -112,11 +138,11 @@ struct Engine {
 
 fn decision(d: &PreemptDecision) -> Decision {
     let (record, job) = match d {
-        PreemptDecision::Candidate(c) => ("preempt.candidate", c.job),
-        PreemptDecision::Dispatch(x) => ("preempt.dispatch", x.job),
-        PreemptDecision::Ps(p) => ("preempt.ps", p.job),
-        PreemptDecision::PsMiss(m) => ("preempt.ps_miss", m.job),
-        PreemptDecision::Interrupt(r) => ("preempt.interrupt", r.job),
+        PreemptDecision::Candidate(c) => (CandidateRec::NAME, c.job),
+        PreemptDecision::Dispatch(x) => (DispatchRec::NAME, x.job),
+        PreemptDecision::Ps(p) => (PsRec::NAME, p.job),
+        PreemptDecision::PsMiss(m) => (PsMissRec::NAME, m.job),
+        PreemptDecision::Interrupt(r) => (InterruptRec::NAME, r.job),
     };
     let data = match d {
         PreemptDecision::Candidate(r) => Data::Candidate(*r),

@@ -5,13 +5,15 @@ use crate::error::InputError;
 use crate::error::RunError;
 use crate::kinds::route::doc::{RouteDoc, RouteJobDoc, RouteResult};
 use crate::kinds::route::exec::{kernel_error, JobRuns};
+use crate::records::RecordType;
 use crate::run::{ResultDoc, RunOptions};
 use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::route::RouteScenario;
+use mlsched_kernel::record::DecisionRecord;
 use mlsched_kernel::route::sim::OUTCOME_RECOVERED;
-use mlsched_kernel::route::{Policy, RouteDecision, RouteError, RouteScheduler};
+use mlsched_kernel::route::{records, Policy, RouteDecision, RouteError, RouteScheduler};
 use mlsched_kernel::world::Status;
 use mlsched_kernel::Slot;
 use serde_json::{Map, Value};
@@ -19,6 +21,17 @@ use std::collections::BTreeMap;
 
 /// Kind `"route"`.
 pub struct Route;
+
+/// The records of a routing run ([`Kind::records`]).
+const RECORDS: &[RecordType] = &[
+    RecordType::of::<records::DecisionRec>(),
+    RecordType::of::<records::PsoRec>(),
+    RecordType::of::<records::AggRec>(),
+    RecordType::of::<records::SummaryRec>(),
+    RecordType::of::<records::PreemptRec>(),
+    RecordType::of::<records::InterruptRec>(),
+    RecordType::of::<records::ServerRec>(),
+];
 
 /// Policy names of kind "route" (the first is the kind's own algorithm).
 const POLICIES: &[(&str, Policy)] = &[
@@ -34,6 +47,10 @@ impl Kind for Route {
     const NAME: &'static str = "route";
     type Doc = RouteDoc;
     type Result = RouteResult;
+
+    fn records() -> &'static [RecordType] {
+        RECORDS
+    }
 
     fn policies() -> &'static [&'static str] {
         crate::kinds::route::exec::policies()
@@ -102,17 +119,19 @@ struct Engine {
 
 fn decision(d: &RouteDecision) -> Decision {
     match d {
-        RouteDecision::Pso(r) => Decision::of("route.pso", Some(r.job), r),
+        RouteDecision::Pso(r) => Decision::of(records::PsoRec::NAME, Some(r.job), r),
         RouteDecision::Aggregation(r) => {
-            Decision::typed("route.aggregation", Some(r.job), Data::Aggregation(*r))
+            Decision::typed(records::AggRec::NAME, Some(r.job), Data::Aggregation(*r))
         }
-        RouteDecision::Placed(r) => {
-            Decision::typed("route.placed", Some(r.job), Data::RoutePlaced(r.clone()))
-        }
-        RouteDecision::Summary(r) => Decision::of("route.summary", None, r),
-        RouteDecision::Preempted(r) => Decision::of("route.preempted", Some(r.job), r),
-        RouteDecision::Interrupted(r) => Decision::of("route.interrupted", Some(r.job), r),
-        RouteDecision::Server(r) => Decision::of("route.server", None, r),
+        RouteDecision::Placed(r) => Decision::typed(
+            records::DecisionRec::NAME,
+            Some(r.job),
+            Data::RoutePlaced(r.clone()),
+        ),
+        RouteDecision::Summary(r) => Decision::of(records::SummaryRec::NAME, None, r),
+        RouteDecision::Preempted(r) => Decision::of(records::PreemptRec::NAME, Some(r.job), r),
+        RouteDecision::Interrupted(r) => Decision::of(records::InterruptRec::NAME, Some(r.job), r),
+        RouteDecision::Server(r) => Decision::of(records::ServerRec::NAME, None, r),
     }
 }
 
