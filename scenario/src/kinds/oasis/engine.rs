@@ -41,6 +41,13 @@ impl Kind for Oasis {
 
     crate::engine::kind_documents!(crate::kinds::oasis::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Oasis(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &OasisDoc) -> Vec<String> {
         doc.server_ids()
     }

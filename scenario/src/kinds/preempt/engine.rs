@@ -66,6 +66,13 @@ impl Kind for Preempt {
 
     crate::engine::kind_documents!(crate::kinds::preempt::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Preempt(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &PreemptDoc) -> Vec<String> {
         doc.server_ids()
     }

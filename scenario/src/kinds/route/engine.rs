@@ -71,6 +71,13 @@ impl Kind for Route {
 
     crate::engine::kind_documents!(crate::kinds::route::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Route(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &RouteDoc) -> Vec<String> {
         doc.server_ids()
     }
