@@ -26,9 +26,9 @@ pub struct MapArgs {
     seed: u64,
     /// Horizon T in slots. Default: 200, or with --slot-seconds the horizon that holds every
     /// arrival (2 x the arrival span for kind oasis, 2 alpha x for kind online); source pollux
-    /// without --slot-seconds: a horizon and slot length its jobs can finish in (last arrival
-    /// + 2 x (GPU-seconds / GPUs + the longest job), whole-minute slots, about 1,000 of them;
-    /// docs/throughput.md).
+    /// without --slot-seconds: a horizon and slot length its jobs can finish in (the last
+    /// arrival plus 2 x (GPU-seconds / GPUs + the longest job), whole-minute slots, about
+    /// 1,000 of them; docs/throughput.md).
     #[arg(long)]
     slots: Option<u32>,
     /// Seconds per slot (0: arrivals span half the horizon for kind oasis, T/(2 alpha) for kind

@@ -90,6 +90,9 @@ pub trait Kind {
     /// (crate::dispatch) on the scenario, it pairs a scenario with its result without a match
     /// on the kind outside the kind's folder.
     fn result_of(r: &ResultDoc) -> Option<&Self::Result>;
+    /// The kind's document inside `d` (`None`: a document of another kind), for a caller that
+    /// takes one kind only.
+    fn doc_of(d: &ScenarioDoc) -> Option<&Self::Doc>;
     /// What the kind's results measure, as the reports show them (the kind's `METRICS`,
     /// [`crate::metrics`]).
     fn metrics() -> &'static crate::metrics::Metrics {

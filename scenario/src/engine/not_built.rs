@@ -97,6 +97,11 @@ macro_rules! not_built {
                 // No result of a kind this build leaves out can exist.
                 None
             }
+
+            fn doc_of(_: &crate::doc::ScenarioDoc) -> Option<&NotBuilt> {
+                // Nor a document of it.
+                None
+            }
         }
     };
 }

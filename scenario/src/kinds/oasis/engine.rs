@@ -48,6 +48,13 @@ impl Kind for Oasis {
         }
     }
 
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Oasis(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &OasisDoc) -> Vec<String> {
         doc.server_ids()
     }

@@ -52,6 +52,13 @@ impl Kind for Online {
         }
     }
 
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Online(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &OnlineDoc) -> Vec<String> {
         doc.server_ids()
     }

@@ -64,6 +64,13 @@ impl Kind for Placement {
         }
     }
 
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Placement(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &PlacementDoc) -> Vec<String> {
         doc.server_ids()
     }

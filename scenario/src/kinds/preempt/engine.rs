@@ -73,6 +73,13 @@ impl Kind for Preempt {
         }
     }
 
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Preempt(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &PreemptDoc) -> Vec<String> {
         doc.server_ids()
     }

@@ -78,6 +78,13 @@ impl Kind for Route {
         }
     }
 
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Route(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &RouteDoc) -> Vec<String> {
         doc.server_ids()
     }
