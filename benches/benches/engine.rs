@@ -10,67 +10,87 @@ use mlsched_kernel::driver::{arrival_order, Driver};
 use mlsched_kernel::log::{HashSink, LogSink};
 use mlsched_scenario::bundled::SCENARIOS;
 use mlsched_scenario::doc::{self, ScenarioDoc};
-use mlsched_scenario::engine::Engine;
+use mlsched_scenario::engine::{Engine, Kind, Oasis, Online, Placement, Preempt, Route};
 use mlsched_scenario::run::{run_doc, RunOptions};
 
-/// The kernel-only run of the kind's own algorithm (the floor the façade is measured against).
+/// The kernel-only run of the kind's own algorithm (the floor the façade is measured against):
+/// each kind builds its kernel scheduler from its validated document and runs the driver.
+trait DriverOnly: Kind {
+    /// Runs the kind's algorithm alone into `sink`; `None` when the document or the scheduler
+    /// is refused.
+    fn driver_only(d: &Self::Doc, sink: &mut HashSink) -> Option<()>;
+}
+
+/// Runs `s` on `order` through the kernel's driver.
+fn drive<S: mlsched_kernel::api::Scheduler<Job = u32>>(
+    s: S,
+    order: &[(u32, u32)],
+    sink: &mut HashSink,
+) -> Option<()> {
+    Driver::new(s).run(order, sink, &mut |_: &_| {}).ok()?;
+    Some(())
+}
+
+impl DriverOnly for Oasis {
+    fn driver_only(x: &Self::Doc, sink: &mut HashSink) -> Option<()> {
+        let scn = x.validate().ok()?;
+        let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
+        let s = mlsched_kernel::oasis::OasisScheduler::new(&scn).ok()?;
+        drive(s, &order, sink)
+    }
+}
+
+impl DriverOnly for Online {
+    fn driver_only(x: &Self::Doc, sink: &mut HashSink) -> Option<()> {
+        let scn = x.validate().ok()?;
+        let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
+        let s = mlsched_kernel::online::OnlineScheduler::new(
+            &scn,
+            mlsched_kernel::online::Search::Fast,
+        )
+        .ok()?;
+        drive(s, &order, sink)
+    }
+}
+
+impl DriverOnly for Preempt {
+    fn driver_only(x: &Self::Doc, sink: &mut HashSink) -> Option<()> {
+        let scn = x.validate().ok()?;
+        let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
+        let s = mlsched_kernel::preempt::PreemptScheduler::new(
+            &scn,
+            mlsched_kernel::preempt::Policy::Greedy,
+        )
+        .ok()?;
+        drive(s, &order, sink)
+    }
+}
+
+impl DriverOnly for Route {
+    fn driver_only(x: &Self::Doc, sink: &mut HashSink) -> Option<()> {
+        let scn = x.validate().ok()?;
+        let order = arrival_order(scn.jobs.iter().map(|j| j.release));
+        let s =
+            mlsched_kernel::route::RouteScheduler::new(&scn, mlsched_kernel::route::Policy::Csrp)
+                .ok()?;
+        drive(s, &order, sink)
+    }
+}
+
+impl DriverOnly for Placement {
+    fn driver_only(x: &Self::Doc, sink: &mut HashSink) -> Option<()> {
+        let scn = x.validate().ok()?;
+        let p = mlsched_kernel::placement::Placer::new(&scn).ok()?;
+        let s = mlsched_kernel::placement::PlacementScheduler::new(p, scn.method);
+        let order: Vec<(u32, u32)> = (0..scn.jobs.len() as u32).map(|j| (0, j)).collect();
+        drive(s, &order, sink)
+    }
+}
+
+/// [`DriverOnly`] of `d`: the records its kernel-only run logs.
 fn driver_only(d: &ScenarioDoc) -> Option<u64> {
     let mut sink = HashSink::new();
-    match d {
-        ScenarioDoc::Oasis(x) => {
-            let scn = x.validate().ok()?;
-            let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
-            let s = mlsched_kernel::oasis::OasisScheduler::new(&scn).ok()?;
-            Driver::new(s)
-                .run(&order, &mut sink, &mut |_: &_| {})
-                .ok()?;
-        }
-        ScenarioDoc::Online(x) => {
-            let scn = x.validate().ok()?;
-            let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
-            let s = mlsched_kernel::online::OnlineScheduler::new(
-                &scn,
-                mlsched_kernel::online::Search::Fast,
-            )
-            .ok()?;
-            Driver::new(s)
-                .run(&order, &mut sink, &mut |_: &_| {})
-                .ok()?;
-        }
-        ScenarioDoc::Preempt(x) => {
-            let scn = x.validate().ok()?;
-            let order = arrival_order(scn.jobs.iter().map(|j| j.arrival));
-            let s = mlsched_kernel::preempt::PreemptScheduler::new(
-                &scn,
-                mlsched_kernel::preempt::Policy::Greedy,
-            )
-            .ok()?;
-            Driver::new(s)
-                .run(&order, &mut sink, &mut |_: &_| {})
-                .ok()?;
-        }
-        ScenarioDoc::Route(x) => {
-            let scn = x.validate().ok()?;
-            let order = arrival_order(scn.jobs.iter().map(|j| j.release));
-            let s = mlsched_kernel::route::RouteScheduler::new(
-                &scn,
-                mlsched_kernel::route::Policy::Csrp,
-            )
-            .ok()?;
-            Driver::new(s)
-                .run(&order, &mut sink, &mut |_: &_| {})
-                .ok()?;
-        }
-        ScenarioDoc::Placement(x) => {
-            let scn = x.validate().ok()?;
-            let p = mlsched_kernel::placement::Placer::new(&scn).ok()?;
-            let s = mlsched_kernel::placement::PlacementScheduler::new(p, scn.method);
-            let order: Vec<(u32, u32)> = (0..scn.jobs.len() as u32).map(|j| (0, j)).collect();
-            Driver::new(s)
-                .run(&order, &mut sink, &mut |_: &_| {})
-                .ok()?;
-        }
-    }
+    mlsched_scenario::dispatch!(d, x, K => K::driver_only(x, &mut sink))?;
     Some(sink.hash().records())
 }
 

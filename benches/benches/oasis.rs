@@ -350,9 +350,9 @@ fn whole_runs(c: &mut Criterion) {
 fn scale_case() {
     if let Ok(path) = std::env::var("OASIS_SCALE_SCENARIO") {
         let text = std::fs::read_to_string(&path).expect("reads OASIS_SCALE_SCENARIO");
-        let mlsched_scenario::doc::ScenarioDoc::Oasis(d) =
-            mlsched_scenario::doc::parse(&text).expect("parses")
-        else {
+        use mlsched_scenario::engine::{Kind, Oasis};
+        let doc = mlsched_scenario::doc::parse(&text).expect("parses");
+        let Some(d) = Oasis::doc_of(&doc) else {
             panic!("{path} is not an OASiS scenario");
         };
         timed_run(&path, &d.validate().expect("valid"));

@@ -1,8 +1,8 @@
 //! `mlsched`: run, compare, generate and replay scheduling scenarios on the mlsched kernel.
 //!
-//! The binary only: one module per subcommand under [`cmd`], the progress bars ([`progress`])
-//! and `mlsched run`'s summary ([`summary`]). The work is done by the `mlsched-lab` library
-//! (generators, importers, compare, export) on `mlsched-scenario` (documents, run driver,
+//! The binary only: one module per subcommand under [`cmd`] and the progress bars
+//! ([`progress`]). The work is done by the `mlsched-lab` library (generators, importers,
+//! compare, export, `mlsched run`'s summary) on `mlsched-scenario` (documents, run driver,
 //! replay).
 use clap::{Parser, Subcommand};
 use mlsched_scenario::RunError;
@@ -36,7 +36,6 @@ macro_rules! outln {
 
 mod cmd;
 mod progress;
-mod summary;
 use cmd::compare::CompareArgs;
 use cmd::export::ExportArgs;
 use cmd::gen::GenArgs;

@@ -210,11 +210,7 @@ pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
             let mut rep = report(doc, &r);
             rep.metrics.policy = policy.to_string();
             rep.timing = Some(timing);
-            if let ResultDoc::Placement(p) = &r {
-                if p.categories_examined <= CATEGORIES_COLLECTED_MAX {
-                    placement_categories(doc, policy, &mut rep.plot);
-                }
-            }
+            crate::kinds::after_run(doc, &r, policy, &mut rep.plot);
             rep
         }
         Err(e) => PolicyReport {
@@ -229,151 +225,50 @@ pub fn run_policy(doc: &ScenarioDoc, policy: &str) -> PolicyReport {
     }
 }
 
-/// Placement: runs `policy` again with every category reported (`run --all`; the decisions
-/// and log hash are the same) and keeps their average JCTs for the category plot. A second,
-/// untimed run so that collecting the rows does not inflate the measured latency.
-fn placement_categories(doc: &ScenarioDoc, policy: &str, plot: &mut PlotData) {
-    let opts = RunOptions {
-        policy: Some(policy.to_string()),
-        all_categories: true,
-    };
-    let Ok(ResultDoc::Placement(res)) = run_doc(doc, &opts, &mut HashSink::new()) else {
-        return;
-    };
-    let rows = res.per_category.unwrap_or_default();
-    let best = rows.iter().position(|c| c.category == res.best.category);
-    let stride = rows.len().div_ceil(CATEGORIES_PLOTTED).max(1);
-    for (i, c) in rows.iter().enumerate() {
-        if i % stride == 0 || Some(i) == best {
-            plot.categories.push((i as f64, c.avg_jct));
-        }
-    }
-    plot.chosen = best.map(|i| (i as f64, rows[i].avg_jct));
-}
-
 fn job_count(doc: &ScenarioDoc) -> u32 {
     doc.jobs() as u32
 }
 
-/// Metrics, JCTs and utilisation of a result.
+/// Metrics, JCTs and utilisation of a result: the kind's numbers ([`crate::kinds::LabKind`]),
+/// then the statistics every kind shares.
 pub fn report(doc: &ScenarioDoc, r: &ResultDoc) -> PolicyReport {
     let mut m = Metrics {
+        policy: r.policy().to_string(),
         status: "ok".into(),
         jobs: job_count(doc),
         log_hash: r.log_hash().to_string(),
         ..Metrics::default()
     };
-    // (weight, jct, end) of finished jobs.
-    let mut fin: Vec<(f64, f64, u32)> = Vec::new();
-    let mut util = Vec::new();
-    let mut plot = PlotData::default();
-    match (doc, r) {
-        (ScenarioDoc::Oasis(d), ResultDoc::Oasis(res)) => {
-            m.policy = res.policy.clone();
-            m.admitted = Some(res.summary.admitted);
-            m.total_utility = Some(res.summary.total_utility);
-            if let Some(n) = res.summary.restarts {
-                m.extra.insert("restarts".into(), n as f64);
-            }
-            if let Some(dorm) = &res.summary.dorm {
-                m.extra.insert("dorm_optimal".into(), dorm.optimal as f64);
-                m.extra
-                    .insert("dorm_stopped".into(), dorm.stopped_at_budget as f64);
-                m.extra.insert("dorm_gap_max".into(), dorm.gap_max);
-            }
-            let scn = d.validate().ok();
-            for (i, (jd, jr)) in d.jobs.iter().zip(&res.jobs).enumerate() {
-                if let (true, Some(c)) = (jr.admitted, jr.completion_slot) {
-                    let w = scn
-                        .as_ref()
-                        .and_then(|s| s.jobs.get(i))
-                        .map_or(1.0, |j| j.utility.at(0));
-                    let end = c + 1;
-                    fin.push((w, end as f64 - jd.arrival, end));
-                }
-            }
-            // GPUs are resource 0; who holds what when is the result's occupancy ([`usage`]).
-            let u = usage::oasis(d, res);
-            util = u.share_per_slot(0, d.slots.max(0.0) as usize);
-            m.utilisation = u.mean();
-        }
-        (ScenarioDoc::Online(d), ResultDoc::Online(res)) => {
-            m.policy = res.policy.clone();
-            m.admitted = Some(res.summary.scheduled);
-            m.total_weighted_completion_time = Some(res.summary.total_weighted_completion_time);
-            for (jd, jr) in d.jobs.iter().zip(&res.jobs) {
-                if let (Some(_), Some(c)) = (jr.start_slot, jr.completion_slot) {
-                    fin.push((jd.weight, c as f64 - jd.arrival, c));
-                }
-            }
-            // GPUs are resource 0; who holds what when is the result's occupancy ([`usage`]).
-            let u = usage::online(d, res);
-            util = u.share_per_slot(0, d.slots.max(0.0) as usize);
-            m.utilisation = u.mean();
-        }
-        (ScenarioDoc::Preempt(d), ResultDoc::Preempt(res)) => {
-            m.policy = res.policy.clone();
-            plot.workers = worker_queues(d, res);
-            for (_jd, jr) in d.jobs.iter().zip(&res.jobs) {
-                fin.push((1.0, jr.jct as f64, jr.completion_slot));
-            }
-            m.admitted = Some(res.jobs.len() as u32);
-            m.extra
-                .insert("preemptions".into(), res.summary.preemptions as f64);
-            m.extra
-                .insert("cloud_chunks".into(), res.summary.cloud_chunks as f64);
-            if let Some(n) = res.summary.restarts {
-                m.extra.insert("restarts".into(), n as f64);
-            }
-        }
-        (ScenarioDoc::Route(_), ResultDoc::Route(res)) => {
-            m.policy = res.policy.clone();
-            m.admitted = Some(res.jobs.len() as u32);
-            let x = &res.summary;
-            m.extra.insert("cost".into(), x.cost);
-            m.extra
-                .insert("deadline_violation_rate".into(), x.deadline_violation_rate);
-            m.extra
-                .insert("avg_network_cost".into(), x.avg_network_cost);
-            m.extra.insert("servers_used".into(), x.servers_used as f64);
-        }
-        (ScenarioDoc::Placement(d), ResultDoc::Placement(res)) => {
-            // One static assignment: JCT in seconds per job, no slots.
-            m.policy = res.policy.clone();
-            m.admitted = Some(res.best.jct.len() as u32);
-            for jd in &d.jobs {
-                if let Some(&j) = res.best.jct.get(&jd.id) {
-                    fin.push((1.0, j, 0));
-                    plot.job_jct.push((jd.id.clone(), j));
-                }
-            }
-            plot.chosen_category = res.best.category.clone();
-        }
-        (_, other) => {
-            m.policy = other.policy().to_string();
-        }
+    let mut out = crate::kinds::Measured::default();
+    crate::kinds::measure(doc, r, &mut m, &mut out);
+    // GPUs are resource 0; who holds what when is the result's occupancy ([`usage`]).
+    if let Some(u) = crate::kinds::usage(doc, r) {
+        let slots = crate::kinds::cluster(doc).1.unwrap_or(0.0).max(0.0) as usize;
+        out.utilisation = u.share_per_slot(0, slots);
+        m.utilisation = u.mean();
     }
+    let fin = &out.finished;
     m.finished = fin.len() as u32;
-    if !matches!(r, ResultDoc::Route(_)) {
+    if mlsched_scenario::metrics::of(doc.kind()).jct {
         m.unfinished = Some(m.jobs.saturating_sub(m.finished));
     }
     if !fin.is_empty() {
-        let jct: Vec<f64> = fin.iter().map(|f| f.1).collect();
+        let jct: Vec<f64> = fin.iter().map(|f| f.jct).collect();
         m.jct_p50 = Some(percentile(&jct, 50.0));
         m.jct_p90 = Some(percentile(&jct, 90.0));
         m.jct_p99 = Some(percentile(&jct, 99.0));
-        let sw: f64 = fin.iter().map(|f| f.0).sum();
-        let swj: f64 = fin.iter().map(|f| f.0 * f.1).sum();
+        let sw: f64 = fin.iter().map(|f| f.weight).sum();
+        let swj: f64 = fin.iter().map(|f| f.weight * f.jct).sum();
         m.weighted_jct = Some(if sw > 0.0 { swj / sw } else { 0.0 });
-        m.avg_jct = Some(fin.iter().map(|f| f.1).sum::<f64>() / fin.len() as f64);
-        m.makespan = fin.iter().map(|f| f.2).max().filter(|&x| x > 0);
+        m.avg_jct = Some(jct.iter().sum::<f64>() / fin.len() as f64);
+        m.makespan = fin.iter().map(|f| f.end).max().filter(|&x| x > 0);
     }
     PolicyReport {
         metrics: m,
-        jct: fin.iter().map(|f| f.1).collect(),
-        utilisation: util,
+        jct: fin.iter().map(|f| f.jct).collect(),
+        utilisation: out.utilisation,
         timing: None,
-        plot,
+        plot: out.plot,
     }
 }
 
@@ -382,39 +277,6 @@ pub fn set_slot_seconds(reports: &mut [PolicyReport], seconds: Option<f64>) {
     for r in reports {
         r.metrics.slot_seconds = seconds.filter(|s| *s > 0.0);
     }
-}
-
-/// Preempt: chunks queued on each edge worker over the run (label `server-id/w<worker>`), every
-/// edge worker of the scenario listed (0 for an idle one), in server and worker order; the
-/// cloud's workers are one bar (`cloud-id (all)`): it has as many as it needs.
-fn worker_queues(
-    d: &mlsched_scenario::kinds::preempt::doc::PreemptDoc,
-    res: &mlsched_scenario::kinds::preempt::doc::PreemptResult,
-) -> Vec<(String, f64)> {
-    let mut count: BTreeMap<(u32, u32), f64> = BTreeMap::new();
-    for (s, srv) in d.servers.iter().enumerate() {
-        for w in 0..srv.workers.unwrap_or(0.0).max(0.0) as u32 {
-            count.insert((s as u32, w), 0.0);
-        }
-    }
-    let cloud = |s: u32| d.servers.get(s as usize).is_some_and(|x| x.cloud);
-    // The typed chunks, not the occupancy: this counts chunks per worker, and occupancy holds
-    // chunk-slots per server.
-    for c in res.jobs.iter().flat_map(|j| &j.chunks) {
-        let w = if cloud(c.server) { u32::MAX } else { c.worker };
-        *count.entry((c.server, w)).or_default() += 1.0;
-    }
-    count
-        .into_iter()
-        .map(|((s, w), n)| {
-            let id = d.servers.get(s as usize).map_or("?", |x| x.id.as_str());
-            if w == u32::MAX {
-                (format!("{id} (all)"), n)
-            } else {
-                (format!("{id}/w{w}"), n)
-            }
-        })
-        .collect()
 }
 
 /// Runs every policy of `policies` on `doc` (in order).

@@ -11,6 +11,9 @@
 //!   tables, CSV, SVG plots, HTML report, seed sweeps and shards of `mlsched compare`.
 //! - [`export`]: a decision log as Chrome trace events (`mlsched export`).
 //! - [`data`]: where the bundled `data/` folder of traces is found.
+//! - [`kinds`]: what the lab knows of each scenario kind (compare's numbers, server pools, the
+//!   report's header), one file per kind, reached without a match on the kind.
+//! - [`summary`] (feature `reports`): the text `mlsched run` prints for a result.
 //!
 //! The document layer underneath (scenario and result documents, the run driver, bundled
 //! scenarios, decision-log replay) is the `mlsched-scenario` crate; use it directly.
@@ -26,6 +29,9 @@ pub mod data;
 pub mod export;
 pub mod gen;
 pub mod import;
+pub mod kinds;
+#[cfg(feature = "reports")]
+pub mod summary;
 
 /// Reads a trace file within [`mlsched_scenario::input::TRACE_BYTES_MAX`]; the error is the
 /// problem's text (the callers name the file and the option).

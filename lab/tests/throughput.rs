@@ -278,17 +278,18 @@ fn pollux_import_is_deterministic_and_linear_stays_linear() {
     assert!(on["throughput"].is_object() && on["jobs"][0]["model"].is_string());
 }
 
-/// Issue 45: `import pollux --jobs 160 --servers 16 --seed 1` with the default horizon (200
-/// slots of about 11 s) leaves jobs that no policy can finish; the report names them in a
-/// warning (printed on stderr by `mlsched import`). The peer's workload, whose horizon is
-/// sized for every job, gets none.
+/// Issue 45: `import pollux --jobs 160 --servers 16 --seed 1 --slots 200` (the horizon the
+/// import chose before issue 45: 200 slots of about 11 s) leaves jobs that no policy can
+/// finish; the report names them in a warning (printed on stderr by `mlsched import`). The
+/// peer's workload, whose horizon is sized for every job, gets none.
 #[test]
-fn pollux_defaults_warn_naming_the_jobs_that_cannot_finish() {
+fn pollux_short_horizon_warns_naming_the_jobs_that_cannot_finish() {
     let o = ImportOptions {
         data_dir: data(),
         jobs: 160,
         servers: 16,
         seed: 1,
+        slots: 200,
         ..ImportOptions::default()
     };
     let (v, report) = import::import_with_report(Source::Pollux, &o).unwrap();
@@ -312,4 +313,46 @@ fn pollux_defaults_warn_naming_the_jobs_that_cannot_finish() {
     let (_, r) = import::import_with_report(Source::Pollux, &peer).unwrap();
     assert!(r.unfinishable.is_empty(), "{:?}", r.unfinishable);
     assert!(!r.to_string().contains("WARNING"));
+}
+
+/// Issue 45 item 6: without `--slots` and `--slot-seconds` (0 and 0), `import pollux` sizes the
+/// slot length and horizon so that the workload can finish (`docs/throughput.md`): no job is
+/// named by the warning, slots are whole minutes, and a fifo run finishes every job. Explicit
+/// options are kept as given.
+#[test]
+fn pollux_default_horizon_lets_the_workload_finish() {
+    let o = ImportOptions {
+        data_dir: data(),
+        jobs: 160,
+        servers: 16,
+        seed: 1,
+        slots: 0,
+        slot_seconds: 0.0,
+        ..ImportOptions::default()
+    };
+    let (v, report) = import::import_with_report(Source::Pollux, &o).unwrap();
+    assert!(report.unfinishable.is_empty(), "{:?}", report.unfinishable);
+    assert!(!report.to_string().contains("WARNING"), "{report}");
+    let h = report.horizon;
+    assert_eq!(h.slot_seconds % 60.0, 0.0, "{h:?}");
+    assert!(h.slots <= 1_001 && h.slots > h.last_arrival, "{h:?}");
+    assert_eq!(v["slots"], json!(h.slots as f64));
+    let doc = doc::parse(&serde_json::to_string(&v).unwrap()).unwrap();
+    let fifo = mlsched_lab::compare::run_policy(&doc, "fifo").metrics;
+    assert_eq!(
+        (fifo.status.as_str(), fifo.finished),
+        ("ok", 160),
+        "{fifo:?}"
+    );
+    // Explicit options are the user's.
+    let given = ImportOptions {
+        slots: 300,
+        slot_seconds: 600.0,
+        ..o.clone()
+    };
+    let (_, r) = import::import_with_report(Source::Pollux, &given).unwrap();
+    assert_eq!((r.horizon.slots, r.horizon.slot_seconds), (300, 600.0));
+    // Other sources keep their rule: 200 slots, the arrivals over half of them.
+    let (_, r) = import::import_with_report(Source::Philly, &o).unwrap();
+    assert_eq!(r.horizon.slots, 200);
 }

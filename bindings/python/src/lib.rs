@@ -201,8 +201,9 @@ fn import_json(
         Some(t) => import::pollux::ThroughputModel::parse(t).map_err(|e| err(e.into()))?,
         None => ImportOptions::default().throughput,
     };
-    // As `mlsched import`: slots absent with slot_seconds > 0 sizes the horizon from the
-    // arrivals (0); ps_servers absent takes every CPU-only node with servers "all", else the
+    // As `mlsched import`: slots absent (0) lets the importer choose the horizon (sized from
+    // slot_seconds > 0, 200 without it, or for source pollux one its jobs can finish in,
+    // docs/throughput.md); ps_servers absent takes every CPU-only node with servers "all", else the
     // import's default rule (K = ceil(H / 4), `mlsched_lab::import::PS_AUTO`).
     let slots = match slots {
         Some(0) => {
@@ -214,8 +215,7 @@ fn import_json(
             .into()))
         }
         Some(t) => t,
-        None if slot_seconds.is_some_and(|s| s > 0.0) => 0,
-        None => ImportOptions::default().slots,
+        None => 0,
     };
     let d = ImportOptions::default();
     let data_dir = match data_dir {

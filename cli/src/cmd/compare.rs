@@ -95,10 +95,7 @@ fn load_with_slot(
         ))
     })?;
     // A scenario that says its slot length (import pollux --workload) is reported in seconds.
-    let slot = match &d {
-        ScenarioDoc::Oasis(o) => o.slot_seconds,
-        _ => None,
-    };
+    let slot = mlsched_lab::kinds::slot_seconds(&d);
     Ok((d, slot))
 }
 

@@ -25,7 +25,10 @@ pub struct MapArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Horizon T in slots. Default: 200, or with --slot-seconds the horizon that holds every
-    /// arrival (2 x the arrival span for kind oasis, 2 alpha x for kind online).
+    /// arrival (2 x the arrival span for kind oasis, 2 alpha x for kind online); source pollux
+    /// without --slot-seconds: a horizon and slot length its jobs can finish in (the last
+    /// arrival plus 2 x (GPU-seconds / GPUs + the longest job), whole-minute slots, about
+    /// 1,000 of them; docs/throughput.md).
     #[arg(long)]
     slots: Option<u32>,
     /// Seconds per slot (0: arrivals span half the horizon for kind oasis, T/(2 alpha) for kind
@@ -101,8 +104,9 @@ impl MapArgs {
                 return Err(InputError::new("option", "slots", "must be at least 1").into());
             }
             Some(t) => t,
-            None if self.slot_seconds > 0.0 => 0,
-            None => 200,
+            // The importer's rule (`import::build::horizon`): 200, or sized from
+            // --slot-seconds, or for source pollux a horizon its jobs can finish in.
+            None => 0,
         };
         let ps_servers = self.ps_servers.unwrap_or(import::PS_AUTO);
         Ok(ImportOptions {

@@ -136,7 +136,7 @@ pub fn run(a: RunArgs, quiet: bool) -> Result<(), RunError> {
     pb.finish();
     let result = result?;
     if json.as_deref() != Some(Path::new("-")) {
-        outln!("{}", crate::summary::text_for(&d, &result));
+        outln!("{}", mlsched_lab::summary::text_for(&d, &result));
     }
     if let Some(out) = json {
         write(&out, &result.to_json())?;

@@ -38,47 +38,7 @@ pub struct Info {
 impl Info {
     /// The summary of `doc` given as `source`; commands are filled in by the caller.
     pub fn of(doc: &ScenarioDoc, source: &str) -> Info {
-        let (servers, slots) = match doc {
-            ScenarioDoc::Oasis(d) => (
-                format!(
-                    "{} worker + {} PS servers",
-                    d.worker_servers.len(),
-                    d.ps_servers.len()
-                ),
-                Some(d.slots),
-            ),
-            ScenarioDoc::Online(d) => (format!("{} servers", d.servers.len()), Some(d.slots)),
-            ScenarioDoc::Placement(d) => {
-                let mut nodes: Vec<u64> = d.workers.iter().map(|w| w.node as u64).collect();
-                nodes.sort_unstable();
-                nodes.dedup();
-                (
-                    format!("{} GPU workers on {} nodes", d.workers.len(), nodes.len()),
-                    None,
-                )
-            }
-            ScenarioDoc::Preempt(d) => {
-                let cloud = d.servers.iter().filter(|s| s.cloud).count();
-                (
-                    format!("{} edge servers + {cloud} cloud", d.servers.len() - cloud),
-                    Some(d.slots),
-                )
-            }
-            ScenarioDoc::Route(d) => {
-                use mlsched_scenario::kinds::route::doc::NodeKindDoc as K;
-                let n = |k: K| d.topology.nodes.iter().filter(|x| x.kind == k).count();
-                (
-                    format!(
-                        "{} compute nodes, {} PS nodes, {} switches, {} links",
-                        n(K::Compute),
-                        n(K::Ps),
-                        n(K::Switch),
-                        d.topology.links.len()
-                    ),
-                    None,
-                )
-            }
-        };
+        let (servers, slots) = crate::kinds::cluster(doc);
         Info {
             kind: doc.kind().into(),
             source: source.into(),

@@ -455,7 +455,7 @@ mod tests {
     fn every_header_has_a_legend_entry() {
         let entries = legend_entries();
         assert_eq!(entries.len(), 22, "{entries:?}");
-        for kind in ["oasis", "online", "placement", "preempt", "route"] {
+        for kind in mlsched_scenario::doc::KINDS {
             let header: Vec<String> = std::iter::once("policy".to_string())
                 .chain(
                     columns(
@@ -465,7 +465,8 @@ mod tests {
                             seconds: true,
                             util: Some(vec!["gpu".into()]),
                             restarts: true,
-                            dorm: kind == "oasis",
+                            // The Dorm column shows where the kind has the dorm policy.
+                            dorm: mlsched_scenario::run::policies(kind).contains(&"dorm"),
                         },
                     )
                     .into_iter()

@@ -7,10 +7,9 @@
 //! that slot if that is at least 90 %. A resource that binds in more than half the busy slots
 //! is reported: the results on this scenario then mostly measure that resource, which is worth
 //! knowing before comparing policies on it (for example PS bandwidth with too few PS servers).
-use crate::compare::usage::{self, Usage};
 use mlsched_kernel::log::HashSink;
 use mlsched_scenario::doc::ScenarioDoc;
-use mlsched_scenario::run::{run_doc, ResultDoc, RunOptions};
+use mlsched_scenario::run::{run_doc, RunOptions};
 
 /// The policy the check runs.
 pub const CHECK_POLICY: &str = "fifo";
@@ -35,10 +34,8 @@ pub fn check(doc: &ScenarioDoc) -> Binding {
         Ok(r) => r,
         Err(e) => return Binding::NotRun(e.to_string()),
     };
-    let u: Usage = match (doc, &res) {
-        (ScenarioDoc::Oasis(d), ResultDoc::Oasis(r)) => usage::oasis(d, r),
-        (ScenarioDoc::Online(d), ResultDoc::Online(r)) => usage::online(d, r),
-        _ => return Binding::NotRun(format!("kind {} has no server pools", doc.kind())),
+    let Some(u) = crate::kinds::usage(doc, &res) else {
+        return Binding::NotRun(format!("kind {} has no server pools", doc.kind()));
     };
     Binding::Found(u.binding_most())
 }

@@ -33,6 +33,47 @@ pub struct Horizon {
     pub last_arrival: u32,
 }
 
+/// Source `pollux` without `--slots` and `--slot-seconds`: the horizon is at least this many
+/// times the time the jobs need (see [`fitting_horizon`]).
+pub(crate) const FIT_MARGIN: f64 = 2.0;
+
+/// Source `pollux` without `--slots` and `--slot-seconds`: slots are a whole number of minutes,
+/// at least one, and long enough that the horizon has at most about this many.
+pub(crate) const FIT_SLOTS: f64 = 1_000.0;
+
+/// The slot length (seconds) and horizon (slots) of source `pollux` when neither `--slots` nor
+/// `--slot-seconds` is given, sized so that the workload can finish (issue 45 item 6: the
+/// `philly` rule, T = 200 slots with the arrivals over half of it, gave 11.37 s slots and a
+/// 38-minute horizon in which most of 160 jobs could not even run alone).
+///
+/// With a_last the last arrival, W = sum of g_i d_i the GPU-seconds the trace records (g_i
+/// GPUs for d_i seconds), G the cluster's GPUs and d_max the longest job, the horizon is
+/// a_last + [`FIT_MARGIN`] x (W / G + d_max) seconds. W / G + d_max is the list-scheduling
+/// bound: a schedule that keeps the GPUs busy while jobs wait ends every job by then after the
+/// last arrival, each job at its traced speed. The margin covers what the trace does not: the
+/// baselines cap or spread a job's workers, and under the measured tables a spread job runs
+/// slower than its consolidated traced speed (8 GPUs on 8 servers: s = 3.39 worker
+/// equivalents). The slot is a whole number of minutes, at least 1, so that the horizon is at
+/// most about [`FIT_SLOTS`] slots.
+pub(crate) fn fitting_horizon(jobs: &[TraceJob], gpus: f64) -> (f64, u32) {
+    let first = jobs.first().map_or(0.0, |j| j.submit);
+    let last = jobs.last().map_or(0.0, |j| j.submit) - first;
+    let work: f64 = jobs
+        .iter()
+        .map(|j| j.workers.max(1) as f64 * j.gpu * j.duration)
+        .sum();
+    let longest = jobs.iter().map(|j| j.duration).fold(0.0, f64::max);
+    let need = last + FIT_MARGIN * (work / gpus.max(1.0) + longest);
+    let minutes = (need / FIT_SLOTS / 60.0).ceil().max(1.0);
+    let sec = minutes * 60.0;
+    // One more slot than the seconds need: the last one is T - 1.
+    let slots = (need / sec).ceil() + 1.0;
+    (
+        sec,
+        slots.min(mlsched_kernel::limits::SLOTS_MAX as f64) as u32,
+    )
+}
+
 /// Chooses the slot length and the horizon for `jobs` (sorted by submit time):
 /// - `--slot-seconds S` and `--slots T`: both as given; an arrival at or after T is an error
 ///   (never a dropped job);

@@ -15,7 +15,9 @@
 //!   the seeded PRNG, and on kind "online" its mini-batch time per worker type is the reference
 //!   time scaled by throughput(V100) / throughput(type).
 //! - `pollux` (a Pollux-style workload): the `philly` jobs on `--servers` synthetic 4-GPU
-//!   machines, each job given a model family with its measured speed-up table ([`pollux`]).
+//!   machines, each job given a model family with its measured speed-up table ([`pollux`]);
+//!   without `--slots` and `--slot-seconds`, a slot length and horizon the jobs can finish in
+//!   (`build::fitting_horizon`, docs/throughput.md).
 //!
 //! `--throughput pollux` (any source and kind; implied by `pollux`) adds the Pollux-derived
 //! speed-up table s(g, n) per model family, gives each job a family by its GPU-hours, and
@@ -57,6 +59,7 @@ mod build;
 pub mod pollux;
 pub mod reach;
 mod read;
+mod target;
 pub mod workload;
 
 pub use build::{to_oasis, to_online, Horizon};
@@ -111,7 +114,9 @@ pub struct ImportOptions {
     pub start: Option<usize>,
     /// PRNG seed.
     pub seed: u64,
-    /// Horizon T in slots; 0 = sized from `slot_seconds` (see [`build::horizon`]).
+    /// Horizon T in slots; 0 = chosen: sized from `slot_seconds` (see [`build::horizon`]), 200
+    /// without it, or, for source `pollux` with neither, a horizon and slot length its jobs
+    /// can finish in (`build::fitting_horizon`).
     pub slots: u32,
     /// Seconds per slot; 0 = arrivals span half the horizon (kind "oasis") or T / (2 alpha)
     /// (kind "online").
@@ -348,11 +353,8 @@ pub fn import_with_report(
     opts: &ImportOptions,
 ) -> Result<(serde_json::Value, ImportReport), RunError> {
     let (v, mut report) = import_mapped(source, opts)?;
-    if opts.kind == "oasis" {
-        // The value was just built from an OasisDoc: reading it back cannot fail.
-        if let Ok(doc) = serde_json::from_value(v.clone()) {
-            report.unfinishable = reach::unfinishable(&doc);
-        }
+    if let Some(unfinishable) = target::of(&opts.kind)?.unfinishable {
+        report.unfinishable = unfinishable(&v);
     }
     Ok((v, report))
 }
@@ -362,17 +364,7 @@ fn import_mapped(
     source: Source,
     opts: &ImportOptions,
 ) -> Result<(serde_json::Value, ImportReport), RunError> {
-    if opts.kind != "oasis" && opts.kind != "online" {
-        return Err(InputError::new(
-            "option",
-            "kind",
-            format!(
-                "importers build kinds \"oasis\" and \"online\", not `{}`",
-                opts.kind
-            ),
-        )
-        .into());
-    }
+    let target = target::of(&opts.kind)?;
     if let Some(w) = &opts.workload {
         return workload::import(source, w, opts);
     }
@@ -423,34 +415,29 @@ fn import_mapped(
         }
         _ => None,
     };
-    let v = if opts.kind == "oasis" {
-        serde_json::to_value(to_oasis(
-            &jobs,
-            &workers,
-            &ps,
-            gavel.as_deref(),
-            opts,
-            &mut rng,
-            profiles.as_ref(),
-        )?)
+    // Source pollux without --slots and --slot-seconds: a horizon the workload can finish in.
+    let fitted;
+    let opts = if source == Source::Pollux && opts.slots == 0 && opts.slot_seconds <= 0.0 {
+        let gpus = workers.iter().map(|s| s[0]).sum();
+        let (slot_seconds, slots) = build::fitting_horizon(&jobs, gpus);
+        fitted = ImportOptions {
+            slot_seconds,
+            slots,
+            ..opts.clone()
+        };
+        &fitted
     } else {
-        serde_json::to_value(to_online(
-            &jobs,
-            &workers,
-            &ps,
-            gavel.as_deref(),
-            opts,
-            &mut rng,
-            profiles.as_ref(),
-        )?)
+        opts
     };
-    let v = v.map_err(|e| RunError::runtime(format!("could not encode the scenario: {e}")))?;
-    let factor = if opts.kind == "oasis" {
-        build::OASIS_SPAN_FACTOR
-    } else {
-        build::online_span_factor()
+    let mapped = target::Mapped {
+        jobs: &jobs,
+        workers: &workers,
+        ps: &ps,
+        gavel: gavel.as_deref(),
+        profiles: profiles.as_ref(),
     };
-    let horizon = build::horizon(&jobs, opts, factor)?;
+    let v = (target.build)(&mapped, opts, &mut rng)?;
+    let horizon = build::horizon(&jobs, opts, (target.span_factor)())?;
     let max_cpu = workers.iter().map(|s| s[1]).fold(0.0, f64::max);
     let max_mem = workers.iter().map(|s| s[2]).fold(0.0, f64::max);
     let report = ImportReport {
@@ -458,7 +445,7 @@ fn import_mapped(
         trace_jobs: all.len(),
         worker_servers: workers.len(),
         gpus: workers.iter().map(|s| s[0]).sum(),
-        ps_servers: if opts.kind == "oasis" || build::online_takes_cpu_only(opts) {
+        ps_servers: if (target.ps_servers)(opts) {
             ps.len()
         } else {
             0

@@ -1,8 +1,10 @@
 //! Which imported jobs cannot finish within the horizon even alone on the cluster: the warning
 //! `mlsched import` prints on stderr. Issue 45: `import pollux --jobs 160 --servers 16` with the
-//! default horizon (200 slots, the slot length picked so the arrivals span half of it) made
-//! 11.37 s slots, a 38-minute horizon in which almost no traced job could finish, and said
-//! nothing; every policy then "finished" 0 to 3 of 160 jobs.
+//! horizon it then chose (200 slots, the slot length picked so the arrivals span half of it)
+//! made 11.37 s slots, a 38-minute horizon in which almost no traced job could finish, and said
+//! nothing; every policy then "finished" 0 to 3 of 160 jobs. (Source pollux now sizes its
+//! default horizon for the workload, `build::fitting_horizon`; a horizon given by hand can
+//! still be too short, and this names the jobs.)
 //!
 //! The bound is optimistic on purpose, so a job named here cannot finish under any policy:
 //! job i needs at least E_i N_i m_i / s_i slots from its arrival, with all N_i workers (its

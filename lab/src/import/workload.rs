@@ -491,8 +491,11 @@ pub fn import(
             InputError::new("option", "workload", "only source pollux reads --workload").into(),
         );
     }
-    if opts.kind != "oasis" {
-        return Err(InputError::new("option", "kind", "--workload builds kind \"oasis\"").into());
+    if !super::target::of(&opts.kind)?.workload {
+        let kinds = super::target::workload_kinds();
+        return Err(
+            InputError::new("option", "kind", format!("--workload builds kind {kinds}")).into(),
+        );
     }
     let o = WorkloadOptions {
         servers: opts.servers,

@@ -91,6 +91,18 @@ pub trait Kind {
     /// Sets every job row's `status` and the summary's counts (`crate::status`): `known` gives
     /// the status the engine or the scheduler keeps for a job, the kind derives the others.
     fn set_statuses(r: &mut Self::Result, known: &dyn Fn(u32) -> Option<crate::status::JobStatus>);
+    /// The kind's result inside `r` (`None`: a result of another kind). With [`dispatch!`]
+    /// (crate::dispatch) on the scenario, it pairs a scenario with its result without a match
+    /// on the kind outside the kind's folder.
+    fn result_of(r: &ResultDoc) -> Option<&Self::Result>;
+    /// The kind's document inside `d` (`None`: a document of another kind), for a caller that
+    /// takes one kind only.
+    fn doc_of(d: &ScenarioDoc) -> Option<&Self::Doc>;
+    /// What the kind's results measure, as the reports show them (the kind's `METRICS`,
+    /// [`crate::metrics`]).
+    fn metrics() -> &'static crate::metrics::Metrics {
+        crate::metrics::of(Self::NAME)
+    }
 }
 
 /// The [`Kind`] methods every kind answers the same way from its documents' common fields

@@ -92,6 +92,16 @@ macro_rules! not_built {
             fn occupancy(r: &NotBuilt) -> &[crate::occupancy::Span] {
                 match *r {}
             }
+
+            fn result_of(_: &crate::run::ResultDoc) -> Option<&NotBuilt> {
+                // No result of a kind this build leaves out can exist.
+                None
+            }
+
+            fn doc_of(_: &crate::doc::ScenarioDoc) -> Option<&NotBuilt> {
+                // Nor a document of it.
+                None
+            }
         }
     };
 }

@@ -57,6 +57,20 @@ impl Kind for Oasis {
 
     crate::engine::kind_documents!(crate::kinds::oasis::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Oasis(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Oasis(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &OasisDoc) -> Vec<String> {
         doc.server_ids()
     }

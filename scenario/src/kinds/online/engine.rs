@@ -62,6 +62,20 @@ impl Kind for Online {
 
     crate::engine::kind_documents!(crate::kinds::online::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Online(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Online(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &OnlineDoc) -> Vec<String> {
         doc.server_ids()
     }

@@ -77,6 +77,20 @@ impl Kind for Placement {
 
     crate::engine::kind_documents!(crate::kinds::placement::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Placement(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Placement(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &PlacementDoc) -> Vec<String> {
         doc.server_ids()
     }

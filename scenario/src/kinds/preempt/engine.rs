@@ -92,6 +92,20 @@ impl Kind for Preempt {
 
     crate::engine::kind_documents!(crate::kinds::preempt::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Preempt(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Preempt(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &PreemptDoc) -> Vec<String> {
         doc.server_ids()
     }

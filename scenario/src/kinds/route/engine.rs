@@ -88,6 +88,20 @@ impl Kind for Route {
 
     crate::engine::kind_documents!(crate::kinds::route::exec::summary_text);
 
+    fn result_of(r: &crate::run::ResultDoc) -> Option<&Self::Result> {
+        match r {
+            crate::run::ResultDoc::Route(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn doc_of(d: &crate::doc::ScenarioDoc) -> Option<&Self::Doc> {
+        match d {
+            crate::doc::ScenarioDoc::Route(x) => Some(x),
+            _ => None,
+        }
+    }
+
     fn server_ids(doc: &RouteDoc) -> Vec<String> {
         doc.server_ids()
     }
