@@ -542,12 +542,11 @@ impl Feeder {
 /// The next slot a whole run would advance before any new arrival: the current one if it has
 /// not been advanced, else the scheduler's next wake-up (after the current slot).
 fn pending_slot<L: LogSink>(e: &Engine<L>) -> Option<Slot> {
-    match e.now() {
-        Some(n) if !e.advanced() => Some(n),
-        n => e
-            .next_wakeup()
-            .map(|w| n.map_or(w, |n| w.max(n.saturating_add(1)))),
-    }
+    let clock = mlsched_kernel::driver::Clock {
+        now: e.now(),
+        advanced: e.advanced(),
+    };
+    clock.first_slot(None, e.next_wakeup(), None)
 }
 
 fn feed<L: LogSink>(

@@ -13,8 +13,13 @@ use alloc::vec::Vec;
 /// The `server` of a slot's header entry (it carries the slot's chunks, no server).
 const HEADER: u32 = u32::MAX;
 
-/// One entry: a slot's header (`server == HEADER`, `chunks` = D_i(t)) or `count` workers /
-/// parameter servers on a server (kernel server index: workers `0..H`, then PS `H..H+K`).
+/// The `count` of a header that begins a recovery's schedule (a restart, whatever the job
+/// holds there: `super::execute`); other headers count 0.
+const RESTART: u32 = 1;
+
+/// One entry: a slot's header (`server == HEADER`, `chunks` = D_i(t), `count` = `RESTART` at
+/// the first slot of a recovery's schedule) or `count` workers / parameter servers on a server
+/// (kernel server index: workers `0..H`, then PS `H..H+K`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Hold {
     pub(super) slot: u32,
@@ -27,6 +32,11 @@ impl Hold {
     /// Is this a server's reservation (not a slot's header)?
     pub(super) fn is_cell(&self) -> bool {
         self.server != HEADER
+    }
+
+    /// Is this the header of the first slot of a recovery's schedule (a restart)?
+    pub(super) fn restarts(&self) -> bool {
+        !self.is_cell() && self.count == RESTART
     }
 }
 
@@ -72,18 +82,24 @@ impl Ledger {
     }
 
     /// Job `job` now holds `history` (its entries before the event, kept) and schedule `s`,
-    /// `h` the number of worker servers (PS server k is `h + k`).
-    pub(super) fn admit(&mut self, job: u32, s: &Schedule<'_>, h: u32) {
+    /// `h` the number of worker servers (PS server k is `h + k`); `recovered`: `s` is a
+    /// recovery's, its first slot a restart.
+    pub(super) fn admit(&mut self, job: u32, s: &Schedule<'_>, h: u32, recovered: bool) {
         let from = self.arena.len();
         if let Some(&(f, l)) = self.span.get(job as usize) {
             // the history (empty at an arrival) moves to the new span's start
             self.arena.extend_from_within(f as usize..(f + l) as usize);
         }
+        let mut restart = recovered;
         for sp in s.iter() {
             self.arena.push(Hold {
                 slot: sp.slot,
                 server: HEADER,
-                count: 0,
+                count: if core::mem::take(&mut restart) {
+                    RESTART
+                } else {
+                    0
+                },
                 chunks: sp.chunks,
             });
             for (pairs, base) in [(sp.worker_pairs, 0), (sp.ps_pairs, h)] {

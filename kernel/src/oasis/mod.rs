@@ -37,13 +37,15 @@
 //! | `census` | per slot, how many servers of a pool have at least a given share free |
 //! | `records` | the decision records (tags `TAG_OASIS_DECISION`, `TAG_OASIS_SLOT`, `TAG_OASIS_WORLD`) and `OasisDecision` |
 //! | `snapshot` | the restorable state and its snapshots (closed-world state only) |
-//! | `ledger` | per job, the reservations its schedule holds (for cancels and interruptions) |
+//! | `ledger` | per job, the reservations its schedule holds (for cancels, interruptions and the plan executed) |
+//! | `execute` | an admitted plan executed under the restart cost (`docs/restart.md`): t̂', f_i(t̂' - a_i), restarts |
 //! | `world` | the open-world events: submit, cancel, server down / up, capacity (`docs/open-world.md`) |
 //! | `error` | `OasisError` |
 //! | `reference` | (feature `reference`) the paper-literal Alg. 2: COST_t and the DP computed from the formulas |
 mod census;
 mod cheapest;
 mod error;
+mod execute;
 pub mod fast;
 mod grid;
 mod ledger;
@@ -59,6 +61,7 @@ mod world;
 mod world_tests;
 
 pub use error::OasisError;
+pub use execute::{execute_plan, Executed, PlanSlot};
 pub use fast::{Schedule, SlotPlacement};
 pub use market::{JobParams, Market};
 pub use records::{

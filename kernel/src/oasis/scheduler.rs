@@ -13,6 +13,7 @@ use crate::log::LogSink;
 use crate::model::oasis::{OasisJob, OasisScenario, PriceBounds};
 use crate::num::canon;
 use crate::resources::ResourceVec;
+use crate::restart::RestartCost;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -34,6 +35,8 @@ pub struct OasisScheduler {
     pub(super) ledger: Ledger,
     /// The open-world state (`super::world`).
     pub(super) ow: World,
+    /// The restart time plans are executed under (`super::execute`; `None`: not modelled).
+    pub(super) restart: Option<RestartCost>,
 }
 
 impl OasisScheduler {
@@ -111,6 +114,7 @@ impl OasisScheduler {
             size,
             now: 0,
             bounds_derived: derived,
+            restart: None,
         })
     }
 
@@ -208,7 +212,7 @@ impl OasisScheduler {
         if d.admitted {
             commit_owed(&mut self.market, &p, &self.dp.schedule());
             let h = self.market.workers.servers();
-            self.ledger.admit(idx, &self.dp.schedule(), h);
+            self.ledger.admit(idx, &self.dp.schedule(), h, false);
         }
         self.ow.decided(&d, now);
         // the slot trees' summaries that commits left loose are redone by light decisions

@@ -226,7 +226,9 @@ impl OasisScheduler {
     }
 
     /// The job's status as of the last event (`None` for an unknown index); final after
-    /// [`crate::api::Scheduler::finish`]: an admitted job finishes at its schedule's t_hat < T.
+    /// [`crate::api::Scheduler::finish`]: an admitted job finishes at its schedule's t_hat < T,
+    /// or, under a restart cost ([`OasisScheduler::with_restart`]), is unfinished when its plan
+    /// executed under the cost leaves chunks ([`OasisScheduler::executed`]).
     pub fn status(&self, job: u32) -> Option<Status> {
         let i = job as usize;
         Some(match *self.ow.fate.get(i)? {
@@ -234,6 +236,16 @@ impl OasisScheduler {
             Fate::Rejected => Status::Rejected,
             Fate::Cancelled => Status::Cancelled,
             Fate::Lost => Status::Lost,
+            // Under a restart cost a plan can end with chunks left (`super::execute`): once
+            // the run is over, such a job is unfinished.
+            Fate::Admitted
+                if self.ow.finished
+                    && self
+                        .executed(job)
+                        .is_some_and(|e| e.completion_slot.is_none()) =>
+            {
+                Status::Unfinished
+            }
             Fate::Admitted => {
                 if self.ow.finished || self.ow.end.get(i).is_some_and(|&e| e < self.now) {
                     Status::Finished
@@ -567,7 +579,7 @@ impl OasisScheduler {
             rec.reason = Reason::Recovered { server };
             commit_owed(&mut self.market, &p, &self.dp.schedule());
             let h = self.market.workers.servers();
-            self.ledger.admit(j, &self.dp.schedule(), h);
+            self.ledger.admit(j, &self.dp.schedule(), h, true);
             if let (Some(e), Some(s)) = (self.ow.end.get_mut(i), self.ow.since.get_mut(i)) {
                 *e = rec.completion_slot.unwrap_or(now);
                 *s = now;

@@ -813,11 +813,3 @@ impl<L: LogSink> Engine<L> {
         self.failed.as_ref()
     }
 }
-
-pub(crate) fn earliest(a: Option<Slot>, b: Option<Slot>) -> Option<Slot> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, None) => x,
-        (None, y) => y,
-    }
-}

@@ -16,11 +16,12 @@
 //! ([`crate::event::Feeder::apply`]: the wake-ups before its slot, then the event), and the run
 //! then goes through every wake-up left to its end. So a service cluster fed those events,
 //! then `advance`d to the end, finishes with the same `log_hash`.
-use super::{earliest, Engine, Out, RunProgress};
+use super::{Engine, Out, RunProgress};
 use crate::error::RunError;
 use crate::event::HostEvent;
 use crate::run::ResultDoc;
 use mlsched_kernel::api::Event;
+use mlsched_kernel::driver::{run_slots, Clock, Feed, Stage};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::Slot;
 
@@ -55,67 +56,20 @@ impl<L: LogSink> Engine<L> {
         if events.iter().any(|e| matches!(e, HostEvent::Arrive { .. })) {
             return self.run_host_driven(out, observe, events);
         }
-        let mut next = 0usize;
-        let mut host = 0usize;
-        let mut t = match self.now {
-            Some(now) if !self.advanced => Some(now),
-            now => {
-                let wake = self
-                    .inner
-                    .next_wakeup(now)
-                    .map(|w| now.map_or(w, |n| w.max(n.saturating_add(1))));
-                let arr = self
-                    .pending(&mut next)
-                    .map(|a| now.map_or(a.0, |n| a.0.max(n.saturating_add(1))));
-                earliest(earliest(arr, wake), events.first().map(HostEvent::at))
-            }
+        let from = Clock {
+            now: self.now,
+            advanced: self.advanced,
         };
-        let mut submits: Vec<usize> = Vec::new();
-        while let Some(now) = t {
-            submits.clear();
-            while let Some(e) = events.get(host).filter(|e| e.at() <= now) {
-                match e {
-                    HostEvent::Submit { .. } => submits.push(host),
-                    HostEvent::Advance { .. } => {}
-                    _ => {
-                        let ev =
-                            crate::event::kernel_event(self, e).map_err(|x| numbered(x, host))?;
-                        self.feed_to(e.at(), ev, out)
-                            .map_err(|x| numbered(x, host))?;
-                    }
-                }
-                host += 1;
-            }
-            while let Some((_, j)) = self.pending(&mut next).filter(|a| a.0 <= now) {
-                self.feed_to(now, Event::JobArrived(j), out)?;
-                observe(RunProgress {
-                    slot: now,
-                    arrived: next as u32 + 1,
-                    jobs: self.order.len() as u32,
-                });
-            }
-            for &k in &submits {
-                if let HostEvent::Submit { job, .. } = &events[k] {
-                    self.submit_to(now, job, out).map_err(|x| numbered(x, k))?;
-                }
-            }
-            self.feed_to(now, Event::SlotAdvanced, out)?;
-            observe(RunProgress {
-                slot: now,
-                arrived: next as u32,
-                jobs: self.order.len() as u32,
-            });
-            let wake = self
-                .inner
-                .next_wakeup(Some(now))
-                .map(|w| w.max(now.saturating_add(1)));
-            let arr = self.pending(&mut next).map(|a| a.0.max(now));
-            let ev = events.get(host).map(|e| e.at().max(now.saturating_add(1)));
-            t = earliest(earliest(arr, wake), ev);
-            if t == Some(now) {
-                break;
-            }
-        }
+        let mut slots = Slots {
+            engine: &mut *self,
+            out: &mut *out,
+            observe,
+            events,
+            host: 0,
+            next: 0,
+            submits: Vec::new(),
+        };
+        run_slots(&mut slots, from)?;
         self.finish_to(out)
     }
 
@@ -160,6 +114,86 @@ impl<L: LogSink> Engine<L> {
             *next += 1;
         }
         self.order.get(*next).copied()
+    }
+}
+
+/// The engine as the kernel's slot loop feeds it ([`mlsched_kernel::driver::run_slots`]): the
+/// scenario's arrivals not fed yet (a job cancelled before it arrived never is), the host's
+/// events interleaved as the module docs say, every event through the façade's checks
+/// ([`Engine::feed_to`]), progress told to `observe` after every arrival and every slot.
+struct Slots<'a, 'o, L: LogSink> {
+    engine: &'a mut Engine<L>,
+    out: &'a mut Out<'o>,
+    observe: &'a mut dyn FnMut(RunProgress),
+    events: &'a [HostEvent],
+    /// The first host event not fed yet.
+    host: usize,
+    /// The first entry of the arrival order not known to be fed ([`Engine::pending`]).
+    next: usize,
+    /// The submissions due at the current slot (host event numbers), fed after its arrivals.
+    submits: Vec<usize>,
+}
+
+impl<L: LogSink> Feed for Slots<'_, '_, L> {
+    type Error = RunError;
+
+    fn next_wakeup(&self, after: Option<Slot>) -> Option<Slot> {
+        self.engine.inner.next_wakeup(after)
+    }
+
+    fn next_arrival(&mut self) -> Option<(Slot, u32)> {
+        self.engine.pending(&mut self.next)
+    }
+
+    fn feed(&mut self, now: Slot, ev: Event<u32>) -> Result<(), RunError> {
+        self.engine.feed_to(now, ev, self.out)?;
+        let arrived = match ev {
+            Event::JobArrived(_) => self.next as u32 + 1,
+            _ => self.next as u32,
+        };
+        (self.observe)(RunProgress {
+            slot: now,
+            arrived,
+            jobs: self.engine.order.len() as u32,
+        });
+        Ok(())
+    }
+
+    fn next_host_event(&self) -> Option<Slot> {
+        self.events.get(self.host).map(HostEvent::at)
+    }
+
+    fn host_events(&mut self, now: Slot, stage: Stage) -> Result<(), RunError> {
+        match stage {
+            Stage::BeforeArrivals => {
+                self.submits.clear();
+                while let Some(e) = self.events.get(self.host).filter(|e| e.at() <= now) {
+                    match e {
+                        HostEvent::Submit { .. } => self.submits.push(self.host),
+                        HostEvent::Advance { .. } => {}
+                        _ => {
+                            let k = self.host;
+                            let ev = crate::event::kernel_event(self.engine, e)
+                                .map_err(|x| numbered(x, k))?;
+                            self.engine
+                                .feed_to(e.at(), ev, self.out)
+                                .map_err(|x| numbered(x, k))?;
+                        }
+                    }
+                    self.host += 1;
+                }
+            }
+            Stage::BeforeAdvance => {
+                for &k in &self.submits {
+                    if let Some(HostEvent::Submit { job, .. }) = self.events.get(k) {
+                        self.engine
+                            .submit_to(now, job, self.out)
+                            .map_err(|x| numbered(x, k))?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,5 +1,6 @@
-//! Kind `"oasis"` with OASiS itself (Bao et al. 2018, Alg. 1): the driver, the result rows
-//! filled from its decisions, and the plan executed under the restart cost.
+//! Kind `"oasis"` with OASiS itself (Bao et al. 2018, Alg. 1): the driver and the result rows
+//! filled from its decisions; under a restart cost, the rows follow the plans as the kernel
+//! executes them ([`OasisScheduler::executed`], `kernel/src/oasis/execute.rs`).
 use super::engine::job_ids;
 use crate::engine::{Data, Decision, KindEngine, Out};
 use crate::error::{from_driver, RunError};
@@ -11,13 +12,12 @@ use mlsched_kernel::api::{Event, Scheduler};
 use mlsched_kernel::driver::{Driver, DriverError};
 use mlsched_kernel::log::LogSink;
 use mlsched_kernel::model::oasis::OasisScenario;
-use mlsched_kernel::num::floor_eps;
 use mlsched_kernel::oasis::{
     OasisDecision, OasisError, OasisRecord, OasisScheduler, OasisSlotRecord, OasisWorldRecord,
     Reason,
 };
 use mlsched_kernel::record::DecisionRecord;
-use mlsched_kernel::restart::{Alloc, RestartCost, RestartState};
+use mlsched_kernel::restart::RestartCost;
 use mlsched_kernel::Slot;
 
 /// OASiS itself: the driver and what the result document needs.
@@ -40,24 +40,17 @@ struct Rows {
     admitted: u32,
     /// Summed in decision order, as the run always did (float sums depend on their order).
     total: f64,
-    /// The cost of preemption (`None`: not modelled) and, when set, each job's plan as
-    /// (slot, planned chunks, workers, allocation) for [`execute_plan`].
+    /// The cost of preemption (`None`: not modelled; the kernel executes the plans under it).
     restart: Option<RestartCost>,
-    plans: Vec<Vec<PlanSlot>>,
     /// Job indices in decision order (for the re-summed utility under the restart cost).
     decided: Vec<usize>,
     /// Per job: an open-world event ended it (cancelled or lost): its row is final.
     ended: Vec<bool>,
-    /// The next slot record begins a recovered plan (a restart, whatever it holds).
-    recovering: bool,
 }
-
-/// One slot of an admitted plan: (slot, planned chunks, workers, allocation fingerprint,
-/// whether a recovery restarts the job here).
-type PlanSlot = (u32, u64, u32, Alloc, bool);
 
 impl Algorithm {
     pub(super) fn new(doc: &OasisDoc, scn: OasisScenario) -> Result<Self, RunError> {
+        let restart = doc.restart()?;
         let s = OasisScheduler::new(&scn).map_err(|e| match e {
             OasisError::Bounds if scn.prices.is_none() => {
                 let why = mlsched_kernel::price::oasis_bounds(&scn).err();
@@ -68,6 +61,10 @@ impl Algorithm {
             }
             e => RunError::kernel(e, format!("oasis: {e}")),
         })?;
+        let s = match restart {
+            Some(c) => s.with_restart(c),
+            None => s,
+        };
         Ok(Algorithm {
             rows: Rows {
                 ids: job_ids(doc),
@@ -76,11 +73,9 @@ impl Algorithm {
                 last: 0,
                 admitted: 0,
                 total: 0.0,
-                restart: doc.restart()?,
-                plans: Vec::new(),
+                restart,
                 decided: Vec::new(),
                 ended: vec![false; scn.jobs.len()],
-                recovering: false,
             },
             scn,
             doc: doc.frame(),
@@ -115,9 +110,6 @@ impl Rows {
                 });
             }
             OasisDecision::Slot(sp) => {
-                if self.restart.is_some() {
-                    self.plan_slot(sp);
-                }
                 if let Some(j) = self.jobs.get_mut(self.last).and_then(Option::as_mut) {
                     j.placements.push(OasisPlacement {
                         slot: sp.slot,
@@ -129,26 +121,6 @@ impl Rows {
         }
     }
 
-    /// Keeps one planned slot of the job being decided, for [`execute_plan`].
-    fn plan_slot(&mut self, sp: &mlsched_kernel::oasis::OasisSlotRecord<'_>) {
-        if self.plans.len() < self.jobs.len() {
-            self.plans.resize(self.jobs.len(), Vec::new());
-        }
-        let mut a = Alloc::NONE;
-        let mut x: u32 = 0;
-        for &[h, y] in sp.workers {
-            a.add_n(0, h, y);
-            x = x.saturating_add(y);
-        }
-        for &[k, z] in sp.ps {
-            a.add_n(1, k, z);
-        }
-        let restart = std::mem::take(&mut self.recovering);
-        if let Some(p) = self.plans.get_mut(self.last) {
-            p.push((sp.slot, sp.chunks, x, a, restart));
-        }
-    }
-
     /// An open-world outcome at slot T (`d.arrival`) for an admitted job: what it held from T
     /// on is gone (its placements and planned slots >= T); cancelled or lost, it earns
     /// nothing; recovered, its new schedule's slot records follow (a restart) and its
@@ -157,9 +129,6 @@ impl Rows {
         let i = d.job as usize;
         let t = d.arrival;
         self.last = i;
-        if let Some(p) = self.plans.get_mut(i) {
-            p.retain(|s| s.0 < t);
-        }
         let Some(row) = self.jobs.get_mut(i).and_then(Option::as_mut) else {
             return;
         };
@@ -175,7 +144,6 @@ impl Rows {
             row.utility = Some(0.0);
         }
         row.payoff = row.utility.zip(row.cost).map(|(u, c)| u - c);
-        self.recovering = recovered;
         if let Some(e) = self.ended.get_mut(i) {
             *e = !recovered;
         }
@@ -200,26 +168,25 @@ impl Rows {
     }
 
     /// Under a restart cost, every admitted plan is executed as decided (the DP does not know
-    /// the cost): completion, utility and payoff follow [`execute_plan`], a job the plan can
-    /// no longer finish is reported unfinished (utility 0), and the total is re-summed in
-    /// decision order.
-    fn apply_restarts(&mut self, scn: &OasisScenario) -> Option<u64> {
-        let cost = self.restart?;
+    /// the cost) by the kernel ([`OasisScheduler::executed`]): completion, utility and payoff
+    /// follow it, a job the plan can no longer finish is reported unfinished (utility 0), and
+    /// the total is re-summed in decision order.
+    fn apply_restarts(&mut self, sched: &OasisScheduler) -> Option<u64> {
+        self.restart?;
         let mut restarts: u64 = 0;
         self.total = 0.0;
         for &i in &self.decided {
-            let (Some(row), Some(job)) = (self.jobs[i].as_mut(), scn.jobs.get(i)) else {
+            let (Some(row), Some(ex)) = (self.jobs[i].as_mut(), sched.executed(i as u32)) else {
                 continue;
             };
-            let plan = self.plans.get(i).map_or(&[][..], Vec::as_slice);
-            let (done, n) = execute_plan(plan, job.chunk_time(), job.workload(), cost);
-            row.restarts = Some(n);
-            restarts += n as u64;
+            row.restarts = Some(ex.restarts);
+            restarts += ex.restarts as u64;
             if !row.admitted || self.ended[i] {
                 continue; // rejected, or cancelled / lost: it earns nothing
             }
+            let done = ex.completion_slot;
             if done != row.completion_slot {
-                let utility = done.map_or(0.0, |t| job.utility.at(t - job.arrival));
+                let utility = ex.utility;
                 row.payoff = row.cost.map(|c| utility - c);
                 row.utility = Some(utility);
                 if done.is_none() {
@@ -334,16 +301,9 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
     }
 
     fn status(&self, j: u32) -> Option<mlsched_kernel::world::Status> {
-        use mlsched_kernel::world::Status;
-        // Under the restart cost a plan can end with chunks left ([`execute_plan`]): the
-        // kernel, which does not model it, calls the job finished; its row says it is not.
-        let row = self.rows.jobs.get(j as usize).and_then(Option::as_ref);
-        match self.driver.scheduler().status(j)? {
-            Status::Finished if row.is_some_and(|r| r.completion_slot.is_none()) => {
-                Some(Status::Unfinished)
-            }
-            s => Some(s),
-        }
+        // Under the restart cost the kernel's statuses after `finish` follow the executed
+        // plans (a plan left with chunks is unfinished): the rows say the same.
+        self.driver.scheduler().status(j)
     }
 
     fn finish(&mut self, sink: &mut L, out: &mut Out<'_>) -> Result<ResultDoc, RunError> {
@@ -354,7 +314,7 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
         });
         r.map_err(|e| self.rows.error(e))?;
         self.rows.resum();
-        let restarts = self.rows.apply_restarts(&self.scn);
+        let restarts = self.rows.apply_restarts(self.driver.scheduler());
         let rows = &self.rows;
         // A job that never arrived (the host cancelled it first, or ended the run before its
         // arrival) has a row too: not admitted, still waiting.
@@ -389,97 +349,5 @@ impl<L: LogSink> KindEngine<L> for Algorithm {
 
     fn trace(&self, _result: Option<&ResultDoc>) -> Option<crate::engine::Trace> {
         Some(crate::engine::trace::oasis(self.driver.scheduler()))
-    }
-}
-
-/// Executes one admitted plan under the restart cost ([`mlsched_kernel::restart`]): each
-/// planned slot's workers process usable x / m_i chunks, never more than the plan has
-/// scheduled up to that slot (slack later in the plan can catch up a loss, nothing runs ahead
-/// of it). The fraction of a chunk left over is carried into the job's next planned slot, so a
-/// restart costs its time (a 30 s restart in a 60 s slot, half the slot's chunks), not the
-/// whole chunk that rounding down would lose; a slot capped by the plan carries nothing (that
-/// would be running ahead). Returns the slot of the last chunk (`None`: unfinished) and the
-/// restarts.
-pub(crate) fn execute_plan(
-    plan: &[PlanSlot],
-    chunk_time: f64,
-    workload: u64,
-    cost: RestartCost,
-) -> (Option<u32>, u32) {
-    let mut st = RestartState::default();
-    let (mut planned, mut done) = (0u64, 0u64);
-    let mut carry = 0.0;
-    let mut prev: Option<u32> = None;
-    for &(t, chunks, x, a, restart) in plan {
-        if restart || prev.is_some_and(|p| t > p + 1) {
-            // a pause in the plan, or a recovery: whatever the job holds next is a restart
-            st.step(Alloc::NONE, cost);
-        }
-        prev = Some(t);
-        let usable = st.step(a, cost);
-        planned = planned.saturating_add(chunks);
-        let progress = carry + x as f64 * usable / chunk_time;
-        let can = floor_eps(progress);
-        let can = if can >= (planned - done) as f64 {
-            carry = 0.0;
-            planned - done
-        } else {
-            carry = if progress > can { progress - can } else { 0.0 };
-            can as u64
-        };
-        done += can;
-        if done >= workload {
-            return (Some(t), st.restarts);
-        }
-    }
-    (None, st.restarts)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// One worker on `server` per slot of `servers`, `chunks` planned per slot.
-    fn plan(servers: &[u32], chunks: u64) -> Vec<PlanSlot> {
-        servers
-            .iter()
-            .enumerate()
-            .map(|(t, &h)| {
-                let mut a = Alloc::NONE;
-                a.add(0, h);
-                (t as u32, chunks, 1, a, false)
-            })
-            .collect()
-    }
-
-    fn cost(slots: f64) -> RestartCost {
-        RestartCost::slots(slots).unwrap()
-    }
-
-    #[test]
-    fn two_half_slot_restarts_cost_one_slot_not_two_chunks() {
-        // m = 1 slot per chunk, one worker: moved at slots 2 and 5. Each half-slot restart
-        // loses half a chunk: 0.5 in slot 2 (carried), 0.5 + 0.5 = 1 in slot 5, so the ten
-        // chunks end one slot late (slot 10); rounding each restart down to whole chunks
-        // would lose two (slot 11).
-        let p = plan(&[0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2], 1);
-        assert_eq!(execute_plan(&p, 1.0, 10, cost(0.5)), (Some(10), 2));
-        assert_eq!(execute_plan(&p, 1.0, 10, RestartCost::NONE), (Some(9), 2));
-        // A whole-slot restart does lose a whole chunk each time.
-        assert_eq!(execute_plan(&p, 1.0, 10, cost(1.0)), (Some(11), 2));
-    }
-
-    #[test]
-    fn plan_slack_catches_up_a_fractional_loss() {
-        // m = 0.8: one worker covers 1.25 chunks a slot, the plan asks 1. A half-slot restart
-        // at slot 3 processes 0.625 (carried), slot 4 1.875 (1 chunk), slot 5 2.125: back on
-        // the plan; the same at slot 6; the job ends with its plan (slot 9). A 1 s restart
-        // (1/60 slot) loses nothing whole; a 300 s one (5 slots) leaves it unfinished.
-        let p = plan(&[0, 0, 0, 1, 1, 1, 2, 2, 2, 2], 1);
-        assert_eq!(execute_plan(&p, 0.8, 10, cost(0.5)), (Some(9), 2));
-        assert_eq!(execute_plan(&p, 0.8, 10, cost(1.0 / 60.0)), (Some(9), 2));
-        assert_eq!(execute_plan(&p, 0.8, 10, cost(5.0)), (None, 2));
-        // Never ahead of the plan: with the same plan and no restart it ends where it ends.
-        assert_eq!(execute_plan(&p, 0.8, 10, RestartCost::NONE), (Some(9), 2));
     }
 }
