@@ -94,7 +94,11 @@ impl OasisBaseline<'_> {
 
     /// Sets the node budget of one event (default [`DORM_EVENT_NODES`]): an event whose
     /// search reaches it applies the best feasible allocation found so far (tests raise it to
-    /// solve exactly, or lower it to exercise the stop).
+    /// solve exactly, or lower it to exercise the stop; a scenario's `dorm_event_nodes`
+    /// sets it). `u64::MAX` is "unlimited": the search's loop still stops at that many nodes
+    /// (each visits one tentative count, so the loop is bounded), but the tree of an event is
+    /// finite (at most prod_j (hi_j + 1) leaves per pass) and always exhausted first, so every
+    /// event is proven optimal.
     pub fn set_dorm_event_nodes(&mut self, budget: u64) {
         self.dorm.budget = budget;
     }
@@ -163,7 +167,7 @@ impl OasisBaseline<'_> {
         let mut nodes = 0u64;
         solve_passes(d, &mut ctx, m, &mut nodes);
         d.stats.events += 1;
-        d.stats.nodes += nodes;
+        d.stats.nodes = d.stats.nodes.saturating_add(nodes);
         d.stats.nodes_event_max = d.stats.nodes_event_max.max(nodes);
         for k in 0..m {
             let j = d.act[k] as usize;
