@@ -5,7 +5,7 @@ use super::bounds::{cmp_vec, fair_shares, order_and_bounds};
 use super::greedy::hi_alone;
 use super::knapsack::knapsack_items;
 use super::passes::solve_passes;
-use super::{Ctx, DormStats};
+use super::{Ctx, DormEvent, DormStats};
 use crate::baseline::oasis::{ps_for, useful_workers, OasisBaseline, OasisBaselineDecision, Unit};
 use crate::baseline::BaselineError;
 #[cfg(doc)]
@@ -85,6 +85,18 @@ impl OasisBaseline<'_> {
     /// were not active).
     pub fn dorm_fair_shares(&self) -> &[f64] {
         &self.dorm.fair
+    }
+
+    /// The problem of the last event, as the solver saw it (read by the external MILP probe,
+    /// `scripts/dorm-milp-probe.py`).
+    pub fn dorm_last_event(&self) -> DormEvent<'_> {
+        let d = &self.dorm;
+        DormEvent {
+            active: &d.pack[..d.pack_len],
+            hi: &d.hi,
+            old: &d.old,
+            fair: &d.fair,
+        }
     }
 
     /// Dorm's solver counters so far.
