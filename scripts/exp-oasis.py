@@ -16,9 +16,14 @@ numerator of eq. (25)'s L1, below 1e-290 when L is raised to the floor. Also the
 inside T alone (ceil(E_i m_i) slots from their arrival, m_i = M_i (tau_i + 2 comm_i)).
 The sweep plots are the CLI's (`mlsched compare 'DIR/s-{seed}.json' --seeds A..B`).
 
+Dorm's per-event node budget is the scenario's `dorm_event_nodes` (`--dorm-nodes N|unlimited`;
+default: absent, the kernel's DORM_EVENT_NODES = 4,096). Each setting's note counts Dorm's events
+proven optimal (`summary.dorm`).
+
 Usage (repository root, after `cargo build --release -p mlsched-cli`):
   scripts/exp-oasis.py             # docs/experiments/oasis
   scripts/exp-oasis.py --smoke     # 2 seeds, 10 jobs, 5 + 5 servers, no files kept
+  scripts/exp-oasis.py --smoke --dorm-nodes unlimited   # every Dorm event proven optimal
 """
 import argparse
 import json
@@ -69,6 +74,8 @@ def one_seed(args, seed, name, path):
     doc = explib.gen(args.bin, "oasis", seed, "--jobs", args.jobs, "--nodes", args.nodes)
     if name == "feasible":
         doc = feasible(doc)
+    if args.dorm_nodes is not None:
+        doc["dorm_event_nodes"] = args.dorm_nodes
     explib.write_json(path, doc)
     row = {"alone": alone_fits(doc), "slots": doc["slots"],
            "log_f_min": log10_min_utility_at_t(doc), "per": {}}
@@ -106,7 +113,13 @@ def summary(name, rows, policies):
             "cost at the floor (share of admitted)", "cost < 1e-6 utility (share)"]
     note = (f"T = {explib.fmt([r['slots'] for r in rows], 0)} slots; jobs that fit alone "
             f"before T: {explib.fmt([r['alone'] for r in rows], 2)} (share); "
-            f"log10 min_i f_i(T - 1 - a_i): {explib.fmt([r['log_f_min'] for r in rows], 0)}\n\n")
+            f"log10 min_i f_i(T - 1 - a_i): {explib.fmt([r['log_f_min'] for r in rows], 0)}")
+    dorm = [r["per"]["dorm"]["dorm"] for r in rows if "dorm" in r["per"].get("dorm", {})]
+    if dorm:
+        note += (f"; Dorm events proven optimal: {sum(d['optimal'] for d in dorm)} of "
+                 f"{sum(d['events'] for d in dorm)} (largest gap "
+                 f"{max(d['gap_max'] for d in dorm):.0%})")
+    note += "\n\n"
     return f"### {name}\n\n" + note + explib.table(head, out)
 
 
@@ -118,9 +131,19 @@ def main():
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", default="docs/experiments/oasis")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--dorm-nodes", default=None,
+                    help="Dorm's node budget per event: a whole number >= 0 or 'unlimited' "
+                         "(default: the kernel's 4,096)")
     ap.add_argument("--bin", default=explib.find_bin())
     args = ap.parse_args()
     args.policies = args.policies.split(",")
+    if args.dorm_nodes not in (None, "unlimited"):
+        try:
+            args.dorm_nodes = int(args.dorm_nodes)
+        except ValueError:
+            ap.error(f"--dorm-nodes: a whole number >= 0 or 'unlimited', got {args.dorm_nodes!r}")
+        if args.dorm_nodes < 0:
+            ap.error(f"--dorm-nodes: a whole number >= 0 or 'unlimited', got {args.dorm_nodes}")
     if args.smoke:
         args.seeds, args.jobs, args.nodes = "1..2", 10, 5
     seeds = explib.parse_seeds(args.seeds)

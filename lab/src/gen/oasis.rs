@@ -97,6 +97,7 @@ pub fn generate_with(opts: &GenOptions, one_gpu_workers: bool) -> Result<OasisDo
         restart_slots: None,
         restart_first: None,
         slot_seconds: None,
+        dorm_event_nodes: None,
         jobs,
         throughput: None,
     })

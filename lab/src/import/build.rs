@@ -298,6 +298,7 @@ pub fn to_oasis(
         restart_slots: (opts.restart_seconds > 0.0).then(|| opts.restart_seconds / h.slot_seconds),
         restart_first: None,
         slot_seconds: None,
+        dorm_event_nodes: None,
         jobs: out,
         throughput: profiles.map(|p| super::pollux::throughput_doc(&p.tables)),
     })

@@ -442,6 +442,7 @@ pub fn to_scenario(
         restart_slots: Some(o.restart_seconds / o.slot_seconds),
         restart_first: Some(true),
         slot_seconds: Some(o.slot_seconds),
+        dorm_event_nodes: None,
         jobs: out,
         throughput: Some(ThroughputDoc {
             source: Some(

@@ -60,6 +60,7 @@ impl Baselines {
         let n = scn.jobs.len();
         let cost = doc.restart()?;
         let (requested, slot_seconds, first) = doc.peer()?;
+        let nodes = doc.dorm_nodes()?;
         let cell = BaselineCell::try_new(scn, |scn| {
             OasisBaseline::new(p, scn)
                 .map(|b| match cost {
@@ -68,6 +69,12 @@ impl Baselines {
                     None => b,
                 })
                 .map(|b| b.with_peer(&requested, slot_seconds))
+                .map(|mut b| {
+                    if let Some(n) = nodes {
+                        b.set_dorm_event_nodes(n);
+                    }
+                    b
+                })
                 .map(Driver::new)
         })
         .map_err(baseline_error)?;

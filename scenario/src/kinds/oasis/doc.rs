@@ -35,6 +35,12 @@ pub struct OasisDoc {
     /// Tiresias' 16 GPU-hour demotion threshold is counted with it (absent: 3,600 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot_seconds: Option<f64>,
+    /// The Dorm baseline's branch-and-bound node budget per event (`docs/oasis.md`, "The work
+    /// bound is a budget"): a whole number >= 0 or `"unlimited"` (2^64 - 1 nodes, so every
+    /// event is solved to proven optimality). Absent: `DORM_EVENT_NODES`. Other policies
+    /// ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dorm_event_nodes: Option<DormNodesDoc>,
     /// Jobs.
     pub jobs: Vec<OasisJobDoc>,
     /// Placement-aware speed-ups per model family for the baselines (absent: the linear chunk
@@ -42,6 +48,21 @@ pub struct OasisDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput: Option<crate::doc::throughput::ThroughputDoc>,
 }
+
+/// `dorm_event_nodes`: a node count, or the word `"unlimited"`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum DormNodesDoc {
+    /// A budget of this many nodes per event (a whole number >= 0).
+    Count(f64),
+    /// `"unlimited"`: 2^64 - 1 nodes per event (the search's counter is a u64, so its loop
+    /// stays bounded; the tree is finite and is always exhausted long before).
+    Word(String),
+}
+
+/// Largest numeric `dorm_event_nodes`: 2^53, the largest whole number a JSON number (an
+/// f64) holds exactly; `"unlimited"` is the way to ask for more.
+pub const DORM_EVENT_NODES_DOC_MAX: u64 = 1 << 53;
 
 /// `prices`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -144,6 +165,7 @@ impl OasisDoc {
         let slots = check::int_limit(s, "slots", self.slots, 1, SLOTS_MAX as u64, "SLOTS_MAX")?;
         self.restart()?;
         self.peer()?;
+        self.dorm_nodes()?;
         check::resources(&self.resources)?;
         let r = self.resources.len();
         check::count_limit(
@@ -247,6 +269,33 @@ impl OasisDoc {
         Ok((req, slot, first))
     }
 
+    /// The validated `dorm_event_nodes` (`None` when absent: the kernel's default budget);
+    /// `"unlimited"` is `u64::MAX`.
+    pub fn dorm_nodes(&self) -> Result<Option<u64>, InputError> {
+        let (s, f) = ("scenario", "dorm_event_nodes");
+        match &self.dorm_event_nodes {
+            None => Ok(None),
+            Some(DormNodesDoc::Word(w)) if w == "unlimited" => Ok(Some(u64::MAX)),
+            Some(DormNodesDoc::Word(w)) => Err(InputError::new(
+                s,
+                f,
+                format!("must be a whole number >= 0 or \"unlimited\", got \"{w}\""),
+            )),
+            Some(DormNodesDoc::Count(v)) => {
+                check::finite(s, f, *v)?;
+                let hi = DORM_EVENT_NODES_DOC_MAX;
+                if v.fract() != 0.0 || *v < 0.0 || *v > hi as f64 {
+                    return Err(InputError::new(
+                        s,
+                        f,
+                        format!("must be a whole number in 0..={hi} or \"unlimited\", got {v}"),
+                    ));
+                }
+                Ok(Some(*v as u64))
+            }
+        }
+    }
+
     /// The validated `restart_slots` (`None` when absent).
     pub fn restart(&self) -> Result<Option<RestartCost>, InputError> {
         self.restart_slots
@@ -273,6 +322,7 @@ impl OasisDoc {
             restart_slots: self.restart_slots,
             restart_first: self.restart_first,
             slot_seconds: self.slot_seconds,
+            dorm_event_nodes: self.dorm_event_nodes.clone(),
             jobs: Vec::new(),
             throughput: self.throughput.clone(),
         }

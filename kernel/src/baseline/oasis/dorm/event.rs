@@ -5,7 +5,7 @@ use super::bounds::{cmp_vec, fair_shares, order_and_bounds};
 use super::greedy::hi_alone;
 use super::knapsack::knapsack_items;
 use super::passes::solve_passes;
-use super::{Ctx, DormStats};
+use super::{Ctx, DormEvent, DormStats};
 use crate::baseline::oasis::{ps_for, useful_workers, OasisBaseline, OasisBaselineDecision, Unit};
 use crate::baseline::BaselineError;
 #[cfg(doc)]
@@ -87,6 +87,18 @@ impl OasisBaseline<'_> {
         &self.dorm.fair
     }
 
+    /// The problem of the last event, as the solver saw it (read by the external MILP probe,
+    /// `scripts/dorm-milp-probe.py`).
+    pub fn dorm_last_event(&self) -> DormEvent<'_> {
+        let d = &self.dorm;
+        DormEvent {
+            active: &d.pack[..d.pack_len],
+            hi: &d.hi,
+            old: &d.old,
+            fair: &d.fair,
+        }
+    }
+
     /// Dorm's solver counters so far.
     pub fn dorm_stats(&self) -> DormStats {
         self.dorm.stats
@@ -94,7 +106,11 @@ impl OasisBaseline<'_> {
 
     /// Sets the node budget of one event (default [`DORM_EVENT_NODES`]): an event whose
     /// search reaches it applies the best feasible allocation found so far (tests raise it to
-    /// solve exactly, or lower it to exercise the stop).
+    /// solve exactly, or lower it to exercise the stop; a scenario's `dorm_event_nodes`
+    /// sets it). `u64::MAX` is "unlimited": the search's loop still stops at that many nodes
+    /// (each visits one tentative count, so the loop is bounded), but the tree of an event is
+    /// finite (at most prod_j (hi_j + 1) leaves per pass) and always exhausted first, so every
+    /// event is proven optimal.
     pub fn set_dorm_event_nodes(&mut self, budget: u64) {
         self.dorm.budget = budget;
     }
@@ -163,7 +179,7 @@ impl OasisBaseline<'_> {
         let mut nodes = 0u64;
         solve_passes(d, &mut ctx, m, &mut nodes);
         d.stats.events += 1;
-        d.stats.nodes += nodes;
+        d.stats.nodes = d.stats.nodes.saturating_add(nodes);
         d.stats.nodes_event_max = d.stats.nodes_event_max.max(nodes);
         for k in 0..m {
             let j = d.act[k] as usize;

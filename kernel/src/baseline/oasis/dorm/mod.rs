@@ -111,6 +111,19 @@ pub struct DormStats {
     pub gap_max: f64,
 }
 
+/// The problem of one Dorm event (per job, by input index; meaningful for `active` only).
+#[derive(Clone, Copy, Debug)]
+pub struct DormEvent<'a> {
+    /// J: the active jobs, in packing order.
+    pub active: &'a [u32],
+    /// hi_j: the most workers job j can use and fit on the idle cluster.
+    pub hi: &'a [u32],
+    /// X_j^old: job j's count before the event (capped at hi_j).
+    pub old: &'a [u32],
+    /// f_j: job j's dominant-resource-fair share.
+    pub fair: &'a [f64],
+}
+
 /// Dorm's allocation and solver buffers (all empty for the other policies).
 #[derive(Clone, Debug, Default)]
 pub(super) struct DormState {

@@ -30,7 +30,7 @@ pub(super) fn solve_passes(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize, nodes
         let pass = branch_and_bound(d, ctx, m, (theta, amax), seed, limits, nodes);
         let open = pass.stopped.is_some() && pass.found.is_none() && seed.is_none();
         if pass.stopped.is_some() && !open {
-            d.stats.nodes_proof += *nodes - pass.last;
+            d.stats.nodes_proof = d.stats.nodes_proof.saturating_add(*nodes - pass.last);
             stop_at_budget(d, &g, theta, &pass, seed);
             return;
         }
@@ -39,7 +39,7 @@ pub(super) fn solve_passes(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize, nodes
                 // Nothing beat the greedy allocation by more than the tolerance.
                 d.best[..m].copy_from_slice(&d.inc[..m]);
             }
-            d.stats.nodes_proof += *nodes - pass.last;
+            d.stats.nodes_proof = d.stats.nodes_proof.saturating_add(*nodes - pass.last);
             if undecided {
                 // Optimal at this bound, but a smaller one was not ruled out.
                 d.stats.budget_stops += 1;
@@ -49,7 +49,7 @@ pub(super) fn solve_passes(d: &mut DormState, ctx: &mut Ctx<'_>, m: usize, nodes
             used_theta(&mut d.stats, theta);
             return;
         }
-        d.stats.nodes_infeasible += *nodes - before;
+        d.stats.nodes_infeasible = d.stats.nodes_infeasible.saturating_add(*nodes - before);
         undecided |= open;
         if theta > total_fair + EPS {
             // Not even the kept allocation meets the adjustment bound: lift both bounds (the
