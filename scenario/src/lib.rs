@@ -33,6 +33,7 @@ pub mod kinds;
 pub mod limit;
 pub mod metrics;
 pub mod occupancy;
+mod order;
 pub mod records;
 pub mod replay;
 pub mod run;

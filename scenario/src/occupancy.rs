@@ -114,12 +114,12 @@ impl Builder {
     /// The spans: per `(job, server, role)`, the pieces summed over time (a sweep over their
     /// ends), equal neighbours merged; then sorted by `(job, from, server, role)`.
     pub(crate) fn finish(mut self) -> Vec<Span> {
-        self.pieces.sort_by(|a, b| a.group().cmp(&b.group()));
+        crate::order::sort_by(&mut self.pieces, &|a, b| a.group().cmp(&b.group()));
         let mut out = Vec::new();
         for group in self.pieces.chunk_by(|a, b| a.group() == b.group()) {
             sweep(group, &mut out);
         }
-        out.sort_by(|a, b| a.key().cmp(&b.key()));
+        crate::order::sort_by(&mut out, &|a, b| a.key().cmp(&b.key()));
         out
     }
 }
@@ -136,7 +136,7 @@ fn sweep(group: &[Piece], out: &mut Vec<Span>) {
         .iter()
         .flat_map(|p| [(p.from, p.count as i128), (p.to, -(p.count as i128))])
         .collect();
-    ends.sort_unstable();
+    crate::order::sort(&mut ends);
     let mut held: i128 = 0;
     let mut i = 0;
     let mut mine: Vec<Span> = Vec::new();

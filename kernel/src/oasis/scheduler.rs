@@ -163,7 +163,8 @@ impl OasisScheduler {
     /// Job indices in the order OASiS sees them: by arrival, equal arrivals in input order.
     pub fn arrival_order(&self) -> Vec<u32> {
         let mut idx: Vec<u32> = (0..self.params.len() as u32).collect();
-        idx.sort_by_key(|&i| (self.params[i as usize].arrival, i));
+        let key = |i: u32| (self.params[i as usize].arrival, i);
+        crate::order::sort_indices_by(&mut idx, &|a, b| key(a).cmp(&key(b)));
         idx
     }
 

@@ -435,7 +435,7 @@ impl OasisScheduler {
             .copied()
             .filter(|&j| self.ledger.holds_from(j, t, Some(h)))
             .collect();
-        out.sort_unstable();
+        crate::order::sort_u32(&mut out);
         debug_assert!(out.windows(2).all(|w| w[0] < w[1]), "a job is live once");
         out
     }
@@ -503,7 +503,8 @@ impl OasisScheduler {
             *d -= n;
         }
         let mut order = self.holders(now, h);
-        order.sort_by_key(|&j| (self.ow.since.get(j as usize).copied(), j));
+        let since = |j: u32| (self.ow.since.get(j as usize).copied(), j);
+        crate::order::sort_indices_by(&mut order, &|a, b| since(a).cmp(&since(b)));
         let mut victims = Vec::new();
         while !self.fits_from(now, h, &delta) {
             let Some(j) = order.pop() else { break };
@@ -511,7 +512,7 @@ impl OasisScheduler {
             self.market.merge();
             victims.push(j);
         }
-        victims.sort_unstable();
+        crate::order::sort_u32(&mut victims);
         self.withhold(now, h, &delta);
         self.market.merge();
         self.recover_all(now, h, &victims, out);

@@ -66,7 +66,7 @@ impl World {
                 s.server = id.clone();
             }
         }
-        spans.sort_by(|a, b| {
+        crate::order::sort_by(spans, &|a, b| {
             (&a.job, a.from, &a.server, a.role).cmp(&(&b.job, b.from, &b.server, b.role))
         });
     }

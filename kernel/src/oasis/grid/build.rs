@@ -79,7 +79,7 @@ impl Grid {
                 .unwrap_or(&[])
         };
         let mut order: Vec<u32> = (0..servers as u32).collect();
-        order.sort_by(|&a, &b| {
+        crate::order::sort_indices_by(&mut order, &|a, b| {
             capv(a)
                 .iter()
                 .zip(capv(b))

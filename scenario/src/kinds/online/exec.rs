@@ -124,7 +124,7 @@ pub fn result(
         .enumerate()
         .filter_map(|(j, k)| k.map(|k| (k, j)))
         .collect();
-    order.sort_unstable();
+    crate::order::sort(&mut order);
     let (mut scheduled, mut total) = (0u32, 0.0);
     for (_, j) in order {
         scheduled += 1;

@@ -174,7 +174,7 @@ fn run(
         .filter(|&&(w, t)| w == gw && t >= from && t < to)
         .map(|&(_, t)| t)
         .collect();
-    v.sort_unstable();
+    mlsched_kernel::order::sort_u32(&mut v);
     v
 }
 

@@ -17,7 +17,7 @@ pub fn spans(jobs: &[PreemptJobResult], servers: &[&str]) -> Vec<Span> {
         for c in &j.chunks {
             // A chunk runs on one worker: a slot listed twice is still one.
             let mut slots = c.slots.clone();
-            slots.sort_unstable();
+            mlsched_kernel::order::sort_u32(&mut slots);
             slots.dedup();
             for t in slots {
                 b.hold(
