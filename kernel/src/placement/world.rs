@@ -202,7 +202,7 @@ impl World {
         } else {
             0.0
         };
-        let done = (r.epochs * frac).floor();
+        let done = libm::floor(r.epochs * frac);
         let left = if done < r.epochs {
             r.epochs - done
         } else {
@@ -227,7 +227,7 @@ impl World {
         self.jobs
             .iter()
             .filter(|r| r.phase == Phase::Running && r.end.is_finite() && r.end > from)
-            .map(|r| r.end.ceil().min(f64::from(Slot::MAX)) as Slot)
+            .map(|r| libm::ceil(r.end).min(f64::from(Slot::MAX)) as Slot)
             .filter(|&w| after.is_none_or(|a| w > a))
             .min()
     }

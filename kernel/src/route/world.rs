@@ -204,7 +204,7 @@ impl RouteScheduler {
     ) -> Result<(), RouteError> {
         let kind = self.server(h)?;
         check_capacity(h, c, 1)?;
-        let slots = c.as_slice()[0].floor();
+        let slots = libm::floor(c.as_slice()[0]);
         if slots > crate::limits::COMPUTE_SLOTS_MAX as f64 {
             return Err(RouteError::Capacity(crate::CapacityError {
                 limit: crate::error::Limit::ComputeSlots,
