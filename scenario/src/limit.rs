@@ -22,8 +22,8 @@ pub fn field(kind: &str, limit: Limit, job: Option<u32>) -> String {
     };
     let name = match limit {
         Limit::Resources => "resources",
-        Limit::Servers if kind == "oasis" => "worker_servers",
-        Limit::Servers | Limit::EdgeServers => "servers",
+        Limit::Servers => crate::by_kind_name!(kind, K => K::SERVERS_FIELD).unwrap_or("servers"),
+        Limit::EdgeServers => "servers",
         Limit::PsServers => "ps_servers",
         Limit::Slots => "slots",
         Limit::Jobs | Limit::PlacementJobs => "jobs",

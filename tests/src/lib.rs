@@ -26,11 +26,10 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Cases per policy of the open-world property tests (`tests/tests/open_world_<kind>.rs`): the
-/// CI-sized `ci` unless `MLSCHED_WORLD_CASES` says otherwise. The suite runs each policy at its
-/// CI size; the 1,000-per-policy campaign (`docs/open-world.md`, "Tests") sets
-/// `MLSCHED_WORLD_CASES=1000`. A value that is not a positive integer fails the test that asks,
-/// naming the variable (never silently the default).
+/// Cases per policy of the open-world property tests (`tests/tests/open_world_<kind>.rs`):
+/// `ci` (1,000 per policy, issue 46) unless `MLSCHED_WORLD_CASES` says otherwise (a longer
+/// campaign, or a quick local run). A value that is not a positive integer fails the test that
+/// asks, naming the variable (never silently the default).
 pub fn world_cases(ci: u32) -> u32 {
     match std::env::var("MLSCHED_WORLD_CASES") {
         Err(std::env::VarError::NotPresent) => ci,

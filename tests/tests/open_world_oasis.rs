@@ -369,7 +369,7 @@ fn open_world_case(policy: &str, seed: u64, cut: u64) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(200), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(1000), ..ProptestConfig::default() })]
 
     #[test]
     fn open_world_oasis(seed in any::<u64>(), cut in any::<u64>()) {

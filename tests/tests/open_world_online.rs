@@ -428,8 +428,8 @@ fn check_case(seed: u64, cut: usize) {
 }
 
 proptest! {
-    // 6 policies a case: 2,400 runs of every check in all.
-    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(400), ..ProptestConfig::default() })]
+    // 6 policies a case: 6,000 runs of every check in all (1,000 per policy).
+    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(1000), ..ProptestConfig::default() })]
     #[test]
     fn random_open_world_runs_stay_honest(seed in any::<u64>(), cut in 0usize..16) {
         check_case(seed, cut);

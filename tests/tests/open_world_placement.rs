@@ -119,21 +119,19 @@ fn cand(k: usize) -> impl Strategy<Value = (u32, Cand)> {
 
 #[derive(Clone, Debug)]
 struct Case {
-    policy: &'static str,
     text: String,
     events: Vec<HostEvent>,
     cut: usize,
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (2usize..5, any::<bool>(), 0usize..8).prop_flat_map(|(k, comm, p)| {
+    (2usize..5, any::<bool>()).prop_flat_map(|(k, comm)| {
         let jobs = prop::collection::vec(
             (100u32..400, 1u32..4, prop::collection::vec(10u32..60, k)),
             1..=k,
         );
         let cands = prop::collection::vec(cand(k), 0..7);
         (jobs, cands, 0usize..8).prop_map(move |(jobs, mut cands, cut)| {
-            let policy = policies("placement")[p];
             let listed: Vec<Value> = jobs
                 .iter()
                 .enumerate()
@@ -173,12 +171,7 @@ fn case() -> impl Strategy<Value = Case> {
                     },
                 });
             }
-            Case {
-                policy,
-                text,
-                events,
-                cut,
-            }
+            Case { text, events, cut }
         })
     })
 }
@@ -265,47 +258,58 @@ fn feed(e: &mut Engine<mlsched_kernel::log::HashSink>, events: &[HostEvent]) -> 
 proptest! {
     #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(1000), ..ProptestConfig::default() })]
 
-    /// (b) Random open-world event sequences over small scenarios, every policy.
+    /// (b) Random open-world event sequences over small scenarios, each under every policy
+    /// (1,000 cases: 1,000 per policy).
     #[test]
     fn random_events_keep_the_result_honest(c in case()) {
-        let o = opts(c.policy);
-        let events = accepted(&c.text, &o, &c.events);
-        let r = run(&c.text, &o, &events).unwrap();
-        check_result(&r, &events);
-        // The same events twice: the same log.
-        let again = run(&c.text, &o, &events).unwrap();
-        prop_assert_eq!(&r["log_hash"], &again["log_hash"]);
-        prop_assert_eq!(&r, &again);
-        // A snapshot at a cut, restored, continued: the same result as continuing.
-        let cut = c.cut.min(events.len());
-        let mut a = Engine::new(&c.text, &o).unwrap();
-        if feed(&mut a, &events[..cut]).is_some() {
-            let snap = a.snapshot();
-            let restored = Engine::restore(
-                &c.text, &o, mlsched_kernel::log::HashSink::new(), &snap,
-            );
-            match restored {
-                Ok(mut b) => {
-                    prop_assert_eq!(a.events_fed(), b.events_fed());
-                    // The rest of the events as one run: the same result, or the same refusal
-                    // (an event the one-by-one feed accepted can end up after its job ended
-                    // in the run loop's order).
-                    let ra = a.run_events(&events[cut..], &mut |_| {});
-                    let rb = b.run_events(&events[cut..], &mut |_| {});
-                    let show = |r: Result<mlsched_scenario::run::ResultDoc, RunError>| {
-                        r.map(|x| x.to_json()).map_err(|e| e.to_string())
-                    };
-                    prop_assert_eq!(show(ra), show(rb));
-                }
-                Err(e) => prop_assert!(false, "restore: {}", e),
-            }
+        for policy in policies("placement") {
+            honest_under(&c, policy)?;
         }
-        // The host-driven log replays identically.
-        let (rec, bytes) = record_events(&c.text, &o, &events, &mut |_| {}).unwrap();
-        prop_assert_eq!(serde_json::to_value(&rec).unwrap(), r);
-        let re = replay(&bytes).unwrap();
-        prop_assert_eq!(Value::from(re.log_hash), serde_json::to_value(&rec).unwrap()["log_hash"].clone());
     }
+}
+
+/// (b) for one policy: the checks on the result, the same events twice, a snapshot at the
+/// case's cut, the host-driven log's replay.
+fn honest_under(c: &Case, policy: &str) -> Result<(), TestCaseError> {
+    let o = opts(policy);
+    let events = accepted(&c.text, &o, &c.events);
+    let r = run(&c.text, &o, &events).unwrap();
+    check_result(&r, &events);
+    // The same events twice: the same log.
+    let again = run(&c.text, &o, &events).unwrap();
+    prop_assert_eq!(&r["log_hash"], &again["log_hash"]);
+    prop_assert_eq!(&r, &again);
+    // A snapshot at a cut, restored, continued: the same result as continuing.
+    let cut = c.cut.min(events.len());
+    let mut a = Engine::new(&c.text, &o).unwrap();
+    if feed(&mut a, &events[..cut]).is_some() {
+        let snap = a.snapshot();
+        let restored = Engine::restore(&c.text, &o, mlsched_kernel::log::HashSink::new(), &snap);
+        match restored {
+            Ok(mut b) => {
+                prop_assert_eq!(a.events_fed(), b.events_fed());
+                // The rest of the events as one run: the same result, or the same refusal
+                // (an event the one-by-one feed accepted can end up after its job ended
+                // in the run loop's order).
+                let ra = a.run_events(&events[cut..], &mut |_| {});
+                let rb = b.run_events(&events[cut..], &mut |_| {});
+                let show = |r: Result<mlsched_scenario::run::ResultDoc, RunError>| {
+                    r.map(|x| x.to_json()).map_err(|e| e.to_string())
+                };
+                prop_assert_eq!(show(ra), show(rb));
+            }
+            Err(e) => prop_assert!(false, "restore: {}", e),
+        }
+    }
+    // The host-driven log replays identically.
+    let (rec, bytes) = record_events(&c.text, &o, &events, &mut |_| {}).unwrap();
+    prop_assert_eq!(serde_json::to_value(&rec).unwrap(), r);
+    let re = replay(&bytes).unwrap();
+    prop_assert_eq!(
+        Value::from(re.log_hash),
+        serde_json::to_value(&rec).unwrap()["log_hash"].clone()
+    );
+    Ok(())
 }
 
 /// (c) Bad events leave the engine as it was: the same count fed, and the rest of the run as

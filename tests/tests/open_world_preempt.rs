@@ -335,9 +335,9 @@ fn check_result(g: &Gen, events: &[HostEvent], r: &Value) -> Result<(), TestCase
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(260), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: mlsched_tests::world_cases(1000), ..ProptestConfig::default() })]
 
-    /// Random open-world sequences under every policy (4 x 260 cases).
+    /// Random open-world sequences under every policy (4 x 1,000 cases).
     #[test]
     fn random_events_keep_the_invariants(g in gen()) {
         for p in Preempt::policies() {

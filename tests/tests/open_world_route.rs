@@ -356,13 +356,26 @@ fn check_case(
     let o = opts(policy);
     let mut e = Engine::new(&scn, &o).unwrap();
     let f = Feeder::new(&e);
+    // With listed jobs the Feeder feeds no listed arrival (above), so an event `run_events`
+    // accepted may be refused here (a cancel of a job that, without the listed jobs' load,
+    // already ended): such an event is left out, and the rest of both runs is compared as
+    // result or refusal (the two engines must agree either way).
     for ev in &kept[..cut] {
-        f.apply(&mut e, ev, None).unwrap();
+        match f.apply(&mut e, ev, None) {
+            Ok(()) => {}
+            Err(mlsched_scenario::RunError::Input(_)) if !listed.is_empty() => {}
+            Err(err) => panic!("{policy}: {err}"),
+        }
     }
     let snap = e.snapshot();
     let mut r = Engine::restore(&scn, &o, HashSink::new(), &snap).unwrap();
-    let x = serde_json::to_value(e.run_events(&kept[cut..], &mut |_| {}).unwrap()).unwrap();
-    let y = serde_json::to_value(r.run_events(&kept[cut..], &mut |_| {}).unwrap()).unwrap();
+    let rest = |e: &mut Engine<HashSink>| {
+        e.run_events(&kept[cut..], &mut |_| {})
+            .map(|x| serde_json::to_value(x).unwrap())
+            .map_err(|err| err.to_string())
+    };
+    let (x, y) = (rest(&mut e), rest(&mut r));
+    assert!(x.is_ok() || !listed.is_empty(), "{policy}: {x:?}");
     assert_eq!(x, y, "{policy}: restored at {cut} differs");
     // The host-driven log replays.
     let (res, bytes) = record_events(&scn, &o, &kept, &mut |_| {}).unwrap();
@@ -378,9 +391,9 @@ fn job_gen() -> impl Strategy<Value = JobGen> {
 
 #[test]
 fn random_open_world_runs_cover_every_policy() {
-    // 6 policies x 170 cases (a fixed seed, a runner each): >= 1000 cases for the kind;
+    // 6 policies x 1,000 cases (a fixed seed, a runner each);
     // `MLSCHED_WORLD_CASES` per policy in the campaign (`mlsched_tests::world_cases`).
-    let per_policy = mlsched_tests::world_cases(170);
+    let per_policy = mlsched_tests::world_cases(1000);
     for p in Route::policies() {
         let mut runner = proptest::test_runner::TestRunner::new_with_rng(
             ProptestConfig {
@@ -411,6 +424,34 @@ fn random_open_world_runs_cover_every_policy() {
         n as u64 >= want && cut >= 50,
         "{n} cases, {cut} with a cut run"
     );
+}
+
+/// Cases the 1,000-per-policy campaign (`MLSCHED_WORLD_CASES=1000`) found, kept as tests:
+/// a cancel of a job `deadline-preemptive` had killed and queued again reported the killed
+/// run as held until the cancel (5 workers on c2's 4 slots); and, with listed jobs, a cut
+/// replayed through the Feeder (which feeds no listed arrival) refused a cancel `run_events`
+/// had accepted.
+#[test]
+fn campaign_cases() {
+    let subs = [
+        ((0, 4, 2, 5, 0), 8),
+        ((0, 2, 1, 0, 0), 9),
+        ((0, 1, 1, 0, 0), 0),
+        ((0, 3, 3, 0, 0), 7),
+    ];
+    let evs = [(0, 0, 9, 0), (0, 0, 0, 0), (10, 5, 4, 0)];
+    check_case("deadline-preemptive", false, &[], &subs, &evs, 0);
+    let listed = [((0, 1, 1, 0, 0), 0), ((0, 2, 1, 0, 0), 0)];
+    let subs = [
+        ((0, 1, 1, 0, 0), 6),
+        ((0, 1, 1, 0, 0), 6),
+        ((0, 1, 1, 0, 0), 5),
+        ((0, 1, 1, 0, 0), 5),
+    ];
+    let evs = [(1, 0, 3, 0), (6, 5, 6, 0), (0, 4, 0, 1)];
+    for p in Route::policies() {
+        check_case(p, false, &listed, &subs, &evs, 18);
+    }
 }
 
 #[test]

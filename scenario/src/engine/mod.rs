@@ -46,6 +46,9 @@ use mlsched_kernel::Slot;
 pub trait Kind {
     /// The `kind` string of its documents.
     const NAME: &'static str;
+    /// The document field that lists its servers, as a build-limit message names it
+    /// ([`crate::limit::field`] for `Limit::Servers`).
+    const SERVERS_FIELD: &'static str = "servers";
     /// The scenario document.
     type Doc;
     /// The result document.

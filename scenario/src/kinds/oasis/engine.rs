@@ -24,6 +24,7 @@ const RECORDS: &[RecordType] = &[
 
 impl Kind for Oasis {
     const NAME: &'static str = "oasis";
+    const SERVERS_FIELD: &'static str = "worker_servers";
     type Doc = OasisDoc;
     type Result = OasisResult;
 

@@ -149,12 +149,21 @@ fn decision(d: &RouteDecision) -> Decision {
     }
 }
 
-/// Job `j` of `runs` as decision `d` says: a placement starts a run, an interruption cuts it.
+/// Job `j` of `runs` as decision `d` says: a placement starts a run, an interruption cuts it,
+/// a preemption ends it (the killed run is not an open-world cut: `occupancy.rs`).
 fn track(runs: &mut [JobRuns], doc: &RouteDoc, d: &RouteDecision) {
     match d {
         RouteDecision::Placed(r) => {
             if let Some(x) = runs.get_mut(r.job as usize) {
                 x.live = Some((r.start, r.nodes.to_vec()));
+            }
+        }
+        // `deadline-preemptive` killed the run to make room: the job is queued again, holding
+        // nothing until its rerun is placed, so no later interruption may cut this run (a
+        // cancel of the queued job would otherwise report it held until the cancel).
+        RouteDecision::Preempted(r) => {
+            if let Some(x) = runs.get_mut(r.job as usize) {
+                x.live = None;
             }
         }
         RouteDecision::Interrupted(r) => {
