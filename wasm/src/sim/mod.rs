@@ -21,7 +21,7 @@ pub mod series;
 
 use mlsched_scenario::doc::{self, ScenarioDoc};
 use mlsched_scenario::engine::trace::CategoryMarket;
-use mlsched_scenario::engine::{Data, Decision as EngineDecision, Engine, Trace};
+use mlsched_scenario::engine::{Data, Decision as EngineDecision, Engine, Kind, Trace};
 use mlsched_scenario::run::{ResultDoc, RunOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -114,25 +114,12 @@ impl Run {
     /// The timeline the page draws.
     pub fn timeline(&self) -> Result<Timeline, String> {
         let ds = &self.decisions;
-        // Only the oasis, online and placement builders read the trace.
-        #[cfg_attr(
-            not(any(feature = "oasis", feature = "online", feature = "placement")),
-            allow(unused_variables)
-        )]
         let tr = self.trace.as_ref();
-        let mut t = match (&self.doc, &self.result) {
-            #[cfg(feature = "oasis")]
-            (ScenarioDoc::Oasis(d), ResultDoc::Oasis(r)) => oasis::build(d, r, ds, tr),
-            #[cfg(feature = "online")]
-            (ScenarioDoc::Online(d), ResultDoc::Online(r)) => online::build(d, r, ds, tr),
-            #[cfg(feature = "placement")]
-            (ScenarioDoc::Placement(d), ResultDoc::Placement(r)) => placement::build(d, r, ds, tr),
-            #[cfg(feature = "preempt")]
-            (ScenarioDoc::Preempt(d), ResultDoc::Preempt(r)) => preempt::build(d, r, ds),
-            #[cfg(feature = "route")]
-            (ScenarioDoc::Route(d), ResultDoc::Route(r)) => route::build(d, r, ds),
-            _ => return Err("result: its kind does not match the scenario's".into()),
-        };
+        let mut t = mlsched_scenario::dispatch!(&self.doc, d, K => {
+            let r = K::result_of(&self.result)
+                .ok_or("result: its kind does not match the scenario's")?;
+            <K as SimKind>::build(d, r, ds, tr)
+        });
         t.policy = policy_of(&self.result).to_string();
         // In step order, stable (a bucket per step: no sort of decisions compiled in).
         let mut by_step: Vec<Vec<Decision>> = vec![Vec::new(); t.steps as usize];
@@ -147,6 +134,42 @@ impl Run {
         Ok(t)
     }
 }
+
+/// The visualiser's side of one kind: the timeline of a run from the kind's own documents
+/// (implemented in the kind's file; [`Run::timeline`] reaches it through `dispatch!`, never a
+/// match on the kind).
+trait SimKind: Kind {
+    /// The timeline of scenario `d`, result `r`, decisions `ds` and (where the kind has one)
+    /// the kernel's trace `tr`.
+    fn build(
+        d: &Self::Doc,
+        r: &Self::Result,
+        ds: &[EngineDecision],
+        tr: Option<&Trace>,
+    ) -> Timeline;
+}
+
+/// A kind this build leaves out (its cargo feature off): its documents cannot exist.
+macro_rules! sim_not_built {
+    ($feature:literal, $ty:ident) => {
+        #[cfg(not(feature = $feature))]
+        impl SimKind for mlsched_scenario::engine::$ty {
+            fn build(
+                d: &mlsched_scenario::engine::NotBuilt,
+                _: &mlsched_scenario::engine::NotBuilt,
+                _: &[EngineDecision],
+                _: Option<&Trace>,
+            ) -> Timeline {
+                match *d {}
+            }
+        }
+    };
+}
+sim_not_built!("oasis", Oasis);
+sim_not_built!("online", Online);
+sim_not_built!("placement", Placement);
+sim_not_built!("preempt", Preempt);
+sim_not_built!("route", Route);
 
 fn policy_of(r: &ResultDoc) -> &str {
     r.policy()

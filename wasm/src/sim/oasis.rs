@@ -196,3 +196,14 @@ fn explain(
     let action = if k.admitted { "admit" } else { "reject" };
     Decision::of(k.arrival, steps, id, action, text, e)
 }
+
+impl super::SimKind for mlsched_scenario::engine::Oasis {
+    fn build(
+        d: &OasisDoc,
+        r: &OasisResult,
+        ds: &[EngineDecision],
+        tr: Option<&mlsched_scenario::engine::Trace>,
+    ) -> Timeline {
+        build(d, r, ds, tr)
+    }
+}

@@ -212,3 +212,14 @@ fn explain(
     };
     Decision::of(k.tau, steps, id, action, text, e)
 }
+
+impl super::SimKind for mlsched_scenario::engine::Online {
+    fn build(
+        d: &OnlineDoc,
+        r: &OnlineResult,
+        ds: &[EngineDecision],
+        tr: Option<&mlsched_scenario::engine::Trace>,
+    ) -> Timeline {
+        build(d, r, ds, tr)
+    }
+}

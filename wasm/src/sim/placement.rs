@@ -172,3 +172,14 @@ pub(super) fn build(
         markets,
     }
 }
+
+impl super::SimKind for mlsched_scenario::engine::Placement {
+    fn build(
+        d: &PlacementDoc,
+        r: &PlacementResult,
+        ds: &[EngineDecision],
+        tr: Option<&mlsched_scenario::engine::Trace>,
+    ) -> Timeline {
+        build(d, r, ds, tr)
+    }
+}

@@ -229,3 +229,14 @@ pub(super) fn build(d: &PreemptDoc, r: &PreemptResult, ds: &[EngineDecision]) ->
         markets: Vec::new(),
     }
 }
+
+impl super::SimKind for mlsched_scenario::engine::Preempt {
+    fn build(
+        d: &PreemptDoc,
+        r: &PreemptResult,
+        ds: &[EngineDecision],
+        _: Option<&mlsched_scenario::engine::Trace>,
+    ) -> Timeline {
+        build(d, r, ds)
+    }
+}

@@ -194,3 +194,14 @@ pub(super) fn build(d: &RouteDoc, r: &RouteResult, ds: &[EngineDecision]) -> Tim
         markets: Vec::new(),
     }
 }
+
+impl super::SimKind for mlsched_scenario::engine::Route {
+    fn build(
+        d: &RouteDoc,
+        r: &RouteResult,
+        ds: &[EngineDecision],
+        _: Option<&mlsched_scenario::engine::Trace>,
+    ) -> Timeline {
+        build(d, r, ds)
+    }
+}
