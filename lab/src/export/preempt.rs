@@ -10,8 +10,9 @@ use super::{args, events, runs, Input};
 use mlsched_kernel::log::VecSink;
 use mlsched_kernel::preempt::{CandidateRec, DispatchRec, PsMissRec, PsRec};
 use mlsched_kernel::record::LogRecord;
+use mlsched_scenario::engine::Kind;
 use mlsched_scenario::kinds::preempt::doc::PreemptDoc;
-use mlsched_scenario::run::{run_doc, ResultDoc};
+use mlsched_scenario::run::run_doc;
 use mlsched_scenario::RunError;
 use std::collections::BTreeMap;
 
@@ -154,7 +155,7 @@ fn chunks(x: &PreemptDoc, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Re
             "the log's records differ from a re-run of its scenario (run `mlsched replay` on it to see where)",
         ));
     }
-    let ResultDoc::Preempt(r) = result else {
+    let Some(r) = <mlsched_scenario::engine::Preempt as Kind>::result_of(&result) else {
         return Err(super::log_error(
             "the re-run of a preempt scenario gave another kind",
         ));
