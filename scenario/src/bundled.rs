@@ -36,3 +36,8 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../scenarios/route-small.json"),
     ),
 ];
+
+/// The bundled scenario called `name` (its file name without `.json`), if there is one.
+pub fn by_name(name: &str) -> Option<&'static str> {
+    SCENARIOS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}

@@ -21,6 +21,13 @@ pub fn data_dir() -> PathBuf {
     p
 }
 
+/// The bundled scenario `name` (`mlsched_scenario::bundled::by_name`); a missing one fails the
+/// test that asks.
+pub fn bundled(name: &str) -> &'static str {
+    mlsched_scenario::bundled::by_name(name)
+        .unwrap_or_else(|| panic!("no bundled scenario {name:?}"))
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -25,13 +25,7 @@ fn oasis(text: &str) -> OasisScenario {
     }
 }
 
-fn bundled(name: &str) -> &'static str {
-    mlsched_scenario::bundled::SCENARIOS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
-        .expect("bundled scenario")
-}
+use mlsched_tests::bundled;
 
 fn opts(policy: &str) -> RunOptions {
     RunOptions {

@@ -7,13 +7,7 @@ use mlsched_lab::gen::{generate_json, GenOptions};
 use mlsched_scenario::run::{run_json, RunOptions};
 use serde_json::{json, Value};
 
-fn bundled(name: &str) -> &'static str {
-    mlsched_scenario::bundled::SCENARIOS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
-        .expect("bundled scenario")
-}
+use mlsched_tests::bundled;
 
 fn dorm() -> RunOptions {
     RunOptions {

@@ -6,13 +6,7 @@ use mlsched_kernel::oasis::{OasisScheduler, Reason};
 use mlsched_lab::gen::GenOptions;
 use oasis_common::{check_market, check_schedule};
 
-fn bundled(name: &str) -> &'static str {
-    mlsched_scenario::bundled::SCENARIOS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
-        .expect("bundled scenario")
-}
+use mlsched_tests::bundled;
 
 /// A generated scenario shortened to `slots` with jobs scaled down so that many are feasible.
 fn generated(seed: u64, jobs: u32, slots: u32) -> OasisScenario {

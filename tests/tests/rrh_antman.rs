@@ -33,13 +33,7 @@ fn online(text: &str) -> OnlineScenario {
     }
 }
 
-fn bundled(name: &str) -> &'static str {
-    mlsched_scenario::bundled::SCENARIOS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
-        .expect("bundled scenario")
-}
+use mlsched_tests::bundled;
 
 fn opts(policy: &str) -> RunOptions {
     RunOptions {
