@@ -26,19 +26,26 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// From its name; any other kind is refused, saying why.
+    /// From its name; any other kind is refused, saying why (`docs/control-planes.md`: the
+    /// bridge starts each job once on fixed nodes, and OASiS's elastic plans change a running
+    /// job's workers from slot to slot, which Slurm cannot do to a running job).
     pub fn parse(name: &str) -> Result<Self, SlurmError> {
-        match name {
-            "online" => Ok(Self::Online),
-            "oasis" => Err(SlurmError::Request {
-                message: "kind oasis: no Slurm template yet (its elastic plans change a running \
-                          job's workers, which Slurm cannot do to a running job)"
-                    .into(),
-            }),
-            other => Err(SlurmError::Request {
-                message: format!("kind {other}: no Slurm template (kind online only)"),
-            }),
+        use mlsched_scenario::engine::{Kind as _, Oasis, Online};
+        if name == Online::NAME {
+            return Ok(Self::Online);
         }
+        let why = if name == Oasis::NAME {
+            " yet (its elastic plans change a running job's workers, which Slurm cannot do to a \
+             running job)"
+        } else {
+            ""
+        };
+        Err(SlurmError::Request {
+            message: format!(
+                "kind {name}: no Slurm template{why} (kind {} only)",
+                Online::NAME
+            ),
+        })
     }
 }
 
@@ -103,9 +110,14 @@ fn validate(text: &str) -> Result<(), SlurmError> {
     doc.validate().map_err(|e| SlurmError::Template {
         message: e.to_string(),
     })?;
-    if doc.kind() != "online" {
+    use mlsched_scenario::engine::{Kind as _, Online};
+    if Online::doc_of(&doc).is_none() {
         return Err(SlurmError::Template {
-            message: format!("kind {} (the Slurm bridge takes kind online)", doc.kind()),
+            message: format!(
+                "kind {} (the Slurm bridge takes kind {})",
+                doc.kind(),
+                Online::NAME
+            ),
         });
     }
     Ok(())

@@ -26,7 +26,7 @@ fn main() {
                 .skip(1)
                 .map(|p| (Some(*p), false)),
         );
-        if kind == "placement" {
+        if mlsched_scenario::by_kind_name!(kind, K => K::CATEGORIES).unwrap_or(false) {
             cases.push((None, true));
         }
         for (policy, all) in cases {

@@ -138,6 +138,8 @@ impl Clock {
 
 /// What every kind's exporter gets.
 pub(crate) struct Input<'a> {
+    /// The logged scenario, for the kinds that re-run it.
+    pub doc: &'a doc::ScenarioDoc,
     /// The records in log order.
     pub recs: &'a [Rec],
     /// The log's raw records (tag, body), for the kinds that re-run the scenario.
@@ -214,6 +216,7 @@ pub fn chrome_trace(log: &[u8], opts: &Options) -> Result<String, RunError> {
         })
         .collect();
     let input = Input {
+        doc: &d,
         now: &now,
         recs: &recs,
         raw: &raw,

@@ -136,14 +136,13 @@ fn export(x: &PreemptDoc, inp: &Input, b: &mut TraceBuilder) -> Result<(), RunEr
             );
         }
     }
-    chunks(x, &ids, inp, b)
+    chunks(&ids, inp, b)
 }
 
 /// The chunks' slices from a re-run that wrote exactly the log's records.
-fn chunks(x: &PreemptDoc, ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
-    let d = mlsched_scenario::doc::ScenarioDoc::Preempt(x.clone());
+fn chunks(ids: &[&str], inp: &Input, b: &mut TraceBuilder) -> Result<(), RunError> {
     let mut sink = VecSink::new();
-    let result = run_doc(&d, inp.opts, &mut sink)?;
+    let result = run_doc(inp.doc, inp.opts, &mut sink)?;
     let same = sink.records.len() == inp.raw.len()
         && sink
             .records

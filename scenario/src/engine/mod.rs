@@ -49,6 +49,9 @@ pub trait Kind {
     /// The document field that lists its servers, as a build-limit message names it
     /// ([`crate::limit::field`] for `Limit::Servers`).
     const SERVERS_FIELD: &'static str = "servers";
+    /// Whether its runs read [`RunOptions::all_categories`] (placement: every job category
+    /// allocated and listed in the result's `per_category`); the other kinds ignore it.
+    const CATEGORIES: bool = false;
     /// The scenario document.
     type Doc;
     /// The result document.

@@ -38,6 +38,7 @@ const RECORDS: &[RecordType] = &[
 
 impl Kind for Placement {
     const NAME: &'static str = "placement";
+    const CATEGORIES: bool = true;
     type Doc = PlacementDoc;
     type Result = PlacementResult;
 
