@@ -19,13 +19,19 @@ pub fn spans(jobs: &[PreemptJobResult], servers: &[&str]) -> Vec<Span> {
             let mut slots = c.slots.clone();
             mlsched_kernel::order::sort_u32(&mut slots);
             slots.dedup();
-            for t in slots {
+            // One piece per run of consecutive slots (the builder sums and merges pieces
+            // anyway; one per slot made long runs slow to sort).
+            let server = id(c.server);
+            for run in slots.chunk_by(|a, b| a.checked_add(1) == Some(*b)) {
+                let (Some(&from), Some(&last)) = (run.first(), run.last()) else {
+                    continue;
+                };
                 b.hold(
                     &j.id,
-                    id(c.server),
+                    server.clone(),
                     Role::Worker,
                     1,
-                    (t as u64, t as u64 + 1),
+                    (u64::from(from), u64::from(last) + 1),
                 );
             }
         }
