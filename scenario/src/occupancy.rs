@@ -292,7 +292,10 @@ mod tests {
 
     /// The rule of the module's head, written directly on strings: every unit counted per
     /// `(job, server, role, slot)`, then runs of equal counts, then the document's sort.
-    fn by_the_rule(pieces: &[(String, String, Role, u64, (u64, u64))]) -> Vec<Span> {
+    /// (job, server, role, count, from..to), as `Builder::hold` takes them.
+    type Held = (String, String, Role, u64, (u64, u64));
+
+    fn by_the_rule(pieces: &[Held]) -> Vec<Span> {
         use std::collections::BTreeMap;
         let mut held: BTreeMap<(String, String, Role), BTreeMap<u64, u64>> = BTreeMap::new();
         for (job, server, role, count, (from, to)) in pieces {
