@@ -23,7 +23,9 @@
 //! and only the CPU time says what a call costs) and in wall time; the quantiles are nearest
 //! rank. A call made in a slot the engine had already reached feeds no wake-up: its time is
 //! the event's own, listed apart ("in a slot already reached"). Prints one line per run, then
-//! the ratios and /proc/loadavg before and after.
+//! the ratios and /proc/loadavg before and after. Per decision, each re-plan of a down (after
+//! the first of its call) is also set beside the admission of the very job it re-plans
+//! (`docs/scale.md`, "Per decision, job for job").
 use mlsched_benches::thread_cpu_ms;
 use mlsched_scenario::engine::Engine;
 use mlsched_scenario::error::RunError;
@@ -200,9 +202,16 @@ struct DecisionClock {
     stamps: Rc<RefCell<Vec<Stamp>>>,
 }
 
-/// A decision record's CPU time and whether slot records followed it (OASiS: the job was
-/// admitted or recovered, so its schedule was committed).
-type Stamp = (f64, bool);
+/// A decision record: its CPU time, the CPU time after the clock's own bookkeeping (reading
+/// the job's index), whether slot records followed it (OASiS: the job was admitted or
+/// recovered, so its schedule was committed) and the job's index.
+#[derive(Clone, Copy)]
+struct Stamp {
+    at: f64,
+    after: f64,
+    committed: bool,
+    job: u32,
+}
 
 impl mlsched_kernel::log::LogSink for DecisionClock {
     fn record<T: serde::Serialize + ?Sized>(
@@ -216,10 +225,21 @@ impl mlsched_kernel::log::LogSink for DecisionClock {
             tag,
             TAG_OASIS_DECISION | TAG_OASIS_WORLD | TAG_ONLINE_DECISION
         ) {
-            self.stamps.borrow_mut().push((thread_cpu_ms(), false));
+            let at = thread_cpu_ms();
+            // The job's index from the record's own field (outside the decision's time: the
+            // next decision is timed from `after`).
+            let job = serde_json::to_value(rec)
+                .ok()
+                .and_then(|v| v["job"].as_u64());
+            self.stamps.borrow_mut().push(Stamp {
+                at,
+                after: thread_cpu_ms(),
+                committed: false,
+                job: job.map_or(u32::MAX, |j| j as u32),
+            });
         } else if tag == TAG_OASIS_SLOT {
             if let Some(last) = self.stamps.borrow_mut().last_mut() {
-                last.1 = true;
+                last.committed = true;
             }
         }
         self.hash.record(tag, rec)
@@ -241,15 +261,19 @@ struct Decisions {
     admitted: Quantiles,
     recovered_first: Quantiles,
     recovered_next: Quantiles,
+    /// Each admitted arrival's time by job index (for the pairs below).
+    admitted_by_job: std::collections::BTreeMap<u32, f64>,
+    /// (job, time) of each re-plan after the first of its call.
+    next_by_job: Vec<(u32, f64)>,
 }
 
 impl Decisions {
     /// Splits one call (started at CPU time `c0`) into its decisions' times.
     fn take(&mut self, stamps: &RefCell<Vec<Stamp>>, c0: f64, world: bool) {
         let mut prev = c0;
-        for (k, &(s, committed)) in stamps.borrow().iter().enumerate() {
-            let dt = s - prev;
-            prev = s;
+        for (k, st) in stamps.borrow().iter().enumerate() {
+            let (dt, committed) = (st.at - prev, st.committed);
+            prev = st.after;
             if world {
                 self.in_world.0.push(dt);
             } else {
@@ -257,12 +281,35 @@ impl Decisions {
             }
             match (committed, world, k) {
                 (false, _, _) => {}
-                (true, false, _) => self.admitted.0.push(dt),
+                (true, false, _) => {
+                    self.admitted.0.push(dt);
+                    self.admitted_by_job.insert(st.job, dt);
+                }
                 (true, true, 0) => self.recovered_first.0.push(dt),
-                (true, true, _) => self.recovered_next.0.push(dt),
+                (true, true, _) => {
+                    self.recovered_next.0.push(dt);
+                    self.next_by_job.push((st.job, dt));
+                }
             }
         }
         stamps.borrow_mut().clear();
+    }
+
+    /// The re-plans after the first of their call, beside their own jobs' admissions (one
+    /// admission per re-plan): a down interrupts the jobs holding the server, so long and wide
+    /// jobs are interrupted more often than they arrive, and comparing re-plans with all
+    /// admissions compares different jobs. Returns (re-plans, their jobs' admissions, the
+    /// per-pair ratios re-plan / admission).
+    fn paired(&self) -> (Quantiles, Quantiles, Quantiles) {
+        let (mut r, mut a, mut q) = (Vec::new(), Vec::new(), Vec::new());
+        for &(j, t) in &self.next_by_job {
+            if let Some(&t0) = self.admitted_by_job.get(&j) {
+                r.push(t);
+                a.push(t0);
+                q.push(t / t0.max(1e-6));
+            }
+        }
+        (Quantiles(r), Quantiles(a), Quantiles(q))
     }
 
     fn all(&self) -> Quantiles {
@@ -346,6 +393,20 @@ impl Run {
             self.decisions.recovered_next.0.len(),
             self.decisions.recovered_next.show()
         );
+        let (r, a, q) = self.decisions.paired();
+        if !r.0.is_empty() {
+            println!(
+                "  re-plans after the first of their call, beside their own jobs' admissions \
+                 (n {}): re-plans {}; the same jobs admitted {}; per pair re-plan / admission \
+                 p50 {:.2}x p99 {:.2}x; p99 / p99 {:.2}x",
+                r.0.len(),
+                r.show(),
+                a.show(),
+                q.at(0.5),
+                q.at(0.99),
+                r.at(0.99) / a.at(0.99)
+            );
+        }
         if let Some(e) = &self.first_refusal {
             println!("  first refusal: {e}");
         }
