@@ -17,6 +17,10 @@
 # FUZZ_MAX_LEN (default 16384) bounds the input length, FUZZ_RUNS stops after that many
 # executions, FUZZ_CORPUS=1 keeps the corpus in fuzz/corpus/<target>/ across runs, FUZZ_TIMEOUT
 # (default 30 s, wall-clock: raise it for a niced run on a busy machine) is libFuzzer's -timeout.
+# FUZZ_TRACE_COMPARES=0 builds without cargo fuzz's comparison tracing (--no-trace-compares:
+# about twice the executions per second; for long campaigns of targets whose input bytes are
+# only read modulo small counts, where there is no magic value for the tracing to solve:
+# fuzz/CAMPAIGNS.md says which runs used it). The smoke run keeps it.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${FUZZ_SECONDS:-12}"
@@ -24,6 +28,8 @@ max_len="${FUZZ_MAX_LEN:-16384}"
 runs="${FUZZ_RUNS:--1}"
 timeout="${FUZZ_TIMEOUT:-30}"
 sanitizer="${SANITIZER:-none}"
+build_flags=(-O -s "$sanitizer")
+[ "${FUZZ_TRACE_COMPARES:-1}" = 0 ] && build_flags+=(--no-trace-compares)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(scenario_json log_decode kernel_events capi_run engine_events gen_options world_events)
 
@@ -38,7 +44,7 @@ else
     fuzz=(cargo fuzz)
 fi
 
-"${fuzz[@]}" build -O -s "$sanitizer"
+"${fuzz[@]}" build "${build_flags[@]}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -63,7 +69,7 @@ for t in "${targets[@]}"; do
         mkdir -p "corpus/$t"
         dirs=("corpus/$t" "$work/$t")
     fi
-    if "${fuzz[@]}" run "$t" -O -s "$sanitizer" "${dirs[@]}" -- \
+    if "${fuzz[@]}" run "$t" "${build_flags[@]}" "${dirs[@]}" -- \
         -max_total_time="$secs" -runs="$runs" -timeout="$timeout" -rss_limit_mb=2048 \
         -max_len="$max_len" -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$log" 2>&1; then
         grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec' \
