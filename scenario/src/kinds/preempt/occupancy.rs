@@ -35,9 +35,25 @@ pub fn spans(jobs: &[PreemptJobResult], servers: &[&str]) -> Vec<Span> {
                 );
             }
         }
-        for p in &j.ps {
-            let t = p.slot as u64;
-            b.hold(&j.id, id(p.server), Role::Ps, 1, (t, t + 1));
+        // The `ps` entries as (server, slot), sorted: a run of consecutive slots on one
+        // server, each listed the same number of times, is one piece of that count.
+        let mut ps: Vec<(u32, u32)> = j.ps.iter().map(|p| (p.server, p.slot)).collect();
+        crate::order::sort(&mut ps);
+        let mut counted: Vec<(u32, u32, u64)> = Vec::new();
+        for same in ps.chunk_by(|a, b| a == b) {
+            if let Some(&(server, slot)) = same.first() {
+                counted.push((server, slot, same.len() as u64));
+            }
+        }
+        let next = |a: &(u32, u32, u64), b: &(u32, u32, u64)| {
+            a.0 == b.0 && a.2 == b.2 && a.1.checked_add(1) == Some(b.1)
+        };
+        for run in counted.chunk_by(next) {
+            let (Some(first), Some(last)) = (run.first(), run.last()) else {
+                continue;
+            };
+            let span = (u64::from(first.1), u64::from(last.1) + 1);
+            b.hold(&j.id, id(first.0), Role::Ps, first.2, span);
         }
     }
     b.finish()
