@@ -9,6 +9,7 @@
 //! FIFO and LAS; the other policies keep their round-robin placement.
 use super::{fixed_workers, ps_for, OasisBaseline, OasisBaselineDecision, Unit};
 use crate::baseline::{Policy, TIRESIAS_THRESHOLD_GPU_SECONDS};
+use crate::order::sort_indices_by;
 use crate::Slot;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -164,10 +165,12 @@ impl OasisBaseline<'_> {
             }
             order.push(j as u32);
         }
-        // Queue 0 keeps (arrival, index) order; queue 1 follows it in demotion order (an
-        // unstable sort on the whole key: no allocation).
+        // Queue 0 keeps (arrival, index) order; queue 1 follows it in demotion order (the
+        // kernel's shared index sort on the whole key, which ends on the index: a total order,
+        // so no allocation and no copy of the standard library's sort of its own, wasm size).
         let (demoted, jobs) = (&self.peer.demoted, &self.scn.jobs);
-        order.sort_unstable_by_key(|&j| (demoted[j as usize], jobs[j as usize].arrival, j));
+        let key = |j: u32| (demoted[j as usize], jobs[j as usize].arrival, j);
+        sort_indices_by(&mut order, &|a, b| key(a).cmp(&key(b)));
         let mut left = self.gpu_budget();
         for &j in &order {
             let j = j as usize;
@@ -217,9 +220,11 @@ impl OasisBaseline<'_> {
             self.peer.want[j] += 1;
             left -= self.gpus_of(j, 1);
         }
-        // New gangs are placed in increasing size (stable: arrival order among equals).
+        // New gangs are placed in increasing size (stable: arrival order among equals), through
+        // the kernel's shared index sort (the key ends on the index: a total order).
         let (want, jobs) = (&self.peer.want, &self.scn.jobs);
-        order.sort_unstable_by_key(|&j| (want[j as usize], jobs[j as usize].arrival, j));
+        let key = |j: u32| (want[j as usize], jobs[j as usize].arrival, j);
+        sort_indices_by(&mut order, &|a, b| key(a).cmp(&key(b)));
         self.place_kept_then_new(&order, t, out);
         self.peer.order = order;
     }
