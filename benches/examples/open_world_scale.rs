@@ -559,6 +559,13 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
     r.tail_s = t0.elapsed().as_secs_f64();
     r.wall_s = w0.elapsed().as_secs_f64();
     r.cpu_s = (thread_cpu_ms() - c0) / 1e3;
+    if let Some((live, free, mapped)) = mlsched_benches::heap_mb() {
+        eprintln!(
+            "{}: heap after the run: {live:.0} MB live ({mapped:.0} MB of it mmapped), {free:.0} \
+             MB free in the allocator's arenas",
+            r.name
+        );
+    }
     let v = serde_json::to_value(&result).expect("result as JSON");
     r.log_hash = v["log_hash"].as_str().unwrap_or("?").to_string();
     r.statuses = v["summary"]["statuses"].to_string();
