@@ -71,11 +71,11 @@ fi
 step "python venv of the bindings (wasmtime host test, maturin, ray for the Ray tests)"
 . bindings/python/pins.sh
 venv=bindings/python/.venv
-if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/pip" freeze 2>/dev/null | grep -qx "${PY_PINS[2]}"; then
+if ! [ -x "$venv/bin/python" ] || ! venv_has "$venv" "${PY_PINS[2]}"; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "${PY_PINS[@]}"
 fi
-if ! "$venv/bin/pip" freeze 2>/dev/null | grep -qx "${PY_RAY_PINS[0]}"; then
+if ! venv_has "$venv" "${PY_RAY_PINS[0]}"; then
   "$venv/bin/pip" install -q "${PY_RAY_PINS[@]}"
 fi
 "$venv/bin/pip" freeze | grep -E '^(maturin|pytest|wasmtime|ray)=='

@@ -11,7 +11,7 @@ cd "$root"
 # shellcheck source=/dev/null
 . bindings/python/pins.sh
 venv=bindings/python/.venv
-if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/pip" freeze 2>/dev/null | grep -qx "${PY_RAY_PINS[0]}"; then
+if ! [ -x "$venv/bin/python" ] || ! venv_has "$venv" "${PY_RAY_PINS[0]}"; then
     echo "no ${PY_RAY_PINS[0]} in $venv: run bash scripts/setup.sh"
     exit 1
 fi
