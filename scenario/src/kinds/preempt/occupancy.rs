@@ -14,47 +14,44 @@ pub fn spans(jobs: &[PreemptJobResult], servers: &[&str]) -> Vec<Span> {
     };
     let mut b = Builder::default();
     for j in jobs {
+        // A chunk runs on one worker: a slot listed twice is still one.
         for c in &j.chunks {
-            // A chunk runs on one worker: a slot listed twice is still one.
-            let mut slots = c.slots.clone();
-            mlsched_kernel::order::sort_u32(&mut slots);
+            let mut slots: Vec<(u32, u32)> = c.slots.iter().map(|&t| (c.server, t)).collect();
+            crate::order::sort(&mut slots);
             slots.dedup();
-            // One piece per run of consecutive slots (the builder sums and merges pieces
-            // anyway; one per slot made long runs slow to sort).
-            let server = id(c.server);
-            for run in slots.chunk_by(|a, b| a.checked_add(1) == Some(*b)) {
-                let (Some(&from), Some(&last)) = (run.first(), run.last()) else {
-                    continue;
-                };
-                b.hold(
-                    &j.id,
-                    server.clone(),
-                    Role::Worker,
-                    1,
-                    (u64::from(from), u64::from(last) + 1),
-                );
-            }
+            hold_runs(&mut b, &j.id, Role::Worker, &slots, &id);
         }
-        // The `ps` entries as (server, slot), sorted: a run of consecutive slots on one
-        // server, each listed the same number of times, is one piece of that count.
+        // Each `ps` entry is one parameter server: a slot listed twice holds two.
         let mut ps: Vec<(u32, u32)> = j.ps.iter().map(|p| (p.server, p.slot)).collect();
         crate::order::sort(&mut ps);
-        let mut counted: Vec<(u32, u32, u64)> = Vec::new();
-        for same in ps.chunk_by(|a, b| a == b) {
-            if let Some(&(server, slot)) = same.first() {
-                counted.push((server, slot, same.len() as u64));
-            }
-        }
-        let next = |a: &(u32, u32, u64), b: &(u32, u32, u64)| {
-            a.0 == b.0 && a.2 == b.2 && a.1.checked_add(1) == Some(b.1)
-        };
-        for run in counted.chunk_by(next) {
-            let (Some(first), Some(last)) = (run.first(), run.last()) else {
-                continue;
-            };
-            let span = (u64::from(first.1), u64::from(last.1) + 1);
-            b.hold(&j.id, id(first.0), Role::Ps, first.2, span);
-        }
+        hold_runs(&mut b, &j.id, Role::Ps, &ps, &id);
     }
     b.finish()
+}
+
+/// Holds sorted `(server, slot)` units as pieces: equal entries are one piece of their count,
+/// and a run of consecutive slots on one server with the same count is one piece (the builder
+/// sums and merges pieces anyway; one piece per slot made long runs slow to sort).
+fn hold_runs(
+    b: &mut Builder,
+    job: &str,
+    role: Role,
+    units: &[(u32, u32)],
+    id: &dyn Fn(u32) -> String,
+) {
+    let mut counted: Vec<(u32, u32, u64)> = Vec::new();
+    for same in units.chunk_by(|a, b| a == b) {
+        if let Some(&(server, slot)) = same.first() {
+            counted.push((server, slot, same.len() as u64));
+        }
+    }
+    let next = |a: &(u32, u32, u64), b: &(u32, u32, u64)| {
+        a.0 == b.0 && a.2 == b.2 && a.1.checked_add(1) == Some(b.1)
+    };
+    for run in counted.chunk_by(next) {
+        if let (Some(first), Some(last)) = (run.first(), run.last()) {
+            let span = (u64::from(first.1), u64::from(last.1) + 1);
+            b.hold(job, id(first.0), role, first.2, span);
+        }
+    }
 }
