@@ -25,13 +25,16 @@
 //! the event's own, listed apart ("in a slot already reached"). Prints one line per run, then
 //! the ratios and /proc/loadavg before and after. Per decision, each re-plan of a down (after
 //! the first of its call) is also set beside the admission of the very job it re-plans
-//! (`docs/scale.md`, "Per decision, job for job").
+//! (`docs/scale.md`, "Per decision, job for job"), and every decision of both runs is split by
+//! job: the jobs a server event interrupted in the open run, and the others ("Per decision, by
+//! job"). The tail's decisions (A_online's rounds after the last arrival) are timed too.
 use mlsched_benches::thread_cpu_ms;
 use mlsched_scenario::engine::Engine;
 use mlsched_scenario::error::RunError;
 use mlsched_scenario::event::{Feeder, HostEvent};
 use mlsched_scenario::run::RunOptions;
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -122,7 +125,39 @@ fn main() {
             o.decisions.recovered_next.at(0.99) / c.decisions.admitted.at(0.99),
         );
     }
+    if let (Some(c), Some(o)) = (&closed, &open) {
+        print_split(c, o);
+    }
     println!("loadavg before: {load0}; after: {}", loadavg());
+}
+
+/// Every decision of the two runs split by job: the jobs a server event interrupted in the
+/// open run, and all the others. Set against the same jobs' decisions in the closed run, it
+/// says whether the open world made deciding dearer for everyone, or only for the interrupted
+/// jobs (whose recovery is extra decisions, and which are the long, wide ones).
+fn print_split(c: &Run, o: &Run) {
+    let (c_hit, c_rest) = c.decisions.split(&o.hit);
+    let (o_hit, o_rest) = o.decisions.split(&o.hit);
+    println!(
+        "decisions by job ({} jobs interrupted by a server event in the open run): the other \
+         jobs' decisions closed n {}: {}; open n {}: {}; open p99 / closed p99 {:.2}x",
+        o.hit.len(),
+        c_rest.0.len(),
+        c_rest.show(),
+        o_rest.0.len(),
+        o_rest.show(),
+        o_rest.at(0.99) / c_rest.at(0.99)
+    );
+    println!(
+        "  the interrupted jobs' decisions: closed n {}: {}; open n {}: {}; open p99 / closed \
+         p99 {:.2}x; their open p99 / every closed decision's p99 {:.2}x",
+        c_hit.0.len(),
+        c_hit.show(),
+        o_hit.0.len(),
+        o_hit.show(),
+        o_hit.at(0.99) / c_hit.at(0.99),
+        o_hit.at(0.99) / c.decisions.all().at(0.99)
+    );
 }
 
 /// The first three fields of /proc/loadavg (empty where there is none).
@@ -200,6 +235,9 @@ impl Quantiles {
 struct DecisionClock {
     hash: mlsched_kernel::log::HashSink,
     stamps: Rc<RefCell<Vec<Stamp>>>,
+    /// The jobs a server event (down or capacity cut, not a cancel) interrupted, read from
+    /// the open-world records (OASiS: recovered or lost; A_online: interrupted).
+    hit: Rc<RefCell<BTreeSet<u32>>>,
 }
 
 /// A decision record: its CPU time, the CPU time after the clock's own bookkeeping (reading
@@ -220,7 +258,7 @@ impl mlsched_kernel::log::LogSink for DecisionClock {
         rec: &T,
     ) -> Result<(), mlsched_kernel::log::LogError> {
         use mlsched_kernel::oasis::{TAG_OASIS_DECISION, TAG_OASIS_SLOT, TAG_OASIS_WORLD};
-        use mlsched_kernel::online::TAG_ONLINE_DECISION;
+        use mlsched_kernel::online::{CAUSE_CANCEL, TAG_ONLINE_DECISION, TAG_ONLINE_INTERRUPTED};
         if matches!(
             tag,
             TAG_OASIS_DECISION | TAG_OASIS_WORLD | TAG_ONLINE_DECISION
@@ -242,6 +280,23 @@ impl mlsched_kernel::log::LogSink for DecisionClock {
                 last.committed = true;
             }
         }
+        if matches!(tag, TAG_OASIS_WORLD | TAG_ONLINE_INTERRUPTED) {
+            // The job and the cause, read after this record's time was taken; the call's
+            // last stamp's `after` moves past the reading, so the next decision is not
+            // charged for it (a call's first decision would be, by microseconds).
+            let v = serde_json::to_value(rec).unwrap_or_default();
+            let cancel = if tag == TAG_OASIS_WORLD {
+                v["outcome"].as_u64() == Some(3)
+            } else {
+                v["cause"].as_u64() == Some(u64::from(CAUSE_CANCEL))
+            };
+            if let (false, Some(j)) = (cancel, v["job"].as_u64()) {
+                self.hit.borrow_mut().insert(j as u32);
+            }
+            if let Some(last) = self.stamps.borrow_mut().last_mut() {
+                last.after = thread_cpu_ms();
+            }
+        }
         self.hash.record(tag, rec)
     }
 
@@ -250,14 +305,24 @@ impl mlsched_kernel::log::LogSink for DecisionClock {
     }
 }
 
-/// Per-decision CPU times (ms): of the decisions made inside arrival calls, and inside world
-/// events' calls (`server_down`, `server_up`, `cancel`); and of the committed ones only (an
+/// Per-decision CPU times (ms): of the decisions made inside arrival calls, inside world
+/// events' calls (`server_down`, `server_up`, `cancel`) and in the tail (`run_to_end`, where
+/// A_online makes the rounds after the last event); and of the committed ones only (an
 /// admitted arrival; a recovered job's re-plan, apart from the first of its call, which also
 /// pays the event's own bookkeeping).
+/// Which kind of call a decision was made in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Call {
+    Arrival,
+    World,
+    Tail,
+}
+
 #[derive(Clone, Default)]
 struct Decisions {
     in_arrivals: Quantiles,
     in_world: Quantiles,
+    in_tail: Quantiles,
     admitted: Quantiles,
     recovered_first: Quantiles,
     recovered_next: Quantiles,
@@ -265,19 +330,23 @@ struct Decisions {
     admitted_by_job: std::collections::BTreeMap<u32, f64>,
     /// (job, time) of each re-plan after the first of its call.
     next_by_job: Vec<(u32, f64)>,
+    /// (job, time) of every decision.
+    by_job: Vec<(u32, f64)>,
 }
 
 impl Decisions {
     /// Splits one call (started at CPU time `c0`) into its decisions' times.
-    fn take(&mut self, stamps: &RefCell<Vec<Stamp>>, c0: f64, world: bool) {
+    fn take(&mut self, stamps: &RefCell<Vec<Stamp>>, c0: f64, call: Call) {
+        let world = call == Call::World;
         let mut prev = c0;
         for (k, st) in stamps.borrow().iter().enumerate() {
             let (dt, committed) = (st.at - prev, st.committed);
             prev = st.after;
-            if world {
-                self.in_world.0.push(dt);
-            } else {
-                self.in_arrivals.0.push(dt);
+            self.by_job.push((st.job, dt));
+            match call {
+                Call::Arrival => self.in_arrivals.0.push(dt),
+                Call::World => self.in_world.0.push(dt),
+                Call::Tail => self.in_tail.0.push(dt),
             }
             match (committed, world, k) {
                 (false, _, _) => {}
@@ -312,9 +381,23 @@ impl Decisions {
         (Quantiles(r), Quantiles(a), Quantiles(q))
     }
 
+    /// Every decision's time, split by whether its job is in `hit`: (in it, not in it).
+    fn split(&self, hit: &BTreeSet<u32>) -> (Quantiles, Quantiles) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for &(j, t) in &self.by_job {
+            if hit.contains(&j) {
+                a.push(t);
+            } else {
+                b.push(t);
+            }
+        }
+        (Quantiles(a), Quantiles(b))
+    }
+
     fn all(&self) -> Quantiles {
         let mut v = self.in_arrivals.0.clone();
         v.extend(&self.in_world.0);
+        v.extend(&self.in_tail.0);
         Quantiles(v)
     }
 }
@@ -336,6 +419,8 @@ struct Run {
     log_hash: String,
     statuses: String,
     decisions: Decisions,
+    /// The jobs a server event interrupted ([`DecisionClock::hit`]).
+    hit: BTreeSet<u32>,
 }
 
 impl Run {
@@ -375,13 +460,15 @@ impl Run {
         }
         println!(
             "  decisions (CPU from the call's start or the decision before): all n {}: {}; in \
-             arrival calls n {}: {}; in world-event calls n {}: {}",
+             arrival calls n {}: {}; in world-event calls n {}: {}; in the tail n {}: {}",
             self.decisions.all().0.len(),
             self.decisions.all().show(),
             self.decisions.in_arrivals.0.len(),
             self.decisions.in_arrivals.show(),
             self.decisions.in_world.0.len(),
-            self.decisions.in_world.show()
+            self.decisions.in_world.show(),
+            self.decisions.in_tail.0.len(),
+            self.decisions.in_tail.show()
         );
         println!(
             "  committed decisions: admitted arrivals n {}: {}; recovered re-plans, first of \
@@ -494,9 +581,11 @@ fn plan<L: mlsched_kernel::log::LogSink>(e: &Engine<L>, world: Option<&World>) -
 
 fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
     let stamps = Rc::new(RefCell::new(Vec::new()));
+    let hit = Rc::new(RefCell::new(BTreeSet::new()));
     let sink = DecisionClock {
         hash: mlsched_kernel::log::HashSink::new(),
         stamps: Rc::clone(&stamps),
+        hit: Rc::clone(&hit),
     };
     let mut e = Engine::with_sink(text, opts, sink).expect("valid scenario");
     let events = plan(&e, world);
@@ -516,6 +605,7 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
         log_hash: String::new(),
         statuses: String::new(),
         decisions: Decisions::default(),
+        hit: BTreeSet::new(),
     };
     let (w0, c0) = (Instant::now(), thread_cpu_ms());
     for (n, (at, class, ev)) in events.iter().enumerate() {
@@ -543,7 +633,12 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
                 Err(other) => panic!("{} failed the run: {other}", ev.to_json()),
             }
         }
-        r.decisions.take(&stamps, call0, *class != 3);
+        let call = if *class == 3 {
+            Call::Arrival
+        } else {
+            Call::World
+        };
+        r.decisions.take(&stamps, call0, call);
         if n % 20_000 == 0 && n > 0 {
             // Progress on stderr, so a run stopped early still says how far it got.
             eprintln!(
@@ -554,9 +649,11 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
             );
         }
     }
-    let t0 = Instant::now();
+    stamps.borrow_mut().clear();
+    let (t0, tail0) = (Instant::now(), thread_cpu_ms());
     let result = e.run_to_end(&mut |_| {}).expect("run to the end");
     r.tail_s = t0.elapsed().as_secs_f64();
+    r.decisions.take(&stamps, tail0, Call::Tail);
     r.wall_s = w0.elapsed().as_secs_f64();
     r.cpu_s = (thread_cpu_ms() - c0) / 1e3;
     if let Some((live, free, mapped)) = mlsched_benches::heap_mb() {
@@ -569,5 +666,6 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
     let v = serde_json::to_value(&result).expect("result as JSON");
     r.log_hash = v["log_hash"].as_str().unwrap_or("?").to_string();
     r.statuses = v["summary"]["statuses"].to_string();
+    r.hit = hit.borrow().clone();
     r
 }
