@@ -257,44 +257,42 @@ impl mlsched_kernel::log::LogSink for DecisionClock {
         tag: u8,
         rec: &T,
     ) -> Result<(), mlsched_kernel::log::LogError> {
-        use mlsched_kernel::oasis::{TAG_OASIS_DECISION, TAG_OASIS_SLOT, TAG_OASIS_WORLD};
+        use mlsched_kernel::oasis::{Reason, TAG_OASIS_DECISION, TAG_OASIS_SLOT, TAG_OASIS_WORLD};
         use mlsched_kernel::online::{CAUSE_CANCEL, TAG_ONLINE_DECISION, TAG_ONLINE_INTERRUPTED};
-        if matches!(
+        let decision = matches!(
             tag,
             TAG_OASIS_DECISION | TAG_OASIS_WORLD | TAG_ONLINE_DECISION
-        ) {
+        );
+        let world = matches!(tag, TAG_OASIS_WORLD | TAG_ONLINE_INTERRUPTED);
+        if decision || world {
             let at = thread_cpu_ms();
-            // The job's index from the record's own field (outside the decision's time: the
-            // next decision is timed from `after`).
-            let job = serde_json::to_value(rec)
-                .ok()
-                .and_then(|v| v["job"].as_u64());
-            self.stamps.borrow_mut().push(Stamp {
-                at,
-                after: thread_cpu_ms(),
-                committed: false,
-                job: job.map_or(u32::MAX, |j| j as u32),
-            });
-        } else if tag == TAG_OASIS_SLOT {
-            if let Some(last) = self.stamps.borrow_mut().last_mut() {
-                last.committed = true;
-            }
-        }
-        if matches!(tag, TAG_OASIS_WORLD | TAG_ONLINE_INTERRUPTED) {
-            // The job and the cause, read after this record's time was taken; the call's
-            // last stamp's `after` moves past the reading, so the next decision is not
-            // charged for it (a call's first decision would be, by microseconds).
+            // The job (and for an open-world record its cause), read outside the decision's
+            // time: the next decision is timed from `after`.
             let v = serde_json::to_value(rec).unwrap_or_default();
+            let job = v["job"].as_u64().map_or(u32::MAX, |j| j as u32);
             let cancel = if tag == TAG_OASIS_WORLD {
-                v["outcome"].as_u64() == Some(3)
+                let code = v["outcome"].as_u64().and_then(|c| u8::try_from(c).ok());
+                code.and_then(|c| Reason::from_code(c, 0)) == Some(Reason::Cancelled)
             } else {
                 v["cause"].as_u64() == Some(u64::from(CAUSE_CANCEL))
             };
-            if let (false, Some(j)) = (cancel, v["job"].as_u64()) {
-                self.hit.borrow_mut().insert(j as u32);
+            if world && !cancel && job != u32::MAX {
+                self.hit.borrow_mut().insert(job);
             }
-            if let Some(last) = self.stamps.borrow_mut().last_mut() {
+            let mut stamps = self.stamps.borrow_mut();
+            if decision {
+                stamps.push(Stamp {
+                    at,
+                    after: thread_cpu_ms(),
+                    committed: false,
+                    job,
+                });
+            } else if let Some(last) = stamps.last_mut() {
                 last.after = thread_cpu_ms();
+            }
+        } else if tag == TAG_OASIS_SLOT {
+            if let Some(last) = self.stamps.borrow_mut().last_mut() {
+                last.committed = true;
             }
         }
         self.hash.record(tag, rec)
@@ -305,11 +303,6 @@ impl mlsched_kernel::log::LogSink for DecisionClock {
     }
 }
 
-/// Per-decision CPU times (ms): of the decisions made inside arrival calls, inside world
-/// events' calls (`server_down`, `server_up`, `cancel`) and in the tail (`run_to_end`, where
-/// A_online makes the rounds after the last event); and of the committed ones only (an
-/// admitted arrival; a recovered job's re-plan, apart from the first of its call, which also
-/// pays the event's own bookkeeping).
 /// Which kind of call a decision was made in.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Call {
@@ -318,6 +311,11 @@ enum Call {
     Tail,
 }
 
+/// Per-decision CPU times (ms): of the decisions made inside arrival calls, inside world
+/// events' calls (`server_down`, `server_up`, `cancel`) and in the tail (`run_to_end`, where
+/// A_online makes the rounds after the last event); and of the committed ones only (an
+/// admitted arrival; a recovered job's re-plan, apart from the first of its call, which also
+/// pays the event's own bookkeeping).
 #[derive(Clone, Default)]
 struct Decisions {
     in_arrivals: Quantiles,
@@ -666,6 +664,6 @@ fn run(text: &str, opts: &RunOptions, world: Option<&World>) -> Run {
     let v = serde_json::to_value(&result).expect("result as JSON");
     r.log_hash = v["log_hash"].as_str().unwrap_or("?").to_string();
     r.statuses = v["summary"]["statuses"].to_string();
-    r.hit = hit.borrow().clone();
+    r.hit = std::mem::take(&mut *hit.borrow_mut());
     r
 }
