@@ -63,13 +63,14 @@ struct Bundled<'a> {
     scenario: &'a str,
 }
 
-/// `[{name, kind, scenario}]` for every bundled example scenario (`mlsched_scenario::bundled`).
+/// `[{name, kind, scenario}]` for every bundled example scenario of the kinds this module
+/// runs (`mlsched_scenario::bundled`: all five, or one in a per-kind web module).
 pub fn bundled_json() -> String {
     let list: Vec<Bundled> = mlsched_scenario::bundled::SCENARIOS
         .iter()
         .map(|(name, text)| Bundled {
             name,
-            // Only `kind` is read: every module lists every kind's scenarios.
+            // Only `kind` is read (not the whole document).
             kind: mlsched_scenario::doc::kind_of(text).unwrap_or_default(),
             scenario: text,
         })

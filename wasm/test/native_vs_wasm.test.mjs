@@ -68,7 +68,9 @@ test("each kind's web module == native on its kind's bundled scenarios, byte for
   for (const kind of KINDS) {
     const mod = await kindModule(kind);
     assert.deepEqual(mod.kinds(), [kind], `${kind}: the module runs its kind only`);
-    assert.deepEqual(mod.bundledScenarios(), bundled, `${kind}: every kind's bundled scenarios listed`);
+    // A kind's module carries its own kind's bundled scenarios only (issue 44, the module size;
+    // the loader lists every kind's from data.js).
+    assert.deepEqual(mod.bundledScenarios(), bundled.filter((b) => b.kind === kind), `${kind}: its kind's bundled scenarios listed`);
     for (const k of KINDS) assert.deepEqual(mod.policies(k), m.policies(k), `${kind}: policies(${k})`);
     const mine = new Set(bundled.filter((b) => b.kind === kind).map((b) => b.name));
     assert.ok(mine.size >= 1, `${kind}: has bundled scenarios`);

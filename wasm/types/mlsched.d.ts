@@ -18,7 +18,8 @@ export function runWith(scenarioJson: string, policy?: string | null, allCategor
 /** The scenario run with host events (JSON Lines text, one event per line, `at` never going back;
  *  docs/open-world.md): the bytes of `mlsched run SCENARIO --events FILE --json -`. */
 export function runEvents(scenarioJson: string, eventsJsonl: string, policy?: string | null): string;
-/** The CLI's bundled example scenarios, one or more per kind. */
+/** The CLI's bundled example scenarios, one or more per kind, of the kinds this module runs
+ *  (every kind's in the package's main module and from `mlsched/loader`). */
 export function bundledScenarios(): BundledScenario[];
 /** Policies accepted by `runWith` for `kind`; the first is the kind's own algorithm. */
 export function policies(kind: Kind): string[];
@@ -30,7 +31,7 @@ export function version(): string;
 
 /** What `load()` of `mlsched/loader` (types/loader.d.ts) resolves to: one kind's web module,
  *  initialised, with the package's API (its `run`, `Engine`, ... accept documents of its kind
- *  only; `bundledScenarios()` and `policies()` answer for every kind). */
+ *  only; `policies()` answers for every kind, `bundledScenarios()` lists its own kind's). */
 export interface KindModule {
   run: typeof run;
   runWith: typeof runWith;

@@ -257,7 +257,7 @@ mod tests {
     /// --features oasis` runs the second half).
     #[test]
     fn a_kind_left_out_is_refused_naming_its_module() {
-        for (name, text) in crate::bundled::SCENARIOS {
+        for (name, text) in crate::bundled::EVERY_KIND {
             let kind = kind_of(text).unwrap();
             match parse(text) {
                 Ok(d) => assert!(is_built(&kind) && d.kind() == kind, "{name}"),
