@@ -6,7 +6,8 @@
 # kind-independent data in pkg/web/data.js); copies the per-kind modules and the loader next to
 # the visualiser (wasm/www/mlsched/).
 # The wasm is compiled with the workspace profile `wasm-release` (opt-level 3, dependencies at
-# "z", fat LTO, one codegen unit, panic=abort; LLVM inlining threshold 100, below) and then optimised with
+# "z", fat LTO, one codegen unit, panic=abort; LLVM inlining threshold 85 and no loop unrolling
+# on the wasm target, below) and then optimised with
 # `wasm-opt -Oz` (issue 44: 1,900 bytes gzipped smaller than -O3 and up to 6x faster) from the
 # npm package `binaryen` (a devDependency: run `npm ci` in wasm/ first). Prints the size the
 # budget counts (gzip -9 of each per-kind browser module; wasm/README.md "Size").
@@ -17,18 +18,27 @@
 #        the module is then larger than the one shipped and its gzip size is not the budget's),
 #        MLSCHED_WASM_OPT_LEVEL (wasm-opt's level, default Oz; O3 was the level before issue 44),
 #        MLSCHED_KINDS (the per-kind modules to build, default all five; "" = none),
-#        MLSCHED_INLINE_THRESHOLD (LLVM's inlining threshold for the wasm target, default 100;
-#        "" = LLVM's own, 225 at opt-level 3; see below)
+#        MLSCHED_INLINE_THRESHOLD (LLVM's inlining threshold for the wasm target, default 85;
+#        "" = LLVM's own, 225 at opt-level 3; see below),
+#        MLSCHED_UNROLL_THRESHOLD (LLVM's loop unrolling threshold for the wasm target, default 0,
+#        no unrolling; "" = LLVM's own, 300 at opt-level 3)
 set -eu
-# LLVM inlines less for the wasm target only (the native builds, the benchmark's native side
-# among them, keep LLVM's default): issue 44, wasm/README.md "Size". 100 is the lowest threshold
-# measured that keeps every decision ratio: at 70 and below LLVM stops inlining the 128-bit
-# multiply helper (`__multi3`) into A_online's price sums (its costs are exact `u128`s) and
-# online-ps-small's ratio goes from 1.7 to 3.2. Set only when the caller has not set the wasm
-# target's flags (RUSTFLAGS, if set, overrides it: cargo's precedence).
-threshold=${MLSCHED_INLINE_THRESHOLD-100}
-if [ -n "$threshold" ] && [ -z "${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:-}" ]; then
-  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C llvm-args=-inline-threshold=$threshold"
+# LLVM inlines less and unrolls no loop for the wasm target only (the native builds, the
+# benchmark's native side among them, keep LLVM's defaults): issue 44, wasm/README.md "Size".
+# Inlining: at 70 and below LLVM stops inlining the 128-bit multiply helper (`__multi3`) into
+# A_online's price sums (its costs are exact `u128`s) and online-ps-small's decision ratio goes
+# from 1.7 to 3.2; at 85 it is as fast as at 100. The two together take 5 to 15 KB gzipped off
+# each module (the online module under its 250,000 budget) for browser decisions up to 17 %
+# slower (oasis-small; placement-table2's 10 us decisions 40 %), every ratio still under 2.
+# Set only when the caller has not set the wasm target's flags (RUSTFLAGS, if set, overrides
+# them: cargo's precedence).
+threshold=${MLSCHED_INLINE_THRESHOLD-85}
+unroll=${MLSCHED_UNROLL_THRESHOLD-0}
+if [ -z "${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:-}" ]; then
+  flags=""
+  [ -n "$threshold" ] && flags="-C llvm-args=-inline-threshold=$threshold"
+  [ -n "$unroll" ] && flags="$flags -C llvm-args=-unroll-threshold=$unroll"
+  if [ -n "$flags" ]; then export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="${flags# }"; fi
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)          # wasm/
 ws=${MLSCHED_WORKSPACE:-$(cd "$here/.." && pwd)}  # workspace root

@@ -28,6 +28,10 @@ pub fn finite(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
 /// bound as `limits::THROUGHPUT_MAX`.
 pub const VALUE_MAX: f64 = 1e15;
 
+/// [`VALUE_MAX`] as the messages print it (`{:e}`), written out so that the web modules do not
+/// carry core's exponent formatting for this one number (issue 44; a test keeps the two equal).
+const VALUE_MAX_TEXT: &str = "1e15";
+
 /// A finite number with |v| <= [`VALUE_MAX`].
 pub fn real(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
     if finite(subject, field, v)?.abs() <= VALUE_MAX {
@@ -36,7 +40,7 @@ pub fn real(subject: &str, field: &str, v: f64) -> Result<f64, InputError> {
         Err(InputError::new(
             subject,
             field,
-            format!("must be at most {VALUE_MAX:e} in magnitude (VALUE_MAX, so results stay finite), got {v}"),
+            format!("must be at most {VALUE_MAX_TEXT} in magnitude (VALUE_MAX, so results stay finite), got {v}"),
         ))
     }
 }
@@ -308,5 +312,20 @@ pub fn seed(subject: &str, field: &str, v: Option<f64>) -> Result<u64, InputErro
                 Ok(x as u64)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_max_text_is_how_exponent_formatting_prints_it() {
+        assert_eq!(format!("{VALUE_MAX:e}"), VALUE_MAX_TEXT);
+        let e = real("job a", "weight", -2e15).unwrap_err();
+        assert!(
+            e.to_string().contains("must be at most 1e15 in magnitude"),
+            "{e}"
+        );
     }
 }
